@@ -22,3 +22,8 @@ check-local: $(check_PROGRAMS) egg-cc egg
 	@EGG_BUILDDIR=$(abs_top_builddir) EGG_SRCDIR=$(abs_top_srcdir) \
 	  $(SHELL) $(top_srcdir)/tests/run $(TESTS_FILTER) $(UNIT_TESTS) -- \
 	  $(addprefix $(abs_top_srcdir)/,$(SUITES))
+
+clean-local: clean-local-tests
+clean-local-tests:
+	-rm -rf tests/logs
+.PHONY: clean-local-tests
