@@ -1,0 +1,28 @@
+# docs: the manual pages render without warnings, and the README's commands are
+# the ones .ci/run runs.
+
+suite_probe() {
+	command -v man >/dev/null || { echo "man is not installed"; return 1; }
+}
+
+test_man_pages_render_without_warnings() {
+	local f n=0
+	for f in "$EGG_SRCDIR"/man/*.[1-9]; do
+		LC_ALL=C MANWIDTH=80 man --warnings -l "$f" >out.txt 2>warn.txt || fail "man failed on $f"
+		[ ! -s warn.txt ] || fail "$f: $(head -3 warn.txt)"
+		[ -s out.txt ] || fail "$f rendered empty"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ] || fail "only $n man pages found"
+}
+
+test_ci_runs_the_readmes_second_command() {
+	# The README's test command, minus the PATH export, must appear in .ci/run.
+	local cmd
+	cmd=$(grep -A1 'whole test suite' "$EGG_SRCDIR/README.md" >/dev/null &&
+		grep -F 'make check' "$EGG_SRCDIR/README.md" | grep -F '.ci/deps' | head -1 |
+		sed 's/^export PATH=[^;]*; //')
+	[ -n "$cmd" ] || fail "no test command in README.md"
+	cmd=${cmd//-j2 /-j2 }
+	grep -qF -- "$cmd" "$EGG_SRCDIR/.ci/run" || fail ".ci/run does not run: $cmd"
+}
