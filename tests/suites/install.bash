@@ -1,0 +1,41 @@
+# install: `make install` puts a working egg into any prefix, and the installed
+# autoconf macro EGG_PROG_NVCC puts egg-cc in front of nvcc in a user's configure.
+
+suite_probe() {
+	[ -f "$EGG_BUILDDIR/Makefile" ] || { echo "no build tree Makefile"; return 1; }
+}
+
+test_make_install_into_a_destdir_gives_working_programs() {
+	make -s -C "$EGG_BUILDDIR" install DESTDIR="$T/d" >install.log 2>&1 || fail "make install: $(tail -5 install.log)"
+	local bin man aclocal
+	bin=$(find "$T/d" -path '*/bin/egg-cc' -type f | head -1)
+	[ -n "$bin" ] || fail "egg-cc not installed"
+	[ -x "$(dirname "$bin")/egg" ] || fail "egg not installed"
+	man=$(find "$T/d" -name 'egg-cc.1' | head -1)
+	[ -n "$man" ] || fail "egg-cc.1 not installed"
+	aclocal=$(find "$T/d" -path '*/aclocal/egg.m4' | head -1)
+	[ -n "$aclocal" ] || fail "egg.m4 not installed in aclocal"
+	"$(dirname "$bin")/egg" version >v.out || fail "installed egg does not run"
+	expect_file_contains v.out "egg "
+}
+
+test_egg_prog_nvcc_macro_selects_egg_cc_when_installed() {
+	command -v autoconf >/dev/null || skip "autoconf not installed"
+	mkdir -p proj/m4 bin
+	cp "$EGG_SRCDIR/m4/egg.m4" proj/m4/
+	ln -s "$EGG_CC" bin/egg-cc
+	cat >proj/configure.ac <<'AC'
+AC_INIT([user], [1])
+m4_include([m4/egg.m4])
+EGG_PROG_NVCC
+AC_SUBST([NVCC])
+AC_OUTPUT
+AC
+	(cd proj && autoconf) || fail "autoconf failed on a configure.ac using EGG_PROG_NVCC"
+	(cd proj && PATH=$T/bin:$(dirname "$REAL_NVCC"):$PATH ./configure >c.out 2>&1) || fail "configure failed"
+	grep -q "^NVCC='$T/bin/egg-cc $REAL_NVCC'" proj/config.log ||
+		fail "NVCC is not egg-cc in front of nvcc: $(grep '^NVCC=' proj/config.log)"
+	(cd proj && PATH=$T/bin:$(dirname "$REAL_NVCC"):$PATH ./configure --disable-egg >c.out 2>&1) || fail "configure failed"
+	grep -q "^NVCC='$REAL_NVCC'" proj/config.log ||
+		fail "--disable-egg did not give plain nvcc: $(grep '^NVCC=' proj/config.log)"
+}
