@@ -1,7 +1,8 @@
 # driver/: egg-cc, the nvcc drop-in.
 noinst_LIBRARIES += libeggdriver.a
 libeggdriver_a_SOURCES = \
-	driver/invoke.c driver/invoke.h
+	driver/invoke.c driver/invoke.h \
+	driver/rewrite.c driver/rewrite.h
 
 bin_PROGRAMS += egg-cc
 egg_cc_SOURCES = driver/egg-cc.c

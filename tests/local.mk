@@ -27,3 +27,9 @@ clean-local: clean-local-tests
 clean-local-tests:
 	-rm -rf tests/logs
 .PHONY: clean-local-tests
+
+check_PROGRAMS += tests/unit/test_rewrite
+tests_unit_test_rewrite_SOURCES = tests/unit/test_rewrite.c
+tests_unit_test_rewrite_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_rewrite_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_rewrite

@@ -1,0 +1,237 @@
+/*
+ * test_rewrite.c -- the rewritten translation unit compiles with nvcc, keeps the
+ * user's line numbers, defines the dispatcher, reference and winner, and refuses
+ * positions that do not match the text.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "common/fsutil.h"
+#include "common/util.h"
+#include "driver/rewrite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char launcher_src[] =
+	"#include <cuda_runtime.h>\n"                                         /* 1 */
+	"__global__ void scale_k(const float *x, float *y, int n)\n"          /* 2 */
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }\n"
+	"#pragma egg optimize in(x[n]) out(y[n]) \\\n"                        /* 4 */
+	"    workload(n = 1 << 20)\n"                                         /* 5 */
+	"extern \"C\" void scale(const float *x, float *y, int n)\n"          /* 6 */
+	"{\n"
+	"\tscale_k<<<(n + 255) / 256, 256>>>(x, y, n);\n"
+	"}\n"                                                                 /* 9 */
+	"static_assert(__LINE__ == 10, \"line numbers survive\");\n"          /* 10 */
+	"void user(const float *x, float *y) { scale(x, y, 4); }\n";
+
+static const char launcher_winner[] =
+	"__global__ void scale_fast(const float4 *x, float4 *y, int n4)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n4) { float4 v = x[i];\n"
+	"  y[i] = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w); } }\n"
+	"extern \"C\" void scale(const float *x, float *y, int n)\n"
+	"{ scale_fast<<<(n / 4 + 255) / 256, 256>>>((const float4 *)x, (float4 *)y, n / 4); }\n";
+
+static struct rewrite_span
+span_of(const char *s, const char *needle, size_t from)
+{
+	const char *p = strstr(s + from, needle);
+	assert_non_null(p);
+	return (struct rewrite_span){ (size_t)(p - s), (size_t)(p - s) + strlen(needle) };
+}
+
+static struct rewrite_target
+launcher_target(const char *winner)
+{
+	static const char *params[] = { "x", "y", "n" };
+	const char *s = launcher_src;
+	struct rewrite_target t = { 0 };
+	t.kind = BUNDLE_LAUNCHER;
+	t.name = "scale";
+	t.pragma = span_of(s, "#pragma egg optimize in(x[n]) out(y[n]) \\\n    workload(n = 1 << 20)", 0);
+	struct rewrite_span def = span_of(s, "extern \"C\" void scale(", 0);
+	t.name_tok = span_of(s, "scale(", def.begin);
+	t.name_tok.end--;
+	t.body = span_of(s, "{\n\tscale_k<<<(n + 255) / 256, 256>>>(x, y, n);\n}", 0);
+	t.definition = (struct rewrite_span){ def.begin, t.body.end };
+	t.params = params;
+	t.n_params = 3;
+	t.winner = winner;
+	t.arch = 90;
+	return t;
+}
+
+static void
+require_nvcc(void)
+{
+	if (system("command -v nvcc >/dev/null 2>&1") != 0)
+		skip();
+}
+
+/* Compiles text with nvcc -c; returns nvcc's status; stderr in *log (caller frees). */
+static int
+nvcc_compile(const char *text, const char *nm_check, char **log)
+{
+	require_nvcc();
+	char dir[] = "/tmp/egg-rewrite.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *src = egg_xasprintf("%s/t.cu", dir);
+	assert_int_equal(fs_write_atomic(src, text, strlen(text)), 0);
+	char *cmd = egg_xasprintf("cd %s && nvcc -arch=sm_90 -c t.cu -o t.o >log 2>&1 %s%s%s", dir,
+	                          nm_check ? "&& nm -C t.o >nm.txt && " : "", nm_check ? nm_check : "",
+	                          nm_check ? " >>log 2>&1" : "");
+	int rc = system(cmd);
+	char *logpath = egg_xasprintf("%s/log", dir);
+	size_t len;
+	if (fs_read_file(logpath, 0, log, &len) < 0)
+		*log = egg_xstrdup("");
+	free(cmd);
+	cmd = egg_xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(src);
+	free(logpath);
+	return rc;
+}
+
+static void
+rewrite_launcher_compiles_and_defines_dispatcher_reference_and_winner(void **state)
+{
+	struct rewrite_target t = launcher_target(launcher_winner);
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("src/scale.cu", launcher_src, strlen(launcher_src), &t, 1, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "#line 1 \"src/scale.cu\""));
+	assert_null(strstr(out.buf, "#pragma egg"));
+	char *log;
+	int rc = nvcc_compile(out.buf,
+	                      "grep -q ' T scale$' nm.txt && grep -q ' T egg_reference__scale$' nm.txt && "
+	                      "grep -q 'egg_winner__scale' nm.txt", &log);
+	if (rc != 0)
+		fail_msg("nvcc or nm check failed:\n%s\n--- rewritten ---\n%s", log, out.buf);
+	free(log);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+rewrite_error_in_winner_points_at_the_annotated_function(void **state)
+{
+	struct rewrite_target t = launcher_target("extern \"C\" void scale(const float *x, float *y, int n)\n"
+	                                          "{ undeclared_thing(x); }\n");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("src/scale.cu", launcher_src, strlen(launcher_src), &t, 1, &out, &err), 0);
+	char *log;
+	assert_int_not_equal(nvcc_compile(out.buf, NULL, &log), 0);
+	/* The winner starts at the pragma's line (4); its second line is 5. */
+	if (!strstr(log, "src/scale.cu(5)"))
+		fail_msg("diagnostic does not point at src/scale.cu(5):\n%s", log);
+	free(log);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static const char kernel_src[] =
+	"#pragma egg optimize in(a[n]) out(c[n]) workload(n = 1 << 20) launch((n + 255) / 256, 256)\n"
+	"__global__ void twice(const float *a, float *c, int n)\n"
+	"{\n"
+	"\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"\tif (i < n) c[i] = 2 * a[i];\n"
+	"}\n"
+	"static_assert(__LINE__ == 7, \"line numbers survive\");\n";
+
+static void
+rewrite_kernel_target_selects_body_by_architecture(void **state)
+{
+	static const char *params[] = { "a", "c", "n" };
+	const char *winner =
+		"__device__ float dbl(float v) { return v + v; }\n"
+		"__global__ void __launch_bounds__(256) twice(const float *__restrict__ in, float *out, int count)\n"
+		"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < count) out[i] = dbl(in[i]); }\n";
+	const char *s = kernel_src;
+	struct rewrite_target t = { 0 };
+	t.kind = BUNDLE_KERNEL;
+	t.name = "twice";
+	t.pragma = span_of(s, "#pragma egg optimize in(a[n]) out(c[n]) workload(n = 1 << 20) launch((n + 255) / 256, 256)", 0);
+	t.definition = span_of(s, "__global__ void twice(const float *a, float *c, int n)\n{\n"
+	                          "\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n\tif (i < n) c[i] = 2 * a[i];\n}", 0);
+	t.name_tok = span_of(s, "twice", 0);
+	t.body = span_of(s, "{\n\tint i", 0);
+	t.body.end = t.definition.end;
+	t.params = params;
+	t.n_params = 3;
+	t.winner = winner;
+	t.arch = 90;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("k.cu", s, strlen(s), &t, 1, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "__CUDA_ARCH__ == 900"));
+	assert_non_null(strstr(out.buf, "egg_winner__twice(const float *__restrict__ in, float *out, int count)"));
+	char *log;
+	if (nvcc_compile(out.buf, "grep -q 'twice(float const\\*, float\\*, int)' nm.txt", &log) != 0)
+		fail_msg("nvcc failed:\n%s\n--- rewritten ---\n%s", log, out.buf);
+	free(log);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+rewrite_refuses_positions_that_do_not_match_the_text(void **state)
+{
+	struct rewrite_target t = launcher_target(launcher_winner);
+	t.name_tok.begin++; /* off by one: "cale(" */
+	t.name_tok.end++;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("a.cu", launcher_src, strlen(launcher_src), &t, 1, &out, &err), -1);
+	assert_non_null(strstr(err.buf, "do not match the file"));
+	assert_int_equal(out.len, 0);
+	strbuf_reset(&err);
+	t = launcher_target(launcher_winner);
+	t.body.end = strlen(launcher_src) + 10;
+	assert_int_equal(rewrite_source("a.cu", launcher_src, strlen(launcher_src), &t, 1, &out, &err), -1);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+rewrite_kernel_winner_without_the_kernel_is_refused(void **state)
+{
+	static const char *params[] = { "a", "c", "n" };
+	const char *s = kernel_src;
+	struct rewrite_target t = { 0 };
+	t.kind = BUNDLE_KERNEL;
+	t.name = "twice";
+	t.pragma = span_of(s, "#pragma egg optimize", 0);
+	t.pragma.end = strchr(s, '\n') - s;
+	t.name_tok = span_of(s, "twice", 0);
+	t.body = span_of(s, "{\n\tint i", 0);
+	t.definition = span_of(s, "__global__", 0);
+	t.definition.end = t.body.end = strstr(s, "}\n") - s + 1;
+	t.params = params;
+	t.n_params = 3;
+	t.winner = "/* twice( */ __global__ void thrice(const float *a, float *c, int n) { }\n";
+	t.arch = 90;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("k.cu", s, strlen(s), &t, 1, &out, &err), -1);
+	assert_non_null(strstr(err.buf, "does not define it"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rewrite_launcher_compiles_and_defines_dispatcher_reference_and_winner),
+		cmocka_unit_test(rewrite_error_in_winner_points_at_the_annotated_function),
+		cmocka_unit_test(rewrite_kernel_target_selects_body_by_architecture),
+		cmocka_unit_test(rewrite_refuses_positions_that_do_not_match_the_text),
+		cmocka_unit_test(rewrite_kernel_winner_without_the_kernel_is_refused),
+	};
+	return cmocka_run_group_tests_name("rewrite", tests, NULL, NULL);
+}
