@@ -168,6 +168,21 @@ bundle_to_cjson(const struct egg_bundle *b)
 	add_str(o, "closure", b->closure);
 	add_str(o, "target", b->target);
 	add_str(o, "canonical", b->canonical);
+	if (b->has_spans) {
+		cJSON *sp = cJSON_AddObjectToObject(o, "spans");
+		const struct { const char *k; const struct bundle_span *s; } spans[] = {
+			{ "pragma", &b->span_pragma }, { "definition", &b->span_definition },
+			{ "name", &b->span_name }, { "body", &b->span_body },
+		};
+		for (size_t i = 0; i < COUNT(spans); i++) {
+			cJSON *pair = cJSON_CreateArray();
+			cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)spans[i].s->begin));
+			cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)spans[i].s->end));
+			cJSON_AddItemToObject(sp, spans[i].k, pair);
+		}
+	} else {
+		cJSON_AddNullToObject(o, "spans");
+	}
 	return o;
 }
 
@@ -323,6 +338,37 @@ read_workloads(struct reader *r, const cJSON *arr, struct egg_bundle *b)
 	}
 }
 
+static void
+read_span(struct reader *r, const cJSON *sp, const char *key, struct bundle_span *out)
+{
+	const cJSON *pair = cJSON_GetObjectItemCaseSensitive(sp, key);
+	const cJSON *b = cJSON_GetArrayItem(pair, 0), *e = cJSON_GetArrayItem(pair, 1);
+	if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(b) ||
+	    !cJSON_IsNumber(e) || b->valuedouble < 0 || e->valuedouble < b->valuedouble) {
+		bad(r, "spans", key, "must be [begin, end] with 0 <= begin <= end");
+		return;
+	}
+	out->begin = (unsigned long)b->valuedouble;
+	out->end = (unsigned long)e->valuedouble;
+}
+
+/* "spans" is optional: hand-written evaluation jobs are not tied to a file. */
+static void
+read_spans(struct reader *r, const cJSON *sp, struct egg_bundle *b)
+{
+	if (!sp || cJSON_IsNull(sp))
+		return;
+	if (!cJSON_IsObject(sp)) {
+		bad(r, NULL, "spans", "must be an object or null");
+		return;
+	}
+	read_span(r, sp, "pragma", &b->span_pragma);
+	read_span(r, sp, "definition", &b->span_definition);
+	read_span(r, sp, "name", &b->span_name);
+	read_span(r, sp, "body", &b->span_body);
+	b->has_spans = 1;
+}
+
 struct egg_bundle *
 bundle_from_cjson(const void *json, struct strbuf *err)
 {
@@ -404,6 +450,7 @@ bundle_from_cjson(const void *json, struct strbuf *err)
 	b->closure = get_str(&r, o, "closure", 1, NULL);
 	b->target = get_str(&r, o, "target", 1, NULL);
 	b->canonical = get_str(&r, o, "canonical", 1, NULL);
+	read_spans(&r, cJSON_GetObjectItemCaseSensitive(o, "spans"), b);
 
 	if (r.failed) {
 		bundle_free(b);

@@ -32,8 +32,12 @@
  *     "closure": "...",        kernels, device functions, types, macros the target
  *                              needs, in dependency order, as the preprocessor sees them
  *     "target": "...",         the annotated function's definition
- *     "canonical": "..."       closure + target with comments and layout normalized;
+ *     "canonical": "...",      closure + target with comments and layout normalized;
  *                              the cache key hashes this (and never paths)
+ *     "spans": { "pragma": [B, E], "definition": [B, E], "name": [B, E], "body": [B, E] } | null
+ *                              byte offsets [B, E) in the main file as read from disk, for
+ *                              the rewrite (driver/rewrite.h); not hashed.  A reader accepts
+ *                              a bundle without this key (hand-written evaluation jobs).
  *   }
  *
  * Expressions (extents, workload values, ranges, tolerances, launch geometry) are
@@ -95,6 +99,11 @@ struct bundle_workload {
 	size_t n_bindings;
 };
 
+/* Byte offsets [begin, end) in the main file; all zero when unknown. */
+struct bundle_span {
+	unsigned long begin, end;
+};
+
 struct egg_bundle {
 	char *name;
 	char *qualified_name;
@@ -121,6 +130,12 @@ struct egg_bundle {
 	char *closure;
 	char *target;
 	char *canonical;
+
+	int has_spans;
+	struct bundle_span span_pragma;     /* the #pragma line(s); empty for _Pragma in a macro */
+	struct bundle_span span_definition; /* first token of the definition to its closing brace */
+	struct bundle_span span_name;       /* the function's name in the definition */
+	struct bundle_span span_body;       /* '{' ... '}' */
 };
 
 /* Names for enums, as used in the JSON; *_parse returns -1 for an unknown name. */

@@ -51,6 +51,11 @@ sample(void)
 	b->closure = egg_xstrdup("__global__ void k(const float *x) {}\n");
 	b->target = egg_xstrdup("void softmax_forward(...) { k<<<1, 1>>>(x); }\n");
 	b->canonical = egg_xstrdup("canon \"quoted\"\n\ttab");
+	b->has_spans = 1;
+	b->span_pragma = (struct bundle_span){ 10, 40 };
+	b->span_definition = (struct bundle_span){ 41, 90 };
+	b->span_name = (struct bundle_span){ 46, 61 };
+	b->span_body = (struct bundle_span){ 70, 90 };
 	return b;
 }
 
@@ -75,6 +80,9 @@ bundle_json_round_trip_is_lossless(void **state)
 	assert_string_equal(back->workloads[0].bindings[0].value, "1000 + 1");
 	assert_string_equal(back->canonical, "canon \"quoted\"\n\ttab");
 	assert_ptr_equal(bundle_find_param(back, "rows"), &back->params[2]);
+	assert_true(back->has_spans);
+	assert_int_equal(back->span_name.begin, 46);
+	assert_int_equal(back->span_body.end, 90);
 	assert_null(bundle_find_param(back, "nope"));
 	bundle_free(b);
 	bundle_free(back);
@@ -122,9 +130,32 @@ bundle_reader_names_the_bad_key(void **state)
 	e = read_mutated("\"canonical\":", "\"canonicalX\":");
 	assert_non_null(strstr(e, "'canonical' is missing"));
 	free(e);
+	e = read_mutated("\"name\":[46,61]", "\"name\":[61,46]");
+	assert_non_null(strstr(e, "spans: 'name'"));
+	free(e);
 	e = read_mutated("\"line\":12", "\"line\":-3");
 	assert_non_null(strstr(e, "'line'"));
 	free(e);
+}
+
+static void
+bundle_without_spans_is_accepted(void **state)
+{
+	struct egg_bundle *b = sample();
+	b->has_spans = 0;
+	struct strbuf j = STRBUF_INIT, err = STRBUF_INIT;
+	bundle_to_json(b, 0, &j);
+	assert_non_null(strstr(j.buf, "\"spans\":null"));
+	/* and with the key left out altogether */
+	char *at = strstr(j.buf, ",\"spans\":null");
+	memmove(at, at + strlen(",\"spans\":null"), strlen(at + strlen(",\"spans\":null")) + 1);
+	struct egg_bundle *back = bundle_from_json(j.buf, &err);
+	assert_non_null(back);
+	assert_false(back->has_spans);
+	bundle_free(b);
+	bundle_free(back);
+	strbuf_release(&j);
+	strbuf_release(&err);
 }
 
 static void
@@ -145,6 +176,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bundle_json_round_trip_is_lossless),
 		cmocka_unit_test(bundle_reader_names_the_bad_key),
+		cmocka_unit_test(bundle_without_spans_is_accepted),
 		cmocka_unit_test(bundle_reader_rejects_truncated_json),
 	};
 	return cmocka_run_group_tests_name("bundle", tests, NULL, NULL);
