@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char launcher_src[] =
@@ -223,6 +224,89 @@ rewrite_kernel_winner_without_the_kernel_is_refused(void **state)
 	strbuf_release(&err);
 }
 
+/* A program around the rewritten scale(): which version ran is visible through a
+ * device flag that only the winner sets.  Exit status 77: no GPU. */
+static const char dispatch_main[] =
+	"#include <cstdio>\n"
+	"extern \"C\" void scale(const float *x, float *y, int n);\n"
+	"__device__ int egg_test_winner_ran;\n"
+	"int main() {\n"
+	"  int n = 0; if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return 77;\n"
+	"  float *x, *y; cudaMalloc(&x, 4096); cudaMalloc(&y, 4096); cudaMemset(x, 0, 4096);\n"
+	"  scale(x, y, 1024); int ran = -1;\n"
+	"  if (cudaDeviceSynchronize() != cudaSuccess) return 2;\n"
+	"  cudaMemcpyFromSymbol(&ran, egg_test_winner_ran, sizeof ran);\n"
+	"  printf(\"%s\\n\", ran ? \"winner\" : \"reference\"); return 0; }\n";
+
+static const char flagging_winner[] =
+	"extern __device__ int egg_test_winner_ran;\n"
+	"__global__ void scale_w(const float *x, float *y, int n)\n"
+	"{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i == 0) egg_test_winner_ran = 1; if (i < n) y[i] = 2 * x[i]; }\n"
+	"extern \"C\" void scale(const float *x, float *y, int n) { scale_w<<<(n + 255) / 256, 256>>>(x, y, n); }\n";
+
+/* Builds rewritten + main for the given -gencode flags and runs it; returns its stdout's first word. */
+static char *
+run_dispatch(int tuned_arch, const char *gencode)
+{
+	require_nvcc();
+	struct rewrite_target t = launcher_target(flagging_winner);
+	t.arch = tuned_arch;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("scale.cu", launcher_src, strlen(launcher_src), &t, 1, &out, &err), 0);
+	strbuf_addstr(&out, dispatch_main);
+	char dir[] = "/tmp/egg-dispatch.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *src = egg_xasprintf("%s/t.cu", dir);
+	assert_int_equal(fs_write_atomic(src, out.buf, out.len), 0);
+	char *cmd = egg_xasprintf("cd %s && nvcc -rdc=true %s t.cu -o t >log 2>&1", dir, gencode);
+	int rc = system(cmd);
+	if (rc != 0) {
+		char *cat = egg_xasprintf("cat %s/log", dir);
+		(void)system(cat);
+		free(cat);
+	}
+	assert_int_equal(rc, 0);
+	free(cmd);
+	cmd = egg_xasprintf("cd %s && ./t > run.out 2>&1", dir);
+	rc = system(cmd);
+	free(cmd);
+	char *runout = egg_xasprintf("%s/run.out", dir), *text = NULL;
+	size_t len;
+	if (fs_read_file(runout, 0, &text, &len) < 0)
+		text = egg_xstrdup("");
+	cmd = egg_xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(runout);
+	free(src);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) {
+		free(text);
+		skip(); /* no GPU here */
+	}
+	assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+	return text;
+}
+
+static void
+rewrite_dispatch_runs_winner_on_the_tuned_gpu(void **state)
+{
+	/* Only meaningful on a compute capability 9.0 GPU (the H200 the tests run on). */
+	char *what = run_dispatch(90, "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90");
+	assert_string_equal(what, "winner\n");
+	free(what);
+}
+
+static void
+rewrite_dispatch_runs_reference_on_other_gpus(void **state)
+{
+	/* A winner tuned for compute capability 8.0 must not run on this GPU. */
+	char *what = run_dispatch(80, "-arch=sm_90");
+	assert_string_equal(what, "reference\n");
+	free(what);
+}
+
 int
 main(void)
 {
@@ -232,6 +316,8 @@ main(void)
 		cmocka_unit_test(rewrite_kernel_target_selects_body_by_architecture),
 		cmocka_unit_test(rewrite_refuses_positions_that_do_not_match_the_text),
 		cmocka_unit_test(rewrite_kernel_winner_without_the_kernel_is_refused),
+		cmocka_unit_test(rewrite_dispatch_runs_winner_on_the_tuned_gpu),
+		cmocka_unit_test(rewrite_dispatch_runs_reference_on_other_gpus),
 	};
 	return cmocka_run_group_tests_name("rewrite", tests, NULL, NULL);
 }
