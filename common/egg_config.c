@@ -327,68 +327,78 @@ setting_reset(struct setting *s, const struct key *k)
 		s->value = k->type == T_PATH ? expand_path(k->def, NULL) : egg_xstrdup(k->def);
 }
 
+/* The normal form of v for key k (owned), or NULL if v does not fit the key's type.
+ * file: where a relative path is relative to (NULL: the working directory). */
+static char *
+normalize(const struct key *k, const char *v, const char *file)
+{
+	uint64_t n;
+	int b;
+	switch (k->type) {
+	case T_CHOICE:
+		if (choice_index(k->choices, v) < 0)
+			return NULL;
+		char *c = egg_xstrdup(v);
+		for (char *p = c; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		return c;
+	case T_BOOL:
+		b = parse_bool(v);
+		return b < 0 ? NULL : egg_xstrdup(b ? "true" : "false");
+	case T_SIZE:
+		return parse_size(v, &n) < 0 ? NULL : egg_xstrdup(v);
+	case T_DURATION:
+		return parse_duration(v, &n) < 0 ? NULL : egg_xstrdup(v);
+	case T_PATH:
+		return expand_path(v, file);
+	case T_STRING:
+	case T_SECRET:
+	case T_LIST:
+		break;
+	}
+	return egg_xstrdup(v);
+}
+
+/* What a value of key k must look like: "search, cache, verify or off". */
+static void
+describe_type(const struct key *k, struct strbuf *out)
+{
+	if (k->type == T_BOOL)
+		strbuf_addstr(out, "true or false (or yes/no, on/off, 1/0)");
+	else if (k->type == T_SIZE)
+		strbuf_addstr(out, "a size such as 500M or 2G");
+	else if (k->type == T_DURATION)
+		strbuf_addstr(out, "a duration such as 90, 90s, 5m or 1h");
+	for (const char *p = k->type == T_CHOICE ? k->choices : ""; *p;) {
+		const char *end = strchr(p, '|');
+		strbuf_add(out, p, end ? (size_t)(end - p) : strlen(p));
+		if (!end)
+			break;
+		strbuf_addstr(out, strchr(end + 1, '|') ? ", " : " or ");
+		p = end + 1;
+	}
+}
+
 /* Checks v (already unquoted and trimmed) against key i's type and stores its normal
  * form with the reader's location.  An empty value restores the default. */
 static void
 reader_set(struct reader *r, size_t i, const char *v)
 {
 	const struct key *k = &keys[i];
-	char *value = NULL;
-	uint64_t n;
-	if (*v == '\0') {
-		/* the default, below */
-	} else if (k->type == T_CHOICE) {
-		int c = choice_index(k->choices, v);
-		if (c < 0) {
-			struct strbuf list = STRBUF_INIT;
-			for (const char *p = k->choices; *p;) {
-				const char *end = strchr(p, '|');
-				size_t len = end ? (size_t)(end - p) : strlen(p);
-				strbuf_add(&list, p, len);
-				if (!end)
-					break;
-				strbuf_addstr(&list, strchr(end + 1, '|') ? ", " : " or ");
-				p = end + 1;
-			}
-			reader_fail(r, "%s must be %s, not '%s'", k->name, list.buf, v);
-			strbuf_release(&list);
-			return;
-		}
-		value = egg_xstrdup(v);
-		for (char *p = value; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-	} else if (k->type == T_BOOL) {
-		int b = parse_bool(v);
-		if (b < 0) {
-			reader_fail(r, "%s must be true or false (or yes/no, on/off, 1/0), not '%s'",
-			            k->name, v);
-			return;
-		}
-		value = egg_xstrdup(b ? "true" : "false");
-	} else if (k->type == T_SIZE) {
-		if (parse_size(v, &n) < 0) {
-			reader_fail(r, "%s must be a size such as 500M or 2G, not '%s'", k->name, v);
-			return;
-		}
-		value = egg_xstrdup(v);
-	} else if (k->type == T_DURATION) {
-		if (parse_duration(v, &n) < 0) {
-			reader_fail(r, "%s must be a duration such as 90, 90s, 5m or 1h, not '%s'",
-			            k->name, v);
-			return;
-		}
-		value = egg_xstrdup(v);
-	} else if (k->type == T_PATH) {
-		value = expand_path(v, r->from == FROM_FILE ? r->file : NULL);
-	} else {
-		value = egg_xstrdup(v);
-	}
 	struct setting *s = &r->cfg->set[i];
-	if (value) {
+	if (*v == '\0') {
+		setting_reset(s, k);
+	} else {
+		char *value = normalize(k, v, r->from == FROM_FILE ? r->file : NULL);
+		if (!value) {
+			struct strbuf what = STRBUF_INIT;
+			describe_type(k, &what);
+			reader_fail(r, "%s must be %s, not '%s'", k->name, what.buf, v);
+			strbuf_release(&what);
+			return;
+		}
 		free(s->value);
 		s->value = value;
-	} else {
-		setting_reset(s, k);
 	}
 	s->from = r->from;
 	s->file = r->file;
@@ -771,22 +781,25 @@ typed_value(const struct egg_config *cfg, const char *key, enum type type)
 	return cfg->set[i].value;
 }
 
+/* The index of a choice key's value in its list of choices. */
+static int
+choice_of(const struct egg_config *cfg, const char *key)
+{
+	int c = choice_index(keys[must_key(key)].choices, typed_value(cfg, key, T_CHOICE));
+	assert(c >= 0);
+	return c;
+}
+
 enum egg_mode
 egg_config_mode(const struct egg_config *cfg)
 {
-	const char *v = typed_value(cfg, "mode", T_CHOICE);
-	int c = choice_index(keys[must_key("mode")].choices, v);
-	assert(c >= 0);
-	return (enum egg_mode)c;
+	return (enum egg_mode)choice_of(cfg, "mode");
 }
 
 enum egg_backend
 egg_config_backend(const struct egg_config *cfg)
 {
-	const char *v = typed_value(cfg, "backend", T_CHOICE);
-	int c = choice_index(keys[must_key("backend")].choices, v);
-	assert(c >= 0);
-	return (enum egg_backend)c;
+	return (enum egg_backend)choice_of(cfg, "backend");
 }
 
 int
