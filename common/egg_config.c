@@ -37,7 +37,7 @@ enum type { T_STRING, T_PATH, T_SECRET, T_CHOICE, T_BOOL, T_SIZE, T_DURATION, T_
 struct key {
 	const char *name;
 	enum type type;
-	const char *choices; /* T_CHOICE: "a|b|c", the first one is not implied */
+	const char *choices; /* T_CHOICE: "a|b|c" */
 	const char *def;     /* NULL: none */
 	const char *doc;
 };
