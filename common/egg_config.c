@@ -437,7 +437,8 @@ parse_value(struct reader *r, char *v, const char *key)
 		*end = '\0';
 		char *rest = skip_space(end + 1);
 		if (*rest && *rest != '#') {
-			reader_fail(r, "unexpected text after the quoted value of %s: '%s'", key, rest);
+			/* Not echoed: it may be part of a secret. */
+			reader_fail(r, "unexpected text after the closing quote of %s's value", key);
 			return NULL;
 		}
 		return v + 1;
@@ -461,8 +462,10 @@ parse_line(struct reader *r, char *line)
 		return;
 	char *eq = strchr(s, '=');
 	if (!eq) {
-		trim_end(s);
-		reader_fail(r, "expected 'key = value', not '%.60s'", s);
+		/* Only the first word: the rest may be a secret written without its "=". */
+		size_t w = strcspn(s, " \t");
+		reader_fail(r, "expected 'key = value', not '%.*s%s'", (int)(w > 60 ? 60 : w), s,
+		            s[w + strspn(s + w, " \t")] ? " ..." : "");
 		return;
 	}
 	*eq = '\0';
@@ -515,8 +518,12 @@ reader_file(struct reader *r, const char *path)
 		*eol = '\0';
 		if (n && p[n - 1] == '\r')
 			p[--n] = '\0';
+		if (r->line == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3; /* a UTF-8 byte order mark, as some editors write */
+			n -= 3;
+		}
 		if (strlen(p) != n)
-			reader_fail(r, "a NUL byte; egg.conf is a text file");
+			reader_fail(r, "contains a NUL byte; egg.conf must be text");
 		else
 			parse_line(r, p);
 		p = eol + 1;

@@ -287,8 +287,8 @@ quoted_values_are_literal(void **state)
 	int rc = egg_config_read_file(cfg, path, &err);
 	/* 'it''s' is a quoted "it" followed by text: an error on line 2, the rest applies. */
 	assert_int_equal(rc, -1);
-	char *want = egg_xasprintf("%s:2: unexpected text after the quoted value of api_base: "
-	                           "''s' # comment after a quote'", path);
+	char *want = egg_xasprintf("%s:2: unexpected text after the closing quote of api_base's "
+	                           "value", path);
 	assert_string_equal(err.buf, want);
 	free(want);
 	assert_string_equal(egg_config_get(cfg, "model"), "  a # b  ");
@@ -308,7 +308,8 @@ each_error_names_file_and_line(void **state)
 	assert_file_error("frobnicate = 1\n", 1,
 	                  "unknown key 'frobnicate' ('egg config' lists the keys)");
 	assert_file_error("# ok\njunk without equals\n", 2,
-	                  "expected 'key = value', not 'junk without equals'");
+	                  "expected 'key = value', not 'junk ...'");
+	assert_file_error("junk\t \n", 1, "expected 'key = value', not 'junk'");
 	assert_file_error(" = x\n", 1, "no key before '='");
 	assert_file_error("mode = serch\n", 1,
 	                  "mode must be search, cache, verify or off, not 'serch'");
@@ -332,7 +333,7 @@ nul_bytes_and_unreadable_files_are_errors(void **state)
 	struct egg_config *cfg = egg_config_new();
 	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(egg_config_read_file(cfg, path, &err), -1);
-	char *want = egg_xasprintf("%s:2: a NUL byte; egg.conf is a text file", path);
+	char *want = egg_xasprintf("%s:2: contains a NUL byte; egg.conf must be text", path);
 	assert_string_equal(err.buf, want);
 	assert_string_equal(egg_config_get(cfg, "model"), "a");
 	free(want);
@@ -369,6 +370,34 @@ only_the_first_error_is_reported_and_the_rest_applies(void **state)
 	assert_int_equal(egg_config_mode(cfg), EGG_MODE_SEARCH);
 	assert_string_equal(egg_config_get(cfg, "model"), "kept");
 	assert_string_equal(egg_config_get(cfg, "gpu"), "2");
+	egg_config_free(cfg);
+	strbuf_release(&err);
+	free(path);
+}
+
+static void
+secrets_never_appear_in_errors(void **state)
+{
+	static const char *const bad[] = {
+		"api_key sk-SECRET\n", "api_key = \"sk-SEC\"RET\n", "cache_secret: SECRET\n",
+		"api_key = 'SECRET\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *err = file_error(bad[i]);
+		assert_non_null(strstr(err, "bad.conf:1: "));
+		assert_null(strstr(err, "SEC"));
+		free(err);
+	}
+}
+
+static void
+a_byte_order_mark_is_skipped(void **state)
+{
+	char *path = write_conf("bom.conf", "\xEF\xBB\xBFmode = off\n");
+	struct egg_config *cfg = egg_config_new();
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(egg_config_read_file(cfg, path, &err), 0);
+	assert_int_equal(egg_config_mode(cfg), EGG_MODE_OFF);
 	egg_config_free(cfg);
 	strbuf_release(&err);
 	free(path);
@@ -634,6 +663,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(only_the_first_error_is_reported_and_the_rest_applies,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(secrets_are_shown_masked, setup, teardown),
+		cmocka_unit_test_setup_teardown(secrets_never_appear_in_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_byte_order_mark_is_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(sizes_take_binary_suffixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(bools_and_durations_take_their_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_sets_checks_and_resets, setup, teardown),
