@@ -7,6 +7,7 @@
  * with the user's own argument vector.
  */
 #include "config.h"
+#include "common/egg_config.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 #include "driver/invoke.h"
@@ -39,7 +40,18 @@ main(int argc, char **argv)
 		egg_error("%s", err.buf);
 		return 127;
 	}
-	if (invoke_locate_nvcc(&inv, getenv("EGG_NVCC"), &err) < 0) {
+	/* A configuration egg cannot read entirely must not break the build: one warning,
+	 * then plain nvcc.  The valid settings (nvcc among them) still apply. */
+	struct egg_config *cfg = egg_config_new();
+	enum egg_mode mode = EGG_MODE_OFF;
+	if (egg_config_load(cfg, &inv.egg_opts, &err) < 0) {
+		egg_warn("%s; egg is off for this compilation", err.buf);
+		strbuf_reset(&err);
+	} else {
+		mode = egg_config_mode(cfg);
+	}
+	(void)mode; /* every mode passes through until the pipeline is wired in */
+	if (invoke_locate_nvcc(&inv, egg_config_get(cfg, "nvcc"), &err) < 0) {
 		egg_error("%s", err.buf);
 		return 127;
 	}

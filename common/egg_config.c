@@ -1,0 +1,858 @@
+/*
+ * egg_config.c -- see egg_config.h.
+ *
+ * The table below is the one place a key is declared: its type decides how a value is
+ * checked when it is set (so that every getter can trust what it reads), its default
+ * is what egg_config_new() holds, and its line of documentation is what `egg config`
+ * and egg.conf(5) say about it.  A value is kept as text (normalized: choices in lower
+ * case, bools as true/false, paths expanded) together with where it came from; typed
+ * getters parse that text, which cannot fail because it was checked on the way in.
+ */
+#include "config.h"
+#include "common/egg_config.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef EGG_SYSCONFDIR
+#define EGG_SYSCONFDIR "/etc"
+#endif
+
+/* An egg.conf is a few lines; anything this large is some other file. */
+#define MAX_FILE_SIZE (1024 * 1024)
+
+enum type { T_STRING, T_PATH, T_SECRET, T_CHOICE, T_BOOL, T_SIZE, T_DURATION, T_LIST };
+
+struct key {
+	const char *name;
+	enum type type;
+	const char *choices; /* T_CHOICE: "a|b|c" */
+	const char *def;     /* NULL: none */
+	const char *doc;
+};
+
+static const struct key keys[] = {
+	{ "mode", T_CHOICE, "search|cache|verify|off", "search",
+	  "search: use the cache, search on a miss when a GPU is present; cache: never search; "
+	  "verify: re-check cached winners on this GPU; off: plain nvcc" },
+	{ "nvcc", T_PATH, NULL, NULL,
+	  "the real nvcc (default: the first nvcc on PATH that is not egg-cc)" },
+	{ "cache_dir", T_PATH, NULL, "~/.cache/egg", "directory of the local kernel cache" },
+	{ "max_size", T_SIZE, NULL, "2G",
+	  "size limit of the local cache; least recently used entries go first (0: no limit)" },
+	{ "remote_storage", T_LIST, NULL, NULL,
+	  "URLs of remote caches (HTTP GET/HEAD/PUT), separated by spaces, tried in order" },
+	{ "remote_read_only", T_BOOL, NULL, "false",
+	  "only read from remote caches, never upload to them (CI consumers)" },
+	{ "cache_secret", T_SECRET, NULL, NULL,
+	  "key for HMAC-SHA256 signatures of remote entries; when set, unsigned or badly signed "
+	  "entries are refused" },
+	{ "backend", T_CHOICE, "builtin|openai|anthropic", "builtin",
+	  "generator: builtin (no network), openai (any OpenAI-compatible chat-completions API), "
+	  "anthropic (Messages API)" },
+	{ "api_base", T_STRING, NULL, NULL,
+	  "base URL of the backend's API (default: the vendor's public endpoint)" },
+	{ "model", T_STRING, NULL, NULL, "model name for the openai and anthropic backends" },
+	{ "api_key", T_SECRET, NULL, NULL, "API key for the backend; never printed or logged" },
+	{ "api_key_file", T_PATH, NULL, NULL, "file whose first line is the API key" },
+	{ "strict", T_BOOL, NULL, "false",
+	  "an annotation that cannot be used fails the build instead of warning" },
+	{ "report", T_PATH, NULL, NULL, "file to which a JSON record per optimized kernel is appended" },
+	{ "eval_command", T_STRING, NULL, NULL,
+	  "command that evaluates a job given on its stdin and prints the result, e.g. "
+	  "'ssh gpu1 egg eval -' (default: evaluate on this machine)" },
+	{ "gpu", T_STRING, NULL, NULL,
+	  "GPU(s) to evaluate on, as CUDA_VISIBLE_DEVICES names them (default: every visible GPU)" },
+	{ "timeout", T_DURATION, NULL, "120s",
+	  "time limit of one step egg waits for: a backend request, a remote transfer, a "
+	  "candidate's run (0: none)" },
+	{ "log_file", T_PATH, NULL, NULL,
+	  "file to which egg appends what it did and why (secrets never appear in it)" },
+	{ "debug", T_BOOL, NULL, "false", "keep temporary files and log every step" },
+};
+
+#define N_KEYS (sizeof keys / sizeof *keys)
+
+enum origin { FROM_DEFAULT, FROM_FILE, FROM_ENV, FROM_OPTION };
+
+struct setting {
+	char *value;        /* owned; NULL: unset */
+	enum origin from;
+	const char *file;   /* FROM_FILE: one of egg_config.files */
+	unsigned line;
+};
+
+struct egg_config {
+	struct setting set[N_KEYS];
+	struct strvec files; /* the files read, for the settings' origins */
+};
+
+/* Where the text being applied comes from, and the first error seen. */
+struct reader {
+	struct egg_config *cfg;
+	struct strbuf *err;
+	int failed;
+	enum origin from;
+	const char *file; /* FROM_FILE */
+	unsigned line;    /* FROM_FILE; 0 for the file as a whole */
+	const char *name; /* FROM_ENV: the variable; FROM_OPTION: the option's name */
+};
+
+static void reader_fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records one error; only the first reaches err, with its location in front. */
+static void
+reader_fail(struct reader *r, const char *fmt, ...)
+{
+	if (r->failed++)
+		return;
+	switch (r->from) {
+	case FROM_FILE:
+		if (r->line)
+			strbuf_addf(r->err, "%s:%u: ", r->file, r->line);
+		else
+			strbuf_addf(r->err, "%s: ", r->file);
+		break;
+	case FROM_ENV:
+		strbuf_addf(r->err, "environment %s: ", r->name);
+		break;
+	case FROM_OPTION:
+		strbuf_addf(r->err, "option %s: ", r->name);
+		break;
+	case FROM_DEFAULT:
+		break;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(r->err, fmt, ap);
+	va_end(ap);
+}
+
+static int
+key_index(const char *name)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static size_t
+must_key(const char *name)
+{
+	int i = key_index(name);
+	assert(i >= 0 && "not a key of egg_config's table");
+	return (size_t)i;
+}
+
+/* Optimal string alignment distance (edits and swaps of neighbours), case-blind; large
+ * for long strings, which never get a suggestion. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	enum { MAX = 40 };
+	size_t n = strlen(a), m = strlen(b);
+	if (n >= MAX || m >= MAX)
+		return SIZE_MAX;
+	size_t d[MAX + 1][MAX + 1];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+			size_t best = d[i - 1][j - 1] + !same;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[n][m];
+}
+
+/* The known key closest to name, if it is close enough to be a typo. */
+const char *
+egg_config_key_suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3; /* at most two edits */
+	for (size_t i = 0; i < N_KEYS; i++) {
+		size_t d = edit_distance(name, keys[i].name);
+		if (d < best_d && d < strlen(keys[i].name)) {
+			best_d = d;
+			best = keys[i].name;
+		}
+	}
+	return best;
+}
+
+/* --- values ---------------------------------------------------------------------- */
+
+/* Index of v in "a|b|c" (case-blind), or -1. */
+static int
+choice_index(const char *choices, const char *v)
+{
+	size_t vn = strlen(v);
+	int i = 0;
+	for (const char *p = choices;; i++) {
+		const char *end = strchr(p, '|');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == vn && strncasecmp(p, v, n) == 0)
+			return i;
+		if (!end)
+			return -1;
+		p = end + 1;
+	}
+}
+
+static int
+parse_bool(const char *v)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(v, no[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* A number followed by optional spaces and a unit from units[] (case-blind); each unit's
+ * factor is in factors[].  Returns 0 with *out, or -1. */
+static int
+parse_scaled(const char *v, const char *const *units, const uint64_t *factors, size_t n_units,
+             uint64_t *out)
+{
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno == ERANGE)
+		return -1;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	uint64_t factor = 1;
+	if (*end) {
+		size_t i;
+		for (i = 0; i < n_units; i++)
+			if (strcasecmp(end, units[i]) == 0)
+				break;
+		if (i == n_units)
+			return -1;
+		factor = factors[i];
+	}
+	if (x > UINT64_MAX / factor)
+		return -1;
+	*out = (uint64_t)x * factor;
+	return 0;
+}
+
+/* Bytes; K, M, G and T are powers of 1024, written alone or with B or iB. */
+static int
+parse_size(const char *v, uint64_t *out)
+{
+	static const char *const units[] = {
+		"b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib",
+	};
+	static const uint64_t f[] = {
+		1, 1ull << 10, 1ull << 10, 1ull << 10, 1ull << 20, 1ull << 20, 1ull << 20,
+		1ull << 30, 1ull << 30, 1ull << 30, 1ull << 40, 1ull << 40, 1ull << 40,
+	};
+	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
+}
+
+/* Seconds; a bare number is seconds. */
+static int
+parse_duration(const char *v, uint64_t *out)
+{
+	static const char *const units[] = { "s", "m", "h" };
+	static const uint64_t f[] = { 1, 60, 3600 };
+	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
+}
+
+static const char *
+home_dir(void)
+{
+	const char *h = getenv("HOME");
+	if (h && *h)
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw ? pw->pw_dir : NULL;
+}
+
+/* "~" and "~/x" name the home directory; a relative path read from a file is relative
+ * to that file's directory, so that a project's egg.conf means the same from any
+ * subdirectory.  Returns an owned string. */
+static char *
+expand_path(const char *v, const char *file)
+{
+	if (v[0] == '~' && (v[1] == '\0' || v[1] == '/')) {
+		const char *home = home_dir();
+		if (home)
+			return egg_xasprintf("%s%s", home, v + 1);
+	}
+	if (v[0] != '/' && file && strchr(file, '/')) {
+		const char *slash = strrchr(file, '/');
+		return egg_xasprintf("%.*s/%s", (int)(slash - file), file, v);
+	}
+	return egg_xstrdup(v);
+}
+
+static void
+setting_reset(struct setting *s, const struct key *k)
+{
+	free(s->value);
+	s->value = NULL;
+	if (k->def)
+		s->value = k->type == T_PATH ? expand_path(k->def, NULL) : egg_xstrdup(k->def);
+}
+
+/* The normal form of v for key k (owned), or NULL if v does not fit the key's type.
+ * file: where a relative path is relative to (NULL: the working directory). */
+static char *
+normalize(const struct key *k, const char *v, const char *file)
+{
+	uint64_t n;
+	int b;
+	switch (k->type) {
+	case T_CHOICE:
+		if (choice_index(k->choices, v) < 0)
+			return NULL;
+		char *c = egg_xstrdup(v);
+		for (char *p = c; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		return c;
+	case T_BOOL:
+		b = parse_bool(v);
+		return b < 0 ? NULL : egg_xstrdup(b ? "true" : "false");
+	case T_SIZE:
+		return parse_size(v, &n) < 0 ? NULL : egg_xstrdup(v);
+	case T_DURATION:
+		return parse_duration(v, &n) < 0 ? NULL : egg_xstrdup(v);
+	case T_PATH:
+		return expand_path(v, file);
+	case T_STRING:
+	case T_SECRET:
+	case T_LIST:
+		break;
+	}
+	return egg_xstrdup(v);
+}
+
+/* What a value of key k must look like: "search, cache, verify or off". */
+static void
+describe_type(const struct key *k, struct strbuf *out)
+{
+	if (k->type == T_BOOL)
+		strbuf_addstr(out, "true or false (or yes/no, on/off, 1/0)");
+	else if (k->type == T_SIZE)
+		strbuf_addstr(out, "a size such as 500M or 2G");
+	else if (k->type == T_DURATION)
+		strbuf_addstr(out, "a duration such as 90, 90s, 5m or 1h");
+	for (const char *p = k->type == T_CHOICE ? k->choices : ""; *p;) {
+		const char *end = strchr(p, '|');
+		strbuf_add(out, p, end ? (size_t)(end - p) : strlen(p));
+		if (!end)
+			break;
+		strbuf_addstr(out, strchr(end + 1, '|') ? ", " : " or ");
+		p = end + 1;
+	}
+}
+
+/* Checks v (already unquoted and trimmed) against key i's type and stores its normal
+ * form with the reader's location.  An empty value restores the default. */
+static void
+reader_set(struct reader *r, size_t i, const char *v)
+{
+	const struct key *k = &keys[i];
+	struct setting *s = &r->cfg->set[i];
+	if (*v == '\0') {
+		setting_reset(s, k);
+	} else {
+		char *value = normalize(k, v, r->from == FROM_FILE ? r->file : NULL);
+		if (!value) {
+			struct strbuf what = STRBUF_INIT;
+			describe_type(k, &what);
+			reader_fail(r, "%s must be %s, not '%s'", k->name, what.buf, v);
+			strbuf_release(&what);
+			return;
+		}
+		free(s->value);
+		s->value = value;
+	}
+	s->from = r->from;
+	s->file = r->file;
+	s->line = r->line;
+}
+
+/* --- files ----------------------------------------------------------------------- */
+
+static char *
+skip_space(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static void
+trim_end(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+}
+
+/* Unquotes or uncomments the value in place; returns it, or NULL after an error. */
+static char *
+parse_value(struct reader *r, char *v, const char *key)
+{
+	v = skip_space(v);
+	if (*v == '"' || *v == '\'') {
+		char *end = strchr(v + 1, *v);
+		if (!end) {
+			reader_fail(r, "the value of %s has no closing %c", key, *v);
+			return NULL;
+		}
+		*end = '\0';
+		char *rest = skip_space(end + 1);
+		if (*rest && *rest != '#') {
+			/* Not echoed: it may be part of a secret. */
+			reader_fail(r, "unexpected text after the closing quote of %s's value", key);
+			return NULL;
+		}
+		return v + 1;
+	}
+	/* A '#' that begins the value or follows whitespace begins a comment. */
+	for (char *p = v; *p; p++) {
+		if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			break;
+		}
+	}
+	trim_end(v);
+	return v;
+}
+
+static void
+parse_line(struct reader *r, char *line)
+{
+	char *s = skip_space(line);
+	if (*s == '\0' || *s == '#')
+		return;
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		/* Only the first word: the rest may be a secret written without its "=". */
+		size_t w = strcspn(s, " \t");
+		reader_fail(r, "expected 'key = value', not '%.*s%s'", (int)(w > 60 ? 60 : w), s,
+		            s[w + strspn(s + w, " \t")] ? " ..." : "");
+		return;
+	}
+	*eq = '\0';
+	trim_end(s);
+	if (*s == '\0') {
+		reader_fail(r, "no key before '='");
+		return;
+	}
+	int i = key_index(s);
+	if (i < 0) {
+		const char *near = egg_config_key_suggest(s);
+		if (near)
+			reader_fail(r, "unknown key '%s' (did you mean '%s'?)", s, near);
+		else
+			reader_fail(r, "unknown key '%s' ('egg config' lists the keys)", s);
+		return;
+	}
+	char *v = parse_value(r, eq + 1, s);
+	if (v)
+		reader_set(r, (size_t)i, v);
+}
+
+static void
+reader_file(struct reader *r, const char *path)
+{
+	char *data;
+	size_t len;
+	if (fs_read_file(path, MAX_FILE_SIZE, &data, &len) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return;
+		r->from = FROM_FILE;
+		r->file = path;
+		r->line = 0;
+		if (errno == EFBIG)
+			reader_fail(r, "larger than %d bytes; not an egg.conf", MAX_FILE_SIZE);
+		else
+			reader_fail(r, "cannot read it: %s", strerror(errno));
+		return;
+	}
+	strvec_push(&r->cfg->files, path);
+	r->from = FROM_FILE;
+	r->file = r->cfg->files.v[r->cfg->files.n - 1];
+	r->line = 0;
+	char *p = data, *end = data + len;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *eol = nl ? nl : end;
+		size_t n = (size_t)(eol - p);
+		r->line++;
+		*eol = '\0';
+		if (n && p[n - 1] == '\r')
+			p[--n] = '\0';
+		if (r->line == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3; /* a UTF-8 byte order mark, as some editors write */
+			n -= 3;
+		}
+		if (strlen(p) != n)
+			reader_fail(r, "contains a NUL byte; egg.conf must be text");
+		else
+			parse_line(r, p);
+		p = eol + 1;
+	}
+	free(data);
+}
+
+/* --- the layers ------------------------------------------------------------------ */
+
+static void
+reader_env(struct reader *r)
+{
+	char name[64];
+	r->from = FROM_ENV;
+	r->file = NULL;
+	r->line = 0;
+	for (size_t i = 0; i < N_KEYS; i++) {
+		size_t n = strlen(keys[i].name);
+		assert(n + 5 < sizeof name);
+		memcpy(name, "EGG_", 4);
+		for (size_t j = 0; j <= n; j++)
+			name[4 + j] = (char)toupper((unsigned char)keys[i].name[j]);
+		const char *v = getenv(name);
+		if (!v)
+			continue;
+		r->name = name;
+		reader_set(r, i, v);
+	}
+	r->name = NULL;
+}
+
+static void
+reader_options(struct reader *r, const struct strvec *opts)
+{
+	r->from = FROM_OPTION;
+	r->file = NULL;
+	r->line = 0;
+	for (size_t o = 0; opts && o < opts->n; o++) {
+		const char *arg = opts->v[o];
+		const char *eq = strchr(arg, '=');
+		size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+		char *opt = egg_xstrndup(arg, n);
+		r->name = opt;
+		if (!egg_str_starts(opt, "--egg-")) {
+			reader_fail(r, "not an egg option (they begin with --egg-)");
+			free(opt);
+			continue;
+		}
+		char *key = egg_xstrdup(opt + 6);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		int i = key_index(key);
+		if (i < 0) {
+			const char *near = egg_config_key_suggest(key);
+			if (near) {
+				char *dashed = egg_xstrdup(near);
+				for (char *p = dashed; *p; p++)
+					if (*p == '_')
+						*p = '-';
+				reader_fail(r, "unknown option (did you mean --egg-%s?)", dashed);
+				free(dashed);
+			} else {
+				reader_fail(r, "unknown option ('egg config' lists the keys)");
+			}
+		} else if (eq) {
+			reader_set(r, (size_t)i, eq + 1);
+		} else if (keys[i].type == T_BOOL) {
+			reader_set(r, (size_t)i, "true");
+		} else {
+			reader_fail(r, "needs a value: %s=VALUE", opt);
+		}
+		free(key);
+		free(opt);
+	}
+	r->name = NULL;
+}
+
+/* The user's file: $XDG_CONFIG_HOME/egg/egg.conf, else ~/.config/egg/egg.conf. */
+static char *
+user_file(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (xdg && xdg[0] == '/')
+		return egg_xasprintf("%s/egg/egg.conf", xdg);
+	const char *home = home_dir();
+	return home ? egg_xasprintf("%s/.config/egg/egg.conf", home) : NULL;
+}
+
+/* The nearest egg.conf in the working directory or above it, or NULL. */
+static char *
+project_file(void)
+{
+	char dir[PATH_MAX];
+	if (!getcwd(dir, sizeof dir))
+		return NULL;
+	size_t n = strlen(dir);
+	char path[PATH_MAX + 16];
+	for (;;) {
+		snprintf(path, sizeof path, "%.*s/egg.conf", (int)(n == 1 ? 0 : n), dir);
+		struct stat st;
+		if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+			return egg_xstrdup(path);
+		if (n <= 1)
+			return NULL;
+		while (n > 1 && dir[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--; /* the slash, unless it is the root */
+	}
+}
+
+/* --- public ---------------------------------------------------------------------- */
+
+struct egg_config *
+egg_config_new(void)
+{
+	struct egg_config *cfg = egg_xcalloc(1, sizeof *cfg);
+	for (size_t i = 0; i < N_KEYS; i++)
+		setting_reset(&cfg->set[i], &keys[i]);
+	return cfg;
+}
+
+void
+egg_config_free(struct egg_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < N_KEYS; i++)
+		free(cfg->set[i].value);
+	strvec_clear(&cfg->files);
+	free(cfg);
+}
+
+int
+egg_config_load(struct egg_config *cfg, const struct strvec *opts, struct strbuf *err)
+{
+	struct reader r = { .cfg = cfg, .err = err };
+	const char *sys = getenv("EGG_SYSTEM_CONFIG");
+	char *sys_default = NULL;
+	if (!sys || !*sys)
+		sys = sys_default = egg_xasprintf("%s/egg.conf", EGG_SYSCONFDIR);
+	char *user = user_file();
+	char *project = project_file();
+	reader_file(&r, sys);
+	if (user && strcmp(user, sys) != 0)
+		reader_file(&r, user);
+	if (project && strcmp(project, sys) != 0 && !(user && strcmp(project, user) == 0))
+		reader_file(&r, project);
+	reader_env(&r);
+	reader_options(&r, opts);
+	free(sys_default);
+	free(user);
+	free(project);
+	return r.failed ? -1 : 0;
+}
+
+int
+egg_config_read_file(struct egg_config *cfg, const char *path, struct strbuf *err)
+{
+	struct reader r = { .cfg = cfg, .err = err };
+	reader_file(&r, path);
+	return r.failed ? -1 : 0;
+}
+
+int
+egg_config_read_env(struct egg_config *cfg, struct strbuf *err)
+{
+	struct reader r = { .cfg = cfg, .err = err };
+	reader_env(&r);
+	return r.failed ? -1 : 0;
+}
+
+int
+egg_config_read_options(struct egg_config *cfg, const struct strvec *opts, struct strbuf *err)
+{
+	struct reader r = { .cfg = cfg, .err = err };
+	reader_options(&r, opts);
+	return r.failed ? -1 : 0;
+}
+
+const char *
+egg_config_key_name(size_t i)
+{
+	return i < N_KEYS ? keys[i].name : NULL;
+}
+
+const char *
+egg_config_key_type(const char *key)
+{
+	static const char *const names[] = {
+		[T_STRING] = "string", [T_PATH] = "path", [T_SECRET] = "secret", [T_CHOICE] = "choice",
+		[T_BOOL] = "bool", [T_SIZE] = "size", [T_DURATION] = "duration", [T_LIST] = "list",
+	};
+	int i = key_index(key);
+	if (i < 0)
+		return NULL;
+	return keys[i].type == T_CHOICE ? keys[i].choices : names[keys[i].type];
+}
+
+const char *
+egg_config_key_default(const char *key)
+{
+	int i = key_index(key);
+	return i < 0 ? NULL : keys[i].def ? keys[i].def : "";
+}
+
+const char *
+egg_config_key_doc(const char *key)
+{
+	int i = key_index(key);
+	return i < 0 ? NULL : keys[i].doc;
+}
+
+const char *
+egg_config_get(const struct egg_config *cfg, const char *key)
+{
+	return cfg->set[must_key(key)].value;
+}
+
+void
+egg_config_show(const struct egg_config *cfg, const char *key, struct strbuf *out)
+{
+	size_t i = must_key(key);
+	const char *v = cfg->set[i].value;
+	if (v && keys[i].type == T_SECRET)
+		strbuf_addstr(out, "<set>");
+	else if (v)
+		strbuf_addstr(out, v);
+}
+
+void
+egg_config_origin(const struct egg_config *cfg, const char *key, struct strbuf *out)
+{
+	size_t i = must_key(key);
+	const struct setting *s = &cfg->set[i];
+	switch (s->from) {
+	case FROM_DEFAULT:
+		strbuf_addstr(out, "default");
+		break;
+	case FROM_FILE:
+		strbuf_addf(out, "%s:%u", s->file, s->line);
+		break;
+	case FROM_ENV:
+		strbuf_addstr(out, "environment EGG_");
+		for (const char *p = keys[i].name; *p; p++)
+			strbuf_addch(out, (char)toupper((unsigned char)*p));
+		break;
+	case FROM_OPTION:
+		strbuf_addstr(out, "option --egg-");
+		for (const char *p = keys[i].name; *p; p++)
+			strbuf_addch(out, *p == '_' ? '-' : *p);
+		break;
+	}
+}
+
+static const char *
+typed_value(const struct egg_config *cfg, const char *key, enum type type)
+{
+	size_t i = must_key(key);
+	assert(keys[i].type == type);
+	return cfg->set[i].value;
+}
+
+/* The index of a choice key's value in its list of choices. */
+static int
+choice_of(const struct egg_config *cfg, const char *key)
+{
+	int c = choice_index(keys[must_key(key)].choices, typed_value(cfg, key, T_CHOICE));
+	assert(c >= 0);
+	return c;
+}
+
+enum egg_mode
+egg_config_mode(const struct egg_config *cfg)
+{
+	return (enum egg_mode)choice_of(cfg, "mode");
+}
+
+enum egg_backend
+egg_config_backend(const struct egg_config *cfg)
+{
+	return (enum egg_backend)choice_of(cfg, "backend");
+}
+
+int
+egg_config_bool(const struct egg_config *cfg, const char *key)
+{
+	const char *v = typed_value(cfg, key, T_BOOL);
+	return v && parse_bool(v) == 1;
+}
+
+uint64_t
+egg_config_size(const struct egg_config *cfg, const char *key)
+{
+	const char *v = typed_value(cfg, key, T_SIZE);
+	uint64_t n = 0;
+	if (v)
+		parse_size(v, &n);
+	return n;
+}
+
+uint64_t
+egg_config_seconds(const struct egg_config *cfg, const char *key)
+{
+	const char *v = typed_value(cfg, key, T_DURATION);
+	uint64_t n = 0;
+	if (v)
+		parse_duration(v, &n);
+	return n;
+}
+
+void
+egg_config_list(const struct egg_config *cfg, const char *key, struct strvec *out)
+{
+	const char *v = typed_value(cfg, key, T_LIST);
+	for (const char *p = v; p && *p;) {
+		p += strspn(p, " \t");
+		size_t n = strcspn(p, " \t");
+		if (n)
+			strvec_push_owned(out, egg_xstrndup(p, n));
+		p += n;
+	}
+}
+
+const char *
+egg_mode_name(enum egg_mode mode)
+{
+	static const char *const names[] = { "search", "cache", "verify", "off" };
+	assert((size_t)mode < sizeof names / sizeof *names);
+	return names[mode];
+}
