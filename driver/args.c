@@ -452,7 +452,7 @@ with_suffix_d(const char *path)
 
 /* The file the phase makes of one input ("a.ptx"), or NULL when it makes none. */
 static char *
-per_input_output(enum args_phase phase, enum args_lang lang, const char *path,
+per_input_output(enum args_phase phase, enum args_lang lang, int rdc, const char *path,
                  const char *odir)
 {
 	int cu = lang == ARGS_LANG_CU;
@@ -461,6 +461,8 @@ per_input_output(enum args_phase phase, enum args_lang lang, const char *path,
 	case ARGS_PHASE_COMPILE:
 		if (cu || lang == ARGS_LANG_C || lang == ARGS_LANG_CXX || lang == ARGS_LANG_CPP_OUTPUT)
 			ext = ".o";
+		else if (rdc && (lang == ARGS_LANG_PTX || lang == ARGS_LANG_CUBIN))
+			ext = ".o"; /* -dc k.ptx makes k.o */
 		break;
 	case ARGS_PHASE_PTX: ext = cu ? ".ptx" : NULL; break;
 	case ARGS_PHASE_OPTIX_IR: ext = cu ? ".optixir" : NULL; break;
@@ -557,7 +559,7 @@ decide_outputs(struct args *a)
 			else
 				in->output_stdout = 1;
 		} else if (per_input_phase(a->phase)) {
-			char *out = per_input_output(a->phase, in->lang, in->path, odir);
+			char *out = per_input_output(a->phase, in->lang, a->rdc, in->path, odir);
 			if (out && o) {
 				free(out);
 				out = egg_xstrdup(o);

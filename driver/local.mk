@@ -26,3 +26,10 @@ tests_unit_test_scan_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_scan
 
 SUITES += tests/suites/nvcc_options.bash tests/suites/fast_path.bash
+
+# args-dump prints the model of a command line; tests/suites/args_vs_nvcc.bash
+# compares it with nvcc -dryrun.
+check_PROGRAMS += tests/tools/args-dump
+tests_tools_args_dump_SOURCES = tests/tools/args-dump.c
+tests_tools_args_dump_LDADD = libeggdriver.a libeggcommon.a
+SUITES += tests/suites/args_vs_nvcc.bash

@@ -437,6 +437,8 @@ per_input_outputs_follow_nvcc_s_names(void **state)
 		{ "-c m.c k.cu", 0, "m.o" },
 		{ "-c m.ii", 0, "m.o" },
 		{ "-c m.o", 0, NULL },
+		{ "-dc k.ptx", 0, "k.o" },
+		{ "-c k.ptx", 0, NULL },
 		{ "-dc a.cu", 0, "a.o" },
 		{ "-dw a.cu", 0, "a.o" },
 		{ "-ptx a.cu", 0, "a.ptx" },
