@@ -5,27 +5,47 @@
  * cost microseconds and leave nvcc's outputs, streams, exit status and signals
  * exactly as they are, which is why the fast path ends in execv() of the real nvcc
  * with the user's own argument vector.
+ *
+ * Where egg acts: only on phases that compile CUDA sources into host objects --
+ * -c/-dc/-dw, -lib, link and -run -- because only there does the rewritten
+ * launcher end up in the program.  -E, -M/-MM, -cuda, -ptx, -cubin, -fatbin,
+ * -optix-ir, -ltoir and -dlink produce text or device-only code (or compile
+ * nothing) and always go straight to nvcc.  Only CUDA inputs (.cu, or any input
+ * under -x cu) are scanned: kernels cannot live in host-only sources.  A command
+ * line nvcc will reject (unknown option, missing argument, unreadable options
+ * file) and a source egg cannot read go to nvcc too, so that nvcc prints its own
+ * error and exits with its own status.
  */
 #include "config.h"
 #include "common/egg_config.h"
 #include "common/strbuf.h"
 #include "common/util.h"
+#include "driver/args.h"
+#include "driver/compile_annotated.h"
 #include "driver/invoke.h"
+#include "driver/scan.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-/* Replaces this process with nvcc ARGS. Only returns on failure. */
 static int
-exec_nvcc(struct invoke *inv)
+phase_builds_host_objects(enum args_phase phase)
 {
-	strvec_insert(&inv->args, 0, inv->nvcc);
-	execv(inv->nvcc, strvec_argv(&inv->args));
-	egg_error("cannot run %s: %s", inv->nvcc, strerror(errno));
-	return 127;
+	return phase == ARGS_PHASE_COMPILE || phase == ARGS_PHASE_LIB ||
+	       phase == ARGS_PHASE_LINK || phase == ARGS_PHASE_RUN;
+}
+
+/* 1 when some CUDA input of a command egg may act on holds an annotation. */
+static int
+wants_egg(const struct args *a)
+{
+	if (args_problem(a) || !phase_builds_host_objects(args_phase(a)))
+		return 0;
+	for (size_t i = 0; i < args_input_count(a); i++) {
+		const struct args_input *in = args_input_at(a, i);
+		if (in->lang == ARGS_LANG_CU && scan_has_annotation(in->path) == SCAN_YES)
+			return 1;
+	}
+	return 0;
 }
 
 int
@@ -55,5 +75,13 @@ main(int argc, char **argv)
 		egg_error("%s", err.buf);
 		return 127;
 	}
-	return exec_nvcc(&inv);
+	struct args *a = args_parse(strvec_argv(&inv.args), inv.args.n,
+	                            getenv("NVCC_PREPEND_FLAGS"), getenv("NVCC_APPEND_FLAGS"), NULL);
+	if (wants_egg(a)) {
+		int rc = driver_compile_annotated(&inv, a);
+		args_free(a);
+		return rc;
+	}
+	args_free(a);
+	return invoke_exec(&inv);
 }

@@ -122,6 +122,16 @@ invoke_enter(struct strbuf *err)
 	return 0;
 }
 
+int
+invoke_exec(struct invoke *inv)
+{
+	strvec_insert(&inv->args, 0, inv->nvcc);
+	execv(inv->nvcc, strvec_argv(&inv->args));
+	egg_error("cannot run %s: %s", inv->nvcc, strerror(errno));
+	strvec_remove(&inv->args, 0);
+	return 127;
+}
+
 void
 invoke_release(struct invoke *inv)
 {

@@ -43,6 +43,10 @@ int invoke_locate_nvcc(struct invoke *inv, const char *nvcc_setting, struct strb
  * sentence in err when egg-cc is nested too deeply (it is calling itself). */
 int invoke_enter(struct strbuf *err);
 
+/* Replaces this process with inv->nvcc and inv->args (the user's argv, unchanged).
+ * Returns only on failure, after one error line: 127, the shell's "cannot run". */
+int invoke_exec(struct invoke *inv);
+
 void invoke_release(struct invoke *inv);
 
 #endif

@@ -5,18 +5,6 @@ suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 }
 
-make_fake_nvcc() { # DIR: a stand-in nvcc that records its argv
-	mkdir -p "$1"
-	cat >"$1/nvcc" <<'SH'
-#!/bin/sh
-printf '%s\n' "$@" > "$(dirname "$0")/argv"
-echo "fake nvcc stdout"
-echo "fake nvcc stderr" >&2
-exit 3
-SH
-	chmod +x "$1/nvcc"
-}
-
 test_direct_form_runs_nvcc_from_path_with_argv_unchanged() {
 	make_fake_nvcc fake
 	PATH=$T/fake:$PATH run_cmd r "$EGG_CC" -c "a b.cu" -o x.o

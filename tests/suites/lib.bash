@@ -43,6 +43,20 @@ run_cmd() {
 	return $rc
 }
 
+# make_fake_nvcc DIR: DIR/nvcc, a stand-in that writes its argv to DIR/argv (one
+# per line), prints one line on each stream and exits 3
+make_fake_nvcc() { # DIR: a stand-in nvcc that records its argv
+	mkdir -p "$1"
+	cat >"$1/nvcc" <<'SH'
+#!/bin/sh
+printf '%s\n' "$@" > "$(dirname "$0")/argv"
+echo "fake nvcc stdout"
+echo "fake nvcc stderr" >&2
+exit 3
+SH
+	chmod +x "$1/nvcc"
+}
+
 suite_run() {
 	local suite=$1 t=$2
 	T=$(mktemp -d "${TMPDIR:-/tmp}/egg-test.XXXXXX")

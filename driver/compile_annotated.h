@@ -1,0 +1,17 @@
+/*
+ * compile_annotated.h -- what egg-cc does with a command line whose CUDA sources
+ * carry an egg annotation: the one door into the optimization pipeline.
+ */
+#ifndef EGG_COMPILE_ANNOTATED_H
+#define EGG_COMPILE_ANNOTATED_H
+
+#include "driver/args.h"
+#include "driver/invoke.h"
+
+/* Compiles the command line described by inv and a (a was parsed from inv->args;
+ * the caller keeps ownership of both).  Returns the exit status egg-cc must exit
+ * with, or does not return at all (exec).  Must never print anything of its own in
+ * passthrough, and must end in nvcc's own behaviour when anything of egg's fails. */
+int driver_compile_annotated(struct invoke *inv, const struct args *a);
+
+#endif
