@@ -70,14 +70,13 @@ main(int argc, char **argv)
 	} else {
 		mode = egg_config_mode(cfg);
 	}
-	(void)mode; /* every mode passes through until the pipeline is wired in */
 	if (invoke_locate_nvcc(&inv, egg_config_get(cfg, "nvcc"), &err) < 0) {
 		egg_error("%s", err.buf);
 		return 127;
 	}
 	struct args *a = args_parse(strvec_argv(&inv.args), inv.args.n,
 	                            getenv("NVCC_PREPEND_FLAGS"), getenv("NVCC_APPEND_FLAGS"), NULL);
-	if (wants_egg(a)) {
+	if (mode != EGG_MODE_OFF && wants_egg(a)) {
 		int rc = driver_compile_annotated(&inv, a);
 		args_free(a);
 		return rc;
