@@ -1,0 +1,18 @@
+# cache/: the content-addressed kernel cache (key, entries, local store, locks,
+# HTTP remotes).  Its own library, because it links libcrypto, cJSON and libcurl,
+# which egg-cc's fast path must not load.
+noinst_LIBRARIES += libeggcache.a
+libeggcache_a_SOURCES = \
+	cache/key.c cache/key.h \
+	cache/entry.c cache/entry.h \
+	cache/store.c cache/store.h \
+	cache/lock.c cache/lock.h
+libeggcache_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CRYPTO_CFLAGS) $(CURL_CFLAGS)
+# What a program linking libeggcache.a adds to its LDADD.
+CACHE_LDADD = libeggcache.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) $(CURL_LIBS)
+
+check_PROGRAMS += tests/unit/test_cache_key
+tests_unit_test_cache_key_SOURCES = tests/unit/test_cache_key.c
+tests_unit_test_cache_key_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_cache_key_LDADD = $(CACHE_LDADD) $(CMOCKA_LIBS)
+UNIT_TESTS += tests/unit/test_cache_key
