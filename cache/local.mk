@@ -16,3 +16,9 @@ tests_unit_test_cache_key_SOURCES = tests/unit/test_cache_key.c
 tests_unit_test_cache_key_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_cache_key_LDADD = $(CACHE_LDADD) $(CMOCKA_LIBS)
 UNIT_TESTS += tests/unit/test_cache_key
+
+check_PROGRAMS += tests/unit/test_cache_store
+tests_unit_test_cache_store_SOURCES = tests/unit/test_cache_store.c
+tests_unit_test_cache_store_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cache_store_LDADD = $(CACHE_LDADD) $(CMOCKA_LIBS)
+UNIT_TESTS += tests/unit/test_cache_store
