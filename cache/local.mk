@@ -6,7 +6,9 @@ libeggcache_a_SOURCES = \
 	cache/key.c cache/key.h \
 	cache/entry.c cache/entry.h \
 	cache/store.c cache/store.h \
-	cache/lock.c cache/lock.h
+	cache/lock.c cache/lock.h \
+	cache/remote.c cache/remote.h \
+	cache/cache.c cache/cache.h
 libeggcache_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CRYPTO_CFLAGS) $(CURL_CFLAGS)
 # What a program linking libeggcache.a adds to its LDADD.
 CACHE_LDADD = libeggcache.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) $(CURL_LIBS)
@@ -22,3 +24,8 @@ tests_unit_test_cache_store_SOURCES = tests/unit/test_cache_store.c
 tests_unit_test_cache_store_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_cache_store_LDADD = $(CACHE_LDADD) $(CMOCKA_LIBS)
 UNIT_TESTS += tests/unit/test_cache_store
+
+# A driver for the shell suites (tests/suites/cache_*.bash).
+check_PROGRAMS += tests/cache-tool
+tests_cache_tool_SOURCES = tests/cache_tool.c
+tests_cache_tool_LDADD = $(CACHE_LDADD)
