@@ -29,3 +29,6 @@ UNIT_TESTS += tests/unit/test_cache_store
 check_PROGRAMS += tests/cache-tool
 tests_cache_tool_SOURCES = tests/cache_tool.c
 tests_cache_tool_LDADD = $(CACHE_LDADD)
+
+SUITES += tests/suites/cache_admin.bash
+EXTRA_DIST += tests/data/cache/bundle.json
