@@ -30,5 +30,6 @@ check_PROGRAMS += tests/cache-tool
 tests_cache_tool_SOURCES = tests/cache_tool.c
 tests_cache_tool_LDADD = $(CACHE_LDADD)
 
-SUITES += tests/suites/cache_admin.bash tests/suites/cache_concurrency.bash
+SUITES += tests/suites/cache_admin.bash tests/suites/cache_concurrency.bash \
+	tests/suites/cache_remote.bash
 EXTRA_DIST += tests/data/cache/bundle.json

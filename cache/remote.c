@@ -236,6 +236,10 @@ request(struct endpoint *ep, const char *method, const char *key, struct body *b
 	long status = -1;
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
+		warn_once(ep, "%s timed out (connect-timeout %ld ms, timeout %ld ms); building without it",
+			  method, ep->connect_timeout_ms, ep->timeout_ms);
+		ep->disabled = 1;
 	} else {
 		warn_once(ep, "%s failed: %s; building without it", method, curl_easy_strerror(rc));
 		ep->disabled = 1;
