@@ -33,3 +33,8 @@ tests_cache_tool_LDADD = $(CACHE_LDADD)
 SUITES += tests/suites/cache_admin.bash tests/suites/cache_concurrency.bash \
 	tests/suites/cache_remote.bash
 EXTRA_DIST += tests/data/cache/bundle.json
+
+# The cache's benchmark (bench/results/cache.txt): make bench/cache && bench/cache ./egg
+check_PROGRAMS += bench/cache
+bench_cache_SOURCES = bench/cache.c
+bench_cache_LDADD = $(CACHE_LDADD)
