@@ -264,6 +264,18 @@ cache_show(struct cache_store *s, int argc, char **argv)
 	return 0;
 }
 
+/* The outcome of clear or evict: an error, or how many entries went. */
+static int
+report_removal(int r, size_t removed, struct strbuf *err)
+{
+	if (r < 0)
+		egg_error("%s", err->buf);
+	else
+		printf("removed %zu entries\n", removed);
+	strbuf_release(err);
+	return r < 0;
+}
+
 static int
 cache_clear(struct cache_store *s, int argc, char **argv)
 {
@@ -273,12 +285,7 @@ cache_clear(struct cache_store *s, int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	size_t removed;
 	int r = cache_store_clear(s, &removed, &err);
-	if (r < 0)
-		egg_error("%s", err.buf);
-	else
-		printf("removed %zu entries\n", removed);
-	strbuf_release(&err);
-	return r < 0;
+	return report_removal(r, removed, &err);
 }
 
 static int
@@ -301,12 +308,7 @@ cache_evict(struct cache_store *s, int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	size_t removed;
 	int r = cache_store_evict(s, max, &removed, &err);
-	if (r < 0)
-		egg_error("%s", err.buf);
-	else
-		printf("removed %zu entries\n", removed);
-	strbuf_release(&err);
-	return r < 0;
+	return report_removal(r, removed, &err);
 }
 
 static int

@@ -97,6 +97,21 @@ stats_lock(struct cache_store *s)
 	return fd;
 }
 
+static void stats_load(int fd, struct cache_stats *st);
+
+/* stats_lock, then the counters into *st; -1 with a sentence in err. */
+static int
+stats_lock_load(struct cache_store *s, struct cache_stats *st, struct strbuf *err)
+{
+	int fd = stats_lock(s);
+	if (fd < 0) {
+		strbuf_addf(err, "cannot lock %s: %s", s->stats_path, strerror(errno));
+		return -1;
+	}
+	stats_load(fd, st);
+	return fd;
+}
+
 /* Reads the counters; unknown names and damaged lines are ignored, so that a
  * newer egg's counters or a torn file cost counts, never a build. */
 static void
@@ -173,13 +188,10 @@ cache_store_stats_read(struct cache_store *s, struct cache_stats *out, struct st
 int
 cache_store_stats_zero(struct cache_store *s, struct strbuf *err)
 {
-	int fd = stats_lock(s);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", s->stats_path, strerror(errno));
-		return -1;
-	}
 	struct cache_stats st;
-	stats_load(fd, &st);
+	int fd = stats_lock_load(s, &st, err);
+	if (fd < 0)
+		return -1;
 	for (int i = 0; i < CACHE_STAT_COUNT; i++)
 		if (i != CACHE_STAT_ENTRIES && i != CACHE_STAT_BYTES)
 			st.v[i] = 0;
@@ -398,13 +410,10 @@ evict_locked(struct cache_store *s, uint64_t target, long min_tmp_age, struct ca
 int
 cache_store_evict(struct cache_store *s, uint64_t max_size, size_t *removed, struct strbuf *err)
 {
-	int fd = stats_lock(s);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", s->stats_path, strerror(errno));
-		return -1;
-	}
 	struct cache_stats st;
-	stats_load(fd, &st);
+	int fd = stats_lock_load(s, &st, err);
+	if (fd < 0)
+		return -1;
 	int r = evict_locked(s, max_size, STALE_TMP_SECONDS, &st, removed, err);
 	if (r == 0)
 		stats_save(fd, &st);
@@ -415,13 +424,10 @@ cache_store_evict(struct cache_store *s, uint64_t max_size, size_t *removed, str
 int
 cache_store_clear(struct cache_store *s, size_t *removed, struct strbuf *err)
 {
-	int fd = stats_lock(s);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", s->stats_path, strerror(errno));
-		return -1;
-	}
 	struct cache_stats st;
-	stats_load(fd, &st);
+	int fd = stats_lock_load(s, &st, err);
+	if (fd < 0)
+		return -1;
 	uint64_t evictions = st.v[CACHE_STAT_EVICTIONS];
 	int r = evict_locked(s, 0, 0, &st, removed, err);
 	st.v[CACHE_STAT_EVICTIONS] = evictions; /* clearing is not evicting */
@@ -441,14 +447,11 @@ cache_store_put(struct cache_store *s, const struct cache_entry *e, struct strbu
 	char *sub = fs_dirname(path);
 	struct strbuf data = STRBUF_INIT;
 	cache_entry_serialize(e, NULL, &data);
-	int fd = stats_lock(s);
-	int r = -1;
-	if (fd < 0) {
-		strbuf_addf(err, "cannot lock %s: %s", s->stats_path, strerror(errno));
-		goto out;
-	}
 	struct cache_stats st;
-	stats_load(fd, &st);
+	int fd = stats_lock_load(s, &st, err);
+	int r = -1;
+	if (fd < 0)
+		goto out;
 	struct stat old;
 	int replaced = stat(path, &old) == 0;
 	if (fs_mkdir_p(sub, 0777) < 0 || fs_write_atomic(path, data.buf, data.len) < 0) {

@@ -265,33 +265,46 @@ lock_is_exclusive_and_times_out(void **state)
 	remove_dir(dir);
 }
 
-static void
-waiter_gets_the_lock_when_the_holder_releases_it(void **state)
+/* Forks a child that takes the lock and then holds it for hold_us
+ * microseconds (0: until killed); returns once the child holds it. */
+static pid_t
+fork_holder(const char *dir, long hold_us)
 {
-	char *dir = make_dir();
-	struct strbuf err = STRBUF_INIT;
 	int ready[2];
 	assert_int_equal(pipe(ready), 0);
 	pid_t pid = fork();
+	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct strbuf err = STRBUF_INIT;
 		struct cache_lock *l;
 		if (cache_lock_acquire(dir, LOCK_KEY, 0, &l, &err) != CACHE_LOCK_ACQUIRED)
 			_exit(1);
 		(void)!write(ready[1], "x", 1);
-		usleep(150000);
+		if (hold_us == 0)
+			pause();
+		usleep((useconds_t)hold_us);
 		cache_lock_release(l);
 		_exit(0);
 	}
 	char c;
 	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	close(ready[1]);
+	return pid;
+}
+
+static void
+waiter_gets_the_lock_when_the_holder_releases_it(void **state)
+{
+	char *dir = make_dir();
+	struct strbuf err = STRBUF_INIT;
+	pid_t pid = fork_holder(dir, 150000);
 	struct cache_lock *l;
 	assert_int_equal(cache_lock_acquire(dir, LOCK_KEY, 5000, &l, &err), CACHE_LOCK_AFTER_WAIT);
 	cache_lock_release(l);
 	int status;
 	waitpid(pid, &status, 0);
 	assert_int_equal(WEXITSTATUS(status), 0);
-	close(ready[0]);
-	close(ready[1]);
 	strbuf_release(&err);
 	remove_dir(dir);
 }
@@ -301,19 +314,7 @@ lock_of_a_killed_holder_is_recovered(void **state)
 {
 	char *dir = make_dir();
 	struct strbuf err = STRBUF_INIT;
-	int ready[2];
-	assert_int_equal(pipe(ready), 0);
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct cache_lock *l;
-		if (cache_lock_acquire(dir, LOCK_KEY, 0, &l, &err) != CACHE_LOCK_ACQUIRED)
-			_exit(1);
-		(void)!write(ready[1], "x", 1);
-		pause();
-		_exit(0);
-	}
-	char c;
-	assert_int_equal(read(ready[0], &c, 1), 1);
+	pid_t pid = fork_holder(dir, 0);
 	struct cache_lock *l;
 	assert_int_equal(cache_lock_acquire(dir, LOCK_KEY, 0, &l, &err), CACHE_LOCK_TIMEOUT);
 	kill(pid, SIGKILL);
@@ -325,8 +326,6 @@ lock_of_a_killed_holder_is_recovered(void **state)
 	cache_lock_release(l);
 	assert_int_equal(access(path, F_OK), -1);
 	free(path);
-	close(ready[0]);
-	close(ready[1]);
 	strbuf_release(&err);
 	remove_dir(dir);
 }
