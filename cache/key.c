@@ -52,20 +52,35 @@ add_field(struct strbuf *out, const char *name, const char *value)
 	add_value(out, value);
 }
 
-/* The part of a flag that decides which earlier occurrence it overrides. */
+/* Options that take one value (or are one switch) for the whole compile, so
+ * that a later occurrence overrides an earlier one and their order does not
+ * matter.  Spelled without leading dashes: "-ftz" and "--ftz" are one option. */
+static const char *const single_valued[] = {
+	"arch", "gpu-architecture", "code", "gpu-code", "std", "ftz", "prec-div", "prec-sqrt",
+	"fmad", "use_fast_math", "maxrregcount", "G", "device-debug", "lineinfo",
+	"generate-line-info", "rdc", "relocatable-device-code", "extra-device-vectorization",
+	"default-stream", "restrict", "optimize", "dopt",
+};
+
+/* The identity of a flag whose order does not matter (which earlier
+ * occurrence it overrides), or NULL for any other flag: those keep their
+ * relative order and all their occurrences, because dropping or reordering an
+ * option we do not understand could make two different builds share a key. */
 static char *
 flag_identity(const char *f)
 {
 	if (strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0) {
 		const char *name = f + 2;
-		size_t n = strcspn(name, "=");
-		return egg_xasprintf("macro:%.*s", (int)n, name);
+		return egg_xasprintf("macro:%.*s", (int)strcspn(name, "="), name);
 	}
-	if (strncmp(f, "-gencode", 8) == 0 || strncmp(f, "--generate-code", 15) == 0)
-		return egg_xstrdup(f);
-	if (strncmp(f, "-O", 2) == 0 && strchr(f, '=') == NULL)
-		return egg_xstrdup("-O");
-	return egg_xstrndup(f, strcspn(f, "="));
+	if (f[0] == '-' && f[1] == 'O' && strchr(f, '=') == NULL)
+		return egg_xstrdup("optimize");
+	const char *name = f + strspn(f, "-");
+	size_t n = strcspn(name, "=");
+	for (size_t i = 0; i < sizeof single_valued / sizeof *single_valued; i++)
+		if (strlen(single_valued[i]) == n && strncmp(name, single_valued[i], n) == 0)
+			return egg_xstrndup(name, n);
+	return NULL;
 }
 
 static int
@@ -74,8 +89,9 @@ compare_strings(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The normalized flag list (see key.h); returns the count, fills *out (caller
- * frees the array, not the strings, which are the caller's). */
+/* The normalized flag list (see key.h): the order-free flags, last occurrence
+ * of each, sorted; then every other flag in command-line order.  Returns the
+ * count and fills *out (caller frees the array, not the strings). */
 static size_t
 normalize_flags(const char *const *flags, size_t n, const char ***out)
 {
@@ -84,15 +100,15 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *id = flag_identity(flags[i]);
+		if (!id)
+			continue;
 		size_t j;
-		for (j = 0; j < k; j++)
-			if (strcmp(ids[j], id) == 0)
-				break;
-		if (j < k) { /* later occurrence wins */
-			free(ids[j]);
-			memmove(&ids[j], &ids[j + 1], (k - j - 1) * sizeof *ids);
-			memmove(&keep[j], &keep[j + 1], (k - j - 1) * sizeof *keep);
-			k--;
+		for (j = 0; j < k && strcmp(ids[j], id) != 0; j++)
+			;
+		if (j < k) { /* a later occurrence wins */
+			free(id);
+			keep[j] = flags[i];
+			continue;
 		}
 		ids[k] = id;
 		keep[k++] = flags[i];
@@ -101,6 +117,12 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 		free(ids[i]);
 	free(ids);
 	qsort(keep, k, sizeof *keep, compare_strings);
+	for (size_t i = 0; i < n; i++) {
+		char *id = flag_identity(flags[i]);
+		if (!id)
+			keep[k++] = flags[i];
+		free(id);
+	}
 	*out = keep;
 	return k;
 }

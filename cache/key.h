@@ -34,12 +34,20 @@
  * as written (its clauses are in the key, structured, so re-spacing a clause
  * does not miss), timestamps, and flags that do not change generated code.
  *
- * Flags arrive already extracted by the caller (the nvcc argv model) as strings
- * of the form "-opt" or "-opt=value" ("-O3", "-arch=sm_90", "--ftz=true",
- * "-DN=4").  Normalization: for every option the last occurrence wins, where
- * "the option" is the text before '=' (before the digit for -O), the macro name
- * for -D/-U (so "-DX=1 -UX" keeps "-UX"), and the whole string for -gencode;
- * the survivors are sorted, since none of these options depends on position.
+ * Flags arrive already extracted by the caller (the nvcc argv model) in one
+ * canonical spelling each, as strings "-opt" or "-opt=value" ("-O3",
+ * "-arch=sm_90", "--ftz=true", "-DN=4", "-Xptxas=-O3").  Normalization, which
+ * never lets two different builds share a key:
+ *   - options with one value per compile (-O, -arch, -code, -std, --ftz,
+ *     --prec-div, --prec-sqrt, --fmad, -use_fast_math, -maxrregcount, -G,
+ *     -lineinfo, -rdc, --extra-device-vectorization, --default-stream,
+ *     -restrict; dashes do not count, so -ftz and --ftz are one option) and
+ *     macros (-D/-U, by name: "-DX=1 -UX" keeps "-UX") keep their last
+ *     occurrence and are sorted, since their position does not matter;
+ *   - every other flag (-gencode, -Xptxas, anything unknown) is kept, every
+ *     occurrence, in command-line order, after the sorted ones.
+ * The caller chooses which flags change code generation; include paths and
+ * output names are not among them.
  */
 #ifndef EGG_CACHE_KEY_H
 #define EGG_CACHE_KEY_H

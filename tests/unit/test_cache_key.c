@@ -167,6 +167,41 @@ flag_order_does_not_matter_but_the_last_value_wins(void **state)
 	assert_string_equal(ka, kr);
 	assert_string_equal(ka, ko);
 	assert_string_not_equal(ka, ku);
+	/* one option whatever the dashes: a later -ftz overrides --ftz */
+	static const char *const dashes[] = { "-O3", "-DN=4", "--ftz=false", "-arch=sm_90", "-ftz=true" };
+	struct strbuf text = STRBUF_INIT;
+	in.flags = dashes; in.n_flags = 5;
+	cache_key_text(&in, &text);
+	assert_non_null(strstr(text.buf, "\nflag: -ftz=true\n"));
+	assert_null(strstr(text.buf, "ftz=false"));
+	strbuf_release(&text);
+	bundle_free(b);
+}
+
+/* Options the key does not know may accumulate or depend on order: they are
+ * all kept, in order, so that two different builds never share a key. */
+static void
+unknown_flags_keep_every_occurrence_in_order(void **state)
+{
+	struct egg_bundle *b = sample_bundle();
+	struct cache_key_inputs in = sample_inputs(b);
+	static const char *const one[] = { "-O3", "-Xptxas=-O1", "-Xptxas=-O3" };
+	static const char *const swapped[] = { "-O3", "-Xptxas=-O3", "-Xptxas=-O1" };
+	static const char *const single[] = { "-O3", "-Xptxas=-O3" };
+	static const char *const moved[] = { "-Xptxas=-O1", "-Xptxas=-O3", "-O3" };
+	char k1[65], k2[65], k3[65], k4[65];
+	in.flags = one; in.n_flags = 3; key_of(&in, k1);
+	in.flags = swapped; in.n_flags = 3; key_of(&in, k2);
+	in.flags = single; in.n_flags = 2; key_of(&in, k3);
+	in.flags = moved; in.n_flags = 3; key_of(&in, k4);
+	assert_string_not_equal(k1, k2);
+	assert_string_not_equal(k1, k3);
+	assert_string_equal(k1, k4); /* -O3's position does not matter */
+	struct strbuf text = STRBUF_INIT;
+	in.flags = one; in.n_flags = 3;
+	cache_key_text(&in, &text);
+	assert_non_null(strstr(text.buf, "\nflag: -O3\nflag: -Xptxas=-O1\nflag: -Xptxas=-O3\n"));
+	strbuf_release(&text);
 	bundle_free(b);
 }
 
@@ -374,6 +409,7 @@ main(void)
 		cmocka_unit_test(paths_positions_and_pragma_spelling_do_not_change_the_key),
 		cmocka_unit_test(every_input_changes_the_key),
 		cmocka_unit_test(flag_order_does_not_matter_but_the_last_value_wins),
+		cmocka_unit_test(unknown_flags_keep_every_occurrence_in_order),
 		cmocka_unit_test(key_text_is_line_per_input_and_versioned),
 		cmocka_unit_test(sha256_and_hmac_match_known_vectors),
 		cmocka_unit_test(entry_round_trips_through_its_stored_form),
