@@ -38,3 +38,5 @@ EXTRA_DIST += tests/data/cache/bundle.json
 check_PROGRAMS += bench/cache
 bench_cache_SOURCES = bench/cache.c
 bench_cache_LDADD = $(CACHE_LDADD)
+
+dist_man_MANS += man/egg-cache.1
