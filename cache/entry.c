@@ -1,11 +1,12 @@
 /*
  * entry.c -- an entry's JSON form, its checksum and its signature (entry.h).
  *
- * The checksum is computed over the canonical form (unformatted, fixed member
- * order, without checksum and signature).  A reader re-creates the canonical
- * form from the parsed document before comparing: cJSON prints a parsed value
- * back to the same text it was printed from, so the writer's and the reader's
- * canonical forms agree byte for byte for any entry written by this code.
+ * The checksum and the signature cover the stored bytes themselves: the
+ * document is written as its canonical text (unformatted JSON without them)
+ * with ,"checksum":"..." and ,"signature":"..." spliced in before the final
+ * brace.  A reader therefore checks the bytes it received, before and without
+ * re-printing anything, so entries written with another cJSON (which may print
+ * numbers differently) verify just the same.
  */
 #include "config.h"
 #include "cache/entry.h"
@@ -205,29 +206,24 @@ build_document(const struct cache_entry *e)
 	return o;
 }
 
-static void
-seal(cJSON *doc, const char *secret)
-{
-	struct strbuf canon = STRBUF_INIT;
-	print_json(doc, 0, &canon);
-	char hex[CACHE_KEY_HEX_LEN + 1];
-	cache_sha256_hex(canon.buf, canon.len, hex);
-	cJSON_AddStringToObject(doc, "checksum", hex);
-	if (secret && *secret) {
-		cache_hmac_hex(secret, canon.buf, canon.len, hex);
-		cJSON_AddStringToObject(doc, "signature", hex);
-	}
-	strbuf_release(&canon);
-}
-
 void
 cache_entry_serialize(const struct cache_entry *e, const char *secret, struct strbuf *out)
 {
 	cJSON *doc = build_document(e);
-	seal(doc, secret);
-	print_json(doc, 0, out);
-	strbuf_addch(out, '\n');
+	struct strbuf canon = STRBUF_INIT;
+	print_json(doc, 0, &canon);
 	cJSON_Delete(doc);
+	char hex[CACHE_KEY_HEX_LEN + 1];
+	cache_sha256_hex(canon.buf, canon.len, hex);
+	/* the canonical text without its closing brace, then the seals */
+	strbuf_add(out, canon.buf, canon.len - 1);
+	strbuf_addf(out, ",\"checksum\":\"%s\"", hex);
+	if (secret && *secret) {
+		cache_hmac_hex(secret, canon.buf, canon.len, hex);
+		strbuf_addf(out, ",\"signature\":\"%s\"", hex);
+	}
+	strbuf_addstr(out, "}\n");
+	strbuf_release(&canon);
 }
 
 void
@@ -304,51 +300,83 @@ entry_from_document(const cJSON *doc, struct strbuf *err)
 	return e;
 }
 
+/* Reads `"NAME":"<64 hex>"` at *p into hex and advances *p; 0 or -1. */
+static int
+read_seal(const char **p, const char *end, const char *name, char hex[CACHE_KEY_HEX_LEN + 1])
+{
+	size_t n = strlen(name);
+	if ((size_t)(end - *p) < n + CACHE_KEY_HEX_LEN + 5 || (*p)[0] != '"' ||
+	    memcmp(*p + 1, name, n) != 0 || memcmp(*p + 1 + n, "\":\"", 3) != 0)
+		return -1;
+	memcpy(hex, *p + n + 4, CACHE_KEY_HEX_LEN);
+	hex[CACHE_KEY_HEX_LEN] = '\0';
+	if (!cache_key_is_valid(hex) || (*p)[n + 4 + CACHE_KEY_HEX_LEN] != '"')
+		return -1;
+	*p += n + 5 + CACHE_KEY_HEX_LEN;
+	return 0;
+}
+
+/* Splits the stored bytes into the canonical text (appended to canon) and the
+ * seals; -1 with a sentence in err if they are not where a writer puts them. */
+static int
+split_seals(const char *data, size_t len, struct strbuf *canon, char checksum[CACHE_KEY_HEX_LEN + 1],
+	    char signature[CACHE_KEY_HEX_LEN + 1], struct strbuf *err)
+{
+	static const char marker[] = ",\"checksum\":";
+	while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\r'))
+		len--;
+	/* the last occurrence: a result may well have a "checksum" member */
+	const char *at = NULL;
+	for (size_t i = len; i-- > 0 && !at;)
+		if (data[i] == ',' && len - i >= sizeof marker - 1 &&
+		    memcmp(data + i, marker, sizeof marker - 1) == 0)
+			at = data + i;
+	if (!at || len == 0 || data[len - 1] != '}') {
+		strbuf_addstr(err, len ? "it has no checksum (torn or damaged)" : "it is empty");
+		return -1;
+	}
+	const char *p = at + 1, *end = data + len;
+	signature[0] = '\0';
+	if (read_seal(&p, end, "checksum", checksum) < 0 ||
+	    (*p == ',' && (p++, read_seal(&p, end, "signature", signature) < 0)) || p != end - 1) {
+		strbuf_addstr(err, "its checksum is damaged");
+		return -1;
+	}
+	strbuf_add(canon, data, (size_t)(at - data));
+	strbuf_addch(canon, '}');
+	return 0;
+}
+
 struct cache_entry *
 cache_entry_parse(const char *data, size_t len, const char *expect_key, const char *secret,
 		  struct strbuf *err)
 {
-	cJSON *doc = cJSON_ParseWithLength(data, len);
-	if (!cJSON_IsObject(doc)) {
-		strbuf_addstr(err, len ? "it is not complete JSON (torn or damaged)" : "it is empty");
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	struct cache_entry *e = NULL;
-	const char *checksum = NULL, *signature = NULL;
-	if (get_string(doc, "checksum", 0, &checksum)) {
-		strbuf_addstr(err, "it has no checksum");
-		goto out;
-	}
-	checksum = egg_xstrdup(checksum);
-	cJSON *sig = cJSON_DetachItemFromObjectCaseSensitive(doc, "signature");
-	if (cJSON_IsString(sig))
-		signature = egg_xstrdup(sig->valuestring);
-	cJSON_Delete(sig);
-	cJSON_DeleteItemFromObjectCaseSensitive(doc, "checksum");
-
-	e = entry_from_document(doc, err);
-	if (!e)
-		goto out;
-	/* Rebuild the canonical form from the entry: member order and extra
-	 * members in the file do not matter, only what an entry holds. */
-	cJSON *canon_doc = build_document(e);
 	struct strbuf canon = STRBUF_INIT;
-	print_json(canon_doc, 0, &canon);
-	cJSON_Delete(canon_doc);
-	char hex[CACHE_KEY_HEX_LEN + 1];
+	char checksum[CACHE_KEY_HEX_LEN + 1], signature[CACHE_KEY_HEX_LEN + 1], hex[CACHE_KEY_HEX_LEN + 1];
+	struct cache_entry *e = NULL;
+	cJSON *doc = NULL;
+	if (split_seals(data, len, &canon, checksum, signature, err) < 0)
+		goto out;
 	cache_sha256_hex(canon.buf, canon.len, hex);
 	if (strcmp(hex, checksum) != 0) {
 		strbuf_addstr(err, "its checksum does not match its contents (damaged or altered)");
-		goto fail;
+		goto out;
 	}
+	doc = cJSON_ParseWithLength(canon.buf, canon.len);
+	if (!cJSON_IsObject(doc)) {
+		strbuf_addstr(err, "it is not valid JSON despite a matching checksum");
+		goto out;
+	}
+	e = entry_from_document(doc, err);
+	if (!e)
+		goto out;
 	if (expect_key && strcmp(expect_key, e->key) != 0) {
 		strbuf_addf(err, "it holds key %.12s..., not the key it is stored under", e->key);
 		goto fail;
 	}
 	if (secret && *secret) {
 		cache_hmac_hex(secret, canon.buf, canon.len, hex);
-		if (!signature) {
+		if (!signature[0]) {
 			strbuf_addstr(err, "it is not signed and EGG_CACHE_SECRET is set");
 			goto fail;
 		}
@@ -357,16 +385,13 @@ cache_entry_parse(const char *data, size_t len, const char *expect_key, const ch
 			goto fail;
 		}
 	}
-	e->is_signed = signature != NULL;
-	strbuf_release(&canon);
+	e->is_signed = signature[0] != '\0';
 	goto out;
 fail:
-	strbuf_release(&canon);
 	cache_entry_free(e);
 	e = NULL;
 out:
-	free((char *)checksum);
-	free((char *)signature);
 	cJSON_Delete(doc);
+	strbuf_release(&canon);
 	return e;
 }

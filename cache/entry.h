@@ -17,9 +17,14 @@
  *                                         EGG_CACHE_SECRET; only in signed entries
  *
  * The canonical form is the unformatted JSON of the document without
- * "checksum" and "signature", members in the order above.  The checksum
- * catches torn and damaged entries; the signature catches altered ones (anyone
- * can recompute a checksum, only holders of the secret a signature).
+ * "checksum" and "signature", members in the order above.  Those two are
+ * always the last members: a writer splices them in before the final brace,
+ * and a reader takes everything before the last ,"checksum": plus "}" as the
+ * canonical text and checks those bytes as received, so that an entry written
+ * by another JSON printer (another cJSON version formatting numbers its own
+ * way) verifies just the same.  The checksum catches torn and damaged
+ * entries; the signature catches altered ones (anyone can recompute a
+ * checksum, only holders of the secret a signature).
  *
  * Ownership: an entry owns all its strings; getters return pointers valid until
  * the entry is changed or freed; functions that return char * give the caller a

@@ -389,6 +389,36 @@ signature_is_required_and_checked_under_a_secret(void **state)
 	strbuf_release(&err);
 }
 
+/* The checksum covers the bytes as written: another printer's spelling of the
+ * same numbers verifies, and a "checksum" member inside the result does not
+ * confuse the reader. */
+static void
+checksum_covers_the_bytes_as_another_printer_wrote_them(void **state)
+{
+	struct strbuf doc = STRBUF_INIT, err = STRBUF_INIT;
+	strbuf_addf(&doc, "{\"schema\":\"egg-cache-entry\",\"version\":1.0,\"key\":\"%s\","
+		    "\"name\":null,\"outcome\":\"winner\",\"source\":\"int x;\","
+		    "\"result\":{\"speedup\":2.50,\"checksum\":\"not ours\"},\"transcript\":[],"
+		    "\"generator\":{\"backend\":\"builtin\",\"model\":null,\"recipe\":\"1\"}}", KEY);
+	char hex[65], sig[65];
+	cache_sha256_hex(doc.buf, doc.len, hex);
+	cache_hmac_hex("k", doc.buf, doc.len, sig);
+	doc.buf[--doc.len] = '\0'; /* drop the closing brace */
+	strbuf_addf(&doc, ",\"checksum\":\"%s\",\"signature\":\"%s\"}\n", hex, sig);
+	struct cache_entry *e = parse(doc.buf, KEY, "k", &err);
+	if (!e)
+		fail_msg("refused: %s", err.buf);
+	assert_string_equal(cache_entry_source(e), "int x;");
+	assert_true(cache_entry_is_signed(e));
+	cache_entry_free(e);
+	/* a seal that is not last is not where a writer puts it */
+	char *moved = egg_xasprintf("%.*s,\"name2\":1}", (int)(doc.len - 2), doc.buf);
+	assert_null(parse(moved, KEY, NULL, &err));
+	free(moved);
+	strbuf_release(&doc);
+	strbuf_release(&err);
+}
+
 static void
 result_must_be_a_json_object(void **state)
 {
@@ -418,6 +448,7 @@ main(void)
 		cmocka_unit_test(every_truncation_is_refused),
 		cmocka_unit_test(entry_under_another_key_is_refused),
 		cmocka_unit_test(signature_is_required_and_checked_under_a_secret),
+		cmocka_unit_test(checksum_covers_the_bytes_as_another_printer_wrote_them),
 		cmocka_unit_test(result_must_be_a_json_object),
 	};
 	return cmocka_run_group_tests_name("cache_key", tests, NULL, NULL);
