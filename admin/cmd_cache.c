@@ -100,18 +100,42 @@ cache_stats(struct cache_settings *set, struct cache_store *s, int argc, char **
 		strbuf_release(&err);
 		return 1;
 	}
-	if (has_flag(argc, argv, "--json")) {
+	struct cache_remote *remote = cache_remote_new(set->remote, set->secret, &err);
+	if (!remote) {
+		egg_error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	strbuf_release(&err);
+	int json = has_flag(argc, argv, "--json");
+	cJSON *remotes = cJSON_CreateArray();
+	struct strbuf remote_text = STRBUF_INIT;
+	for (int i = 0; i < cache_remote_count(remote); i++) {
+		int ro;
+		const char *url = cache_remote_display(remote, i, &ro);
+		ro |= set->remote_read_only;
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "url", url);
+		cJSON_AddBoolToObject(r, "read_only", ro);
+		cJSON_AddItemToArray(remotes, r);
+		strbuf_addf(&remote_text, "%s%s%s", i ? ", " : "", url, ro ? " (read-only)" : "");
+	}
+	cache_remote_free(remote);
+	if (json) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "dir", set->dir);
 		for (int i = 0; i < CACHE_STAT_COUNT; i++)
 			cJSON_AddNumberToObject(o, cache_stat_name(i), (double)st.v[i]);
 		cJSON_AddNumberToObject(o, "max_size", (double)set->max_size);
+		cJSON_AddItemToObject(o, "remotes", remotes);
 		char *text = cJSON_Print(o);
 		puts(text);
 		free(text);
 		cJSON_Delete(o);
+		strbuf_release(&remote_text);
 		return 0;
 	}
+	cJSON_Delete(remotes);
 	char size[32], limit[32];
 	human_size(st.v[CACHE_STAT_BYTES], size, sizeof size);
 	human_size(set->max_size, limit, sizeof limit);
@@ -120,6 +144,8 @@ cache_stats(struct cache_settings *set, struct cache_store *s, int argc, char **
 		if (i != CACHE_STAT_BYTES)
 			printf("%-16s %" PRIu64 "\n", cache_stat_name(i), st.v[i]);
 	printf("%-16s %s of %s\n", "size", size, set->max_size ? limit : "no limit");
+	printf("%-16s %s\n", "remote storage", remote_text.len ? remote_text.buf : "none");
+	strbuf_release(&remote_text);
 	return 0;
 }
 

@@ -154,6 +154,13 @@ cache_remote_count(const struct cache_remote *r)
 	return r ? r->n : 0;
 }
 
+const char *
+cache_remote_display(const struct cache_remote *r, int i, int *read_only)
+{
+	*read_only = r->ep[i].read_only;
+	return r->ep[i].display;
+}
+
 static void
 warn_once(struct endpoint *ep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -46,6 +46,10 @@ void cache_remote_free(struct cache_remote *r);
 /* Number of remotes configured. */
 int cache_remote_count(const struct cache_remote *r);
 
+/* The i-th remote as it may be shown: its URL without user info, and whether
+ * it is read-only (tokens are never part of it).  The string is owned by r. */
+const char *cache_remote_display(const struct cache_remote *r, int i, int *read_only);
+
 /* Looks key up in each remote in order: 1 and *out (caller frees) on the first
  * valid entry, 0 if none has one (failures warned about once). */
 int cache_remote_get(struct cache_remote *r, const char *key, struct cache_entry **out);

@@ -198,6 +198,9 @@ test_wrong_basic_credentials_are_refused_and_never_printed() {
 	expect_file_lacks p.err "sesame-wrong"
 	expect_file_lacks p.err "egg:"
 	[ -f "$(server_file auth cred)" ] && fail "stored despite wrong credentials"
+	"$EGG" cache stats >st.out
+	expect_file_contains st.out "remote storage   http://127.0.0.1:$PORT/auth"
+	expect_file_lacks st.out "sesame-wrong"
 	export EGG_REMOTE_STORAGE="http://egg:pw@127.0.0.1:$PORT/auth"
 	run_cmd p2 "$CACHE_TOOL" put cred 100
 	expect_file_lines p2.err 0
@@ -211,6 +214,8 @@ test_bearer_token_is_sent_and_never_printed() {
 	export EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/bearer|bearer-token=tok123"
 	run_cmd p "$CACHE_TOOL" put tok 100
 	expect_file_lines p.err 0
+	"$EGG" cache stats --json >st.json
+	expect_file_lacks st.json tok123
 	[ -f "$(server_file bearer tok)" ] || fail "not stored with the token"
 	export EGG_CACHE_DIR=$T/fresh EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/bearer|bearer-token=nope999"
 	run_cmd g "$CACHE_TOOL" get tok && fail "a hit with a wrong token"
