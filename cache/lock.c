@@ -11,6 +11,7 @@
 #include "common/fsutil.h"
 #include "common/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -110,4 +111,29 @@ cache_lock_release(struct cache_lock *lock)
 	close(lock->fd);
 	free(lock->path);
 	free(lock);
+}
+
+int
+cache_lock_sweep(const char *dir)
+{
+	char *locks = fs_join(dir, "locks");
+	DIR *d = opendir(locks);
+	int removed = 0;
+	struct dirent *f;
+	while (d && (f = readdir(d))) {
+		if (f->d_name[0] == '.')
+			continue;
+		char *path = fs_join(locks, f->d_name);
+		int fd;
+		if (try_lock(path, &fd) > 0) {
+			unlink(path);
+			close(fd);
+			removed++;
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(locks);
+	return removed;
 }

@@ -40,4 +40,8 @@ enum cache_lock_status cache_lock_acquire(const char *dir, const char *key, long
 /* Releases and frees the lock; NULL is fine. */
 void cache_lock_release(struct cache_lock *lock);
 
+/* Removes the lock files under dir that nobody holds (left by killed
+ * processes: harmless, but they would accumulate); returns how many. */
+int cache_lock_sweep(const char *dir);
+
 #endif

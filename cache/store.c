@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "cache/store.h"
+#include "cache/lock.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
@@ -400,6 +401,7 @@ evict_locked(struct cache_store *s, uint64_t target, long min_tmp_age, struct ca
 		}
 		free(path);
 	}
+	cache_lock_sweep(s->dir);
 	st->v[CACHE_STAT_ENTRIES] = n - *removed;
 	st->v[CACHE_STAT_BYTES] = total;
 	st->v[CACHE_STAT_EVICTIONS] += *removed;

@@ -11,7 +11,8 @@
  *   stats              the counters, "NAME VALUE" lines, updated in place under
  *                      flock(2) on the file itself, so concurrent builds never
  *                      lose a count
- *   locks/KEY          single-flight locks (lock.h)
+ *   locks/KEY          single-flight locks (lock.h); eviction and clear remove
+ *                      the ones nobody holds
  *
  * Writes are atomic (temporary file, fsync, rename): a reader sees a whole old
  * entry, a whole new one, or none.  An entry that fails its checksum anyway

@@ -323,7 +323,15 @@ lock_of_a_killed_holder_is_recovered(void **state)
 	char *path = egg_xasprintf("%s/locks/%s", dir, LOCK_KEY);
 	assert_int_equal(access(path, F_OK), 0);
 	assert_int_equal(cache_lock_acquire(dir, LOCK_KEY, 0, &l, &err), CACHE_LOCK_ACQUIRED);
+	assert_int_equal(cache_lock_sweep(dir), 0); /* a held lock stays */
 	cache_lock_release(l);
+	assert_int_equal(access(path, F_OK), -1);
+	/* a file left by a killed holder is swept */
+	pid = fork_holder(dir, 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(cache_lock_sweep(dir), 1);
 	assert_int_equal(access(path, F_OK), -1);
 	free(path);
 	strbuf_release(&err);
