@@ -34,6 +34,8 @@ http {
 	client_body_temp_path $T/nginx/tmp/body;
 	proxy_temp_path $T/nginx/tmp/proxy;
 	fastcgi_temp_path $T/nginx/tmp/fastcgi;
+	uwsgi_temp_path $T/nginx/tmp/uwsgi;
+	scgi_temp_path $T/nginx/tmp/scgi;
 	server {
 		listen 127.0.0.1:$PORT;
 		root $WEB;
@@ -53,7 +55,7 @@ http {
 	}
 }
 CONF
-	"$NGINX" -p "$T/nginx" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.err" &
+	"$NGINX" -p "$T/nginx" -e "$T/nginx/error.log" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.err" &
 	NGINX_PID=$!
 	local i
 	for i in $(seq 1 100); do
