@@ -1,7 +1,6 @@
-# admin/: the egg administration program.
+# admin/: the egg administration program.  Each subcommand is admin/cmd_NAME.c;
+# libraries are listed users first (static link order).
 bin_PROGRAMS += egg
-egg_SOURCES = admin/egg.c
-egg_LDADD = libeggcommon.a
-egg_SOURCES += admin/cmd_config.c
+egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-egg_LDADD += $(CJSON_LIBS)
+egg_LDADD = $(CACHE_LDADD)

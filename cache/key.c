@@ -1,0 +1,277 @@
+/*
+ * key.c -- the key text and its SHA-256 (see key.h for the format).
+ *
+ * The text is the contract: it must be the same for the same inputs on every
+ * machine, so it is written from the bundle's structured fields in a fixed
+ * order and never from anything that varies with the checkout (paths, line
+ * numbers) or the clock.  Hashing goes through libcrypto's EVP interface.
+ */
+#include "config.h"
+#include "cache/key.h"
+#include "common/util.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A value on one line: "-" when absent, "\\" and "\n" escaped. */
+static void
+add_value(struct strbuf *out, const char *s)
+{
+	if (!s) {
+		strbuf_addch(out, '-');
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '\\')
+			strbuf_addstr(out, "\\\\");
+		else if (*s == '\n')
+			strbuf_addstr(out, "\\n");
+		else
+			strbuf_addch(out, *s);
+	}
+}
+
+static void
+add_line(struct strbuf *out, const char *name, const char *value)
+{
+	strbuf_addstr(out, name);
+	strbuf_addstr(out, ": ");
+	add_value(out, value);
+	strbuf_addch(out, '\n');
+}
+
+/* " NAME=VALUE" */
+static void
+add_field(struct strbuf *out, const char *name, const char *value)
+{
+	strbuf_addch(out, ' ');
+	strbuf_addstr(out, name);
+	strbuf_addch(out, '=');
+	add_value(out, value);
+}
+
+/* Options that take one value (or are one switch) for the whole compile, so
+ * that a later occurrence overrides an earlier one and their order does not
+ * matter.  Spelled without leading dashes: "-ftz" and "--ftz" are one option. */
+static const char *const single_valued[] = {
+	"arch", "gpu-architecture", "code", "gpu-code", "std", "ftz", "prec-div", "prec-sqrt",
+	"fmad", "use_fast_math", "maxrregcount", "G", "device-debug", "lineinfo",
+	"generate-line-info", "rdc", "relocatable-device-code", "extra-device-vectorization",
+	"default-stream", "restrict", "optimize", "dopt",
+};
+
+/* The identity of a flag whose order does not matter (which earlier
+ * occurrence it overrides), or NULL for any other flag: those keep their
+ * relative order and all their occurrences, because dropping or reordering an
+ * option we do not understand could make two different builds share a key. */
+static char *
+flag_identity(const char *f)
+{
+	if (strncmp(f, "-D", 2) == 0 || strncmp(f, "-U", 2) == 0) {
+		const char *name = f + 2;
+		return egg_xasprintf("macro:%.*s", (int)strcspn(name, "="), name);
+	}
+	if (f[0] == '-' && f[1] == 'O' && strchr(f, '=') == NULL)
+		return egg_xstrdup("optimize");
+	const char *name = f + strspn(f, "-");
+	size_t n = strcspn(name, "=");
+	for (size_t i = 0; i < sizeof single_valued / sizeof *single_valued; i++)
+		if (strlen(single_valued[i]) == n && strncmp(name, single_valued[i], n) == 0)
+			return egg_xstrndup(name, n);
+	return NULL;
+}
+
+static int
+compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The normalized flag list (see key.h): the order-free flags, last occurrence
+ * of each, sorted; then every other flag in command-line order.  Returns the
+ * count and fills *out (caller frees the array, not the strings). */
+static size_t
+normalize_flags(const char *const *flags, size_t n, const char ***out)
+{
+	const char **keep = egg_xcalloc(n ? n : 1, sizeof *keep);
+	char **ids = egg_xcalloc(n ? n : 1, sizeof *ids);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *id = flag_identity(flags[i]);
+		if (!id)
+			continue;
+		size_t j;
+		for (j = 0; j < k && strcmp(ids[j], id) != 0; j++)
+			;
+		if (j < k) { /* a later occurrence wins */
+			free(id);
+			keep[j] = flags[i];
+			continue;
+		}
+		ids[k] = id;
+		keep[k++] = flags[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		free(ids[i]);
+	free(ids);
+	qsort(keep, k, sizeof *keep, compare_strings);
+	for (size_t i = 0; i < n; i++) {
+		char *id = flag_identity(flags[i]);
+		if (!id)
+			keep[k++] = flags[i];
+		free(id);
+	}
+	*out = keep;
+	return k;
+}
+
+static void
+add_bundle(struct strbuf *out, const struct egg_bundle *b)
+{
+	add_line(out, "kind", bundle_kind_name(b->kind));
+	add_line(out, "extern_c", b->extern_c ? "1" : "0");
+	add_line(out, "is_static", b->is_static ? "1" : "0");
+	for (size_t i = 0; i < b->n_includes; i++)
+		add_line(out, "include", b->includes[i]);
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		strbuf_addstr(out, "param: ");
+		add_value(out, p->name);
+		add_field(out, "role", bundle_role_name(p->role));
+		add_field(out, "type", p->type);
+		add_field(out, "elem", p->elem_type);
+		add_field(out, "extent", p->extent);
+		strbuf_addstr(out, " range=");
+		add_value(out, p->range_lo);
+		strbuf_addstr(out, "..");
+		add_value(out, p->range_hi);
+		strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < b->n_workloads; i++) {
+		strbuf_addstr(out, "workload:");
+		for (size_t j = 0; j < b->workloads[i].n_bindings; j++)
+			add_field(out, b->workloads[i].bindings[j].name,
+				  b->workloads[i].bindings[j].value);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addstr(out, "tolerance:");
+	add_field(out, "rtol", b->rtol);
+	add_field(out, "atol", b->atol);
+	strbuf_addch(out, '\n');
+	add_line(out, "precision", bundle_precision_name(b->precision));
+	if (b->launch_grid || b->launch_block) {
+		strbuf_addstr(out, "launch:");
+		add_field(out, "grid", b->launch_grid);
+		add_field(out, "block", b->launch_block);
+		add_field(out, "smem", b->launch_smem);
+		strbuf_addch(out, '\n');
+	} else {
+		add_line(out, "launch", NULL);
+	}
+}
+
+/* "canonical: N lines" then each line as "| LINE"; a final newline does not
+ * make an extra empty line, but its absence is visible ("canonical: N lines,
+ * no final newline") so that the text stays a faithful image of the input. */
+static void
+add_canonical(struct strbuf *out, const char *text)
+{
+	if (!text)
+		text = "";
+	size_t lines = 0;
+	for (const char *p = text; *p; p++)
+		lines += *p == '\n';
+	size_t len = strlen(text);
+	int final_nl = len == 0 || text[len - 1] == '\n';
+	if (!final_nl)
+		lines++;
+	strbuf_addf(out, "canonical: %zu lines%s\n", lines, final_nl ? "" : ", no final newline");
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		strbuf_addstr(out, "| ");
+		strbuf_add(out, p, n);
+		strbuf_addch(out, '\n');
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+void
+cache_key_text(const struct cache_key_inputs *in, struct strbuf *out)
+{
+	strbuf_addf(out, "egg-cache-key: %d\n", CACHE_KEY_VERSION);
+	if (in->bundle)
+		add_bundle(out, in->bundle);
+	add_line(out, "arch", in->arch);
+	add_line(out, "nvcc", in->nvcc_version);
+	const char **flags;
+	size_t n = normalize_flags(in->flags, in->n_flags, &flags);
+	for (size_t i = 0; i < n; i++)
+		add_line(out, "flag", flags[i]);
+	free(flags);
+	strbuf_addstr(out, "generator:");
+	add_field(out, "backend", in->generator.backend);
+	add_field(out, "model", in->generator.model);
+	add_field(out, "recipe", in->generator.recipe);
+	strbuf_addch(out, '\n');
+	add_canonical(out, in->bundle ? in->bundle->canonical : NULL);
+}
+
+static void
+to_hex(const unsigned char *md, unsigned n, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (unsigned i = 0; i < n; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[2 * n] = '\0';
+}
+
+void
+cache_sha256_hex(const void *data, size_t len, char hex[CACHE_KEY_HEX_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+	/* EVP_Digest fails only on allocation failure inside libcrypto. */
+	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
+		egg_error("libcrypto could not compute SHA-256 (out of memory?)");
+		exit(1);
+	}
+	to_hex(md, n, hex);
+}
+
+void
+cache_hmac_hex(const char *secret, const void *data, size_t len, char hex[CACHE_KEY_HEX_LEN + 1])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+	if (!HMAC(EVP_sha256(), secret, (int)strlen(secret), data, len, md, &n) || n != 32) {
+		egg_error("libcrypto could not compute HMAC-SHA256 (out of memory?)");
+		exit(1);
+	}
+	to_hex(md, n, hex);
+}
+
+void
+cache_key_compute(const struct cache_key_inputs *in, char hex[CACHE_KEY_HEX_LEN + 1])
+{
+	struct strbuf text = STRBUF_INIT;
+	cache_key_text(in, &text);
+	cache_sha256_hex(text.buf, text.len, hex);
+	strbuf_release(&text);
+}
+
+int
+cache_key_is_valid(const char *s)
+{
+	size_t i;
+	for (i = 0; s && s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s && i == CACHE_KEY_HEX_LEN;
+}

@@ -1,0 +1,195 @@
+# cache_admin: `egg cache ...` on a local store filled through cache-tool (which
+# drives the cache as egg-cc does), and `egg cache key` on an analyzer bundle.
+
+CACHE_TOOL=$EGG_BUILDDIR/tests/cache-tool
+BUNDLE=$EGG_SRCDIR/tests/data/cache/bundle.json
+
+suite_probe() {
+	[ -x "$CACHE_TOOL" ] || { echo "tests/cache-tool is not built"; return 1; }
+	command -v python3 >/dev/null || { echo "python3 is needed to read --json output"; return 1; }
+}
+
+json_field() { # FILE FIELD
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+entry_path() { # SEED
+	local k
+	k=$("$CACHE_TOOL" key "$1")
+	echo "$EGG_CACHE_DIR/${k:0:2}/${k:2}"
+}
+
+test_stats_count_hits_misses_searches_and_stores() {
+	"$CACHE_TOOL" get a && fail "hit in an empty cache"
+	"$CACHE_TOOL" put a 300 || fail "put failed"
+	"$CACHE_TOOL" get a >/dev/null || fail "miss after put"
+	"$CACHE_TOOL" get a >/dev/null || fail "miss after put"
+	"$CACHE_TOOL" claim b 0 >/dev/null
+	run_cmd s "$EGG" cache stats --json || fail "stats failed: $(cat s.err)"
+	expect_eq "$(json_field s.out hits)" 2 hits
+	expect_eq "$(json_field s.out misses)" 2 misses
+	expect_eq "$(json_field s.out searches)" 1 searches
+	expect_eq "$(json_field s.out stores)" 2 stores
+	expect_eq "$(json_field s.out entries)" 2 entries
+	local bytes
+	bytes=$(($(stat -c %s "$(entry_path a)") + $(stat -c %s "$(entry_path b)")))
+	expect_eq "$(json_field s.out bytes)" "$bytes" bytes
+	run_cmd h "$EGG" cache stats
+	expect_file_contains h.out "cache directory  $EGG_CACHE_DIR"
+	expect_file_contains h.out "searches         1"
+	"$EGG" cache stats --zero >/dev/null
+	"$EGG" cache stats --json >z.json
+	expect_eq "$(json_field z.json hits)" 0 "hits after --zero"
+	expect_eq "$(json_field z.json entries)" 2 "entries after --zero"
+}
+
+test_ls_lists_entries_most_recently_used_first() {
+	"$CACHE_TOOL" put first 100
+	sleep 0.02
+	"$CACHE_TOOL" put-negative second
+	sleep 0.02
+	"$CACHE_TOOL" put third 100
+	sleep 0.02
+	"$CACHE_TOOL" get first >/dev/null # now the most recent
+	run_cmd l "$EGG" cache ls
+	expect_file_lines l.out 3
+	expect_eq "$(awk '{print $NF}' l.out | tr '\n' ' ')" "first third second " order
+	expect_file_contains l.out "negative"
+	run_cmd j "$EGG" cache ls --json
+	expect_eq "$(python3 -c 'import json; print(len(json.load(open("j.out"))))')" 3 "json entries"
+}
+
+test_show_prints_the_report_by_key_or_prefix() {
+	"$CACHE_TOOL" put kern 200
+	local key
+	key=$("$CACHE_TOOL" key kern)
+	run_cmd s "$EGG" cache show "${key:0:8}" || fail "show by prefix failed: $(cat s.err)"
+	expect_file_contains s.out "key:        $key"
+	expect_file_contains s.out "outcome:    winner"
+	expect_file_contains s.out '"speedup":'
+	expect_file_contains s.out "// winner for kern"
+	run_cmd src "$EGG" cache show "$key" --source
+	expect_eq "$(head -n 1 src.out)" "// winner for kern"
+	run_cmd j "$EGG" cache show "$key" --json
+	expect_eq "$(json_field j.out outcome)" winner
+	run_cmd m "$EGG" cache show 0000000000 && fail "show of an absent key succeeded"
+	expect_file_contains m.err "no cache entry has the key"
+}
+
+test_clear_removes_every_entry() {
+	for i in 1 2 3; do "$CACHE_TOOL" put "c$i" 100; done
+	run_cmd c "$EGG" cache clear || fail "clear failed"
+	expect_file_contains c.out "removed 3 entries"
+	"$CACHE_TOOL" get c1 && fail "entry survived clear"
+	"$EGG" cache stats --json >s.json
+	expect_eq "$(json_field s.json entries)" 0 entries
+	expect_eq "$(json_field s.json bytes)" 0 bytes
+}
+
+test_evict_keeps_the_most_recent_within_the_size() {
+	for i in 1 2 3 4 5 6; do
+		"$CACHE_TOOL" put "e$i" 1000
+		sleep 0.02
+	done
+	local size
+	size=$(stat -c %s "$(entry_path e6)")
+	run_cmd ev "$EGG" cache evict --max-size $((size * 2 + 10)) || fail "evict failed: $(cat ev.err)"
+	expect_file_contains ev.out "removed 4 entries"
+	"$CACHE_TOOL" get e6 >/dev/null || fail "most recent entry evicted"
+	"$CACHE_TOOL" get e5 >/dev/null || fail "second most recent entry evicted"
+	"$CACHE_TOOL" get e4 && fail "old entry kept"
+	run_cmd bad "$EGG" cache evict --max-size lots && fail "a bad size was accepted"
+	expect_file_contains bad.err "is not a size"
+}
+
+test_size_limit_evicts_on_store() {
+	export EGG_MAX_SIZE=8K
+	for i in $(seq 1 20); do "$CACHE_TOOL" put "s$i" 1000; done
+	"$EGG" cache stats --json >s.json
+	[ "$(json_field s.json bytes)" -le 8192 ] || fail "over the limit: $(json_field s.json bytes) bytes"
+	[ "$(json_field s.json evictions)" -gt 0 ] || fail "nothing evicted"
+	"$CACHE_TOOL" get s20 >/dev/null || fail "the newest entry was evicted"
+}
+
+test_export_and_import_move_entries_between_caches() {
+	"$CACHE_TOOL" put x1 500
+	"$CACHE_TOOL" put-negative x2
+	run_cmd ex "$EGG" cache export "$T/all.egg" || fail "export failed: $(cat ex.err)"
+	expect_file_contains ex.out "exported 2 entries"
+	expect_file_lines "$T/all.egg" 3
+	export EGG_CACHE_DIR=$T/other
+	"$CACHE_TOOL" get x1 && fail "hit in the fresh cache"
+	run_cmd im "$EGG" cache import "$T/all.egg" || fail "import failed: $(cat im.err)"
+	expect_file_contains im.out "imported 2 entries"
+	"$CACHE_TOOL" get x1 >got || fail "imported entry missing"
+	expect_file_contains got "// winner for x1"
+	expect_eq "$("$CACHE_TOOL" get x2)" negative
+}
+
+test_import_skips_altered_entries_and_says_which_line() {
+	"$CACHE_TOOL" put y1 100
+	"$CACHE_TOOL" put y2 100
+	"$EGG" cache export "$T/all.egg" >/dev/null
+	sed -i '3s/winner for/WINNER FOR/' "$T/all.egg"
+	export EGG_CACHE_DIR=$T/other
+	run_cmd im "$EGG" cache import "$T/all.egg" && fail "import of an altered file succeeded"
+	expect_file_contains im.err "all.egg:3: entry skipped"
+	expect_file_contains im.err "checksum"
+	expect_file_contains im.out "imported 1 entries"
+	echo '{"schema":"something-else"}' >bad.egg
+	run_cmd b "$EGG" cache import bad.egg && fail "a foreign file was imported"
+	expect_file_contains b.err "is not an egg cache export"
+}
+
+test_invalid_entry_is_reported_once_and_treated_as_a_miss() {
+	"$CACHE_TOOL" put t 100
+	local p
+	p=$(entry_path t)
+	sed -i 's/winner for t/winner for T/' "$p"
+	run_cmd g1 "$CACHE_TOOL" get t && fail "an altered entry was a hit"
+	expect_file_lines g1.err 1
+	expect_file_contains g1.err "warning: ignoring the invalid cache entry"
+	run_cmd g2 "$CACHE_TOOL" get t && fail "second lookup hit"
+	expect_file_lines g2.err 0
+	"$EGG" cache stats --json >s.json
+	expect_eq "$(json_field s.json errors)" 1 errors
+}
+
+test_key_is_printed_and_paths_do_not_change_it() {
+	run_cmd k "$EGG" cache key --bundle "$BUNDLE" -- -O3 -arch=sm_90 || fail "key failed: $(cat k.err)"
+	[[ $(cat k.out) =~ ^[0-9a-f]{64}\ \ scale$ ]] || fail "unexpected output: $(cat k.out)"
+	sed 's|/home/alice/src/scale.cu|/build/elsewhere/scale.cu|; s|"line": 12|"line": 400|' "$BUNDLE" >moved.json
+	run_cmd m "$EGG" cache key --bundle moved.json -- -arch=sm_90 -O3
+	expect_eq "$(cat m.out)" "$(cat k.out)" "key after moving the file and reordering flags"
+	run_cmd f "$EGG" cache key --bundle "$BUNDLE" -- -O3 -arch=sm_90 -use_fast_math
+	[ "$(cat f.out)" != "$(cat k.out)" ] || fail "-use_fast_math did not change the key"
+	run_cmd a "$EGG" cache key --bundle "$BUNDLE" -- -O3 -arch=sm_80
+	[ "$(cat a.out)" != "$(cat k.out)" ] || fail "the architecture did not change the key"
+}
+
+test_key_explain_shows_what_was_hashed_so_a_miss_is_a_diff() {
+	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O3 -arch=sm_90 >one.txt || fail "explain failed"
+	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O2 -arch=sm_90 >two.txt
+	expect_file_contains one.txt "egg-cache-key: 1"
+	expect_file_contains one.txt "arch: sm_90"
+	expect_file_contains one.txt "| 		y[i] = 2.0f * x[i];"
+	expect_file_lacks one.txt "alice"
+	diff one.txt two.txt | grep '^[<>]' >d.txt
+	expect_eq "$(grep -c '^[<>] flag' d.txt)" 2 "flag lines in the diff"
+	expect_eq "$(grep -vc '^[<>] \(flag\|# key\)' d.txt)" 0 "other lines in the diff"
+	# the key is the SHA-256 of the text between the comment lines
+	expect_eq "$(grep -v '^#' one.txt | sha256sum | cut -d' ' -f1)" "$(sed -n 's/^# key: //p' one.txt)" "hash of the text"
+}
+
+test_key_without_bundle_or_arch_explains_what_is_missing() {
+	run_cmd n "$EGG" cache key -- -O3 && fail "key without a bundle succeeded"
+	expect_file_contains n.err "needs --bundle FILE"
+	run_cmd a "$EGG" cache key --bundle "$BUNDLE" -- -O3 && fail "key without an architecture succeeded"
+	expect_file_contains a.err "no target architecture"
+}
+
+test_unknown_cache_command_is_a_usage_error() {
+	run_cmd u "$EGG" cache frobnicate
+	expect_eq "$(cat u.rc)" 2 "exit status"
+	expect_file_contains u.err "unknown cache command 'frobnicate'"
+}

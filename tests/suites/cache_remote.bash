@@ -1,0 +1,284 @@
+# cache_remote: remote storage over HTTP against a real nginx (WebDAV PUT),
+# which each test starts on a free loopback port and stops; a python3 stdlib
+# server stands in for a remote that accepts connections and never answers.
+
+CACHE_TOOL=$EGG_BUILDDIR/tests/cache-tool
+NGINX=${EGG_TEST_NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+
+suite_probe() {
+	[ -x "$CACHE_TOOL" ] || { echo "tests/cache-tool is not built"; return 1; }
+	[ -x "$NGINX" ] || { echo "nginx is not installed (Debian: apt-get install nginx-light)"; return 1; }
+	command -v python3 >/dev/null || { echo "python3 is needed for the stalling server"; return 1; }
+}
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Starts nginx with: /rw/ (PUT), /rw2/ (PUT), /ro/ (GET only), /err/ (500),
+# /auth/ (basic auth egg:pw), /bearer/ (token tok123).  Sets PORT and WEB.
+start_nginx() {
+	PORT=$(free_port)
+	WEB=$T/nginx/root
+	mkdir -p "$WEB/rw" "$WEB/rw2" "$WEB/ro" "$WEB/auth" "$WEB/bearer" "$T/nginx/tmp"
+	echo 'egg:{PLAIN}pw' >"$T/nginx/htpasswd"
+	cat >"$T/nginx/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $T/nginx/nginx.pid;
+error_log $T/nginx/error.log;
+events { worker_connections 64; }
+http {
+	access_log $T/nginx/access.log;
+	client_body_temp_path $T/nginx/tmp/body;
+	proxy_temp_path $T/nginx/tmp/proxy;
+	fastcgi_temp_path $T/nginx/tmp/fastcgi;
+	uwsgi_temp_path $T/nginx/tmp/uwsgi;
+	scgi_temp_path $T/nginx/tmp/scgi;
+	server {
+		listen 127.0.0.1:$PORT;
+		root $WEB;
+		client_max_body_size 64m;
+		location /rw/ { dav_methods PUT DELETE; create_full_put_path on; }
+		location /rw2/ { dav_methods PUT DELETE; create_full_put_path on; }
+		location /ro/ { }
+		location /err/ { return 500; }
+		location /auth/ {
+			auth_basic "egg"; auth_basic_user_file $T/nginx/htpasswd;
+			dav_methods PUT; create_full_put_path on;
+		}
+		location /bearer/ {
+			if (\$http_authorization != "Bearer tok123") { return 401; }
+			dav_methods PUT; create_full_put_path on;
+		}
+	}
+}
+CONF
+	"$NGINX" -p "$T/nginx" -e "$T/nginx/error.log" -c "$T/nginx/nginx.conf" 2>"$T/nginx/start.err" &
+	NGINX_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $PORT), 0.1)" 2>/dev/null && return 0
+		kill -0 $NGINX_PID 2>/dev/null || fail "nginx did not start: $(cat "$T/nginx/start.err" "$T/nginx/error.log" 2>/dev/null)"
+		sleep 0.05
+	done
+	fail "nginx did not listen on port $PORT"
+}
+
+stop_nginx() {
+	[ -n "${NGINX_PID:-}" ] && kill $NGINX_PID 2>/dev/null && wait $NGINX_PID 2>/dev/null
+	NGINX_PID=
+}
+
+# Each test runs in its own bash: stop nginx whichever way the test ends.
+trap stop_nginx EXIT
+
+server_file() { # PATH SEED: the file a remote at /PATH/ holds for SEED
+	local k
+	k=$("$CACHE_TOOL" key "$2")
+	echo "$WEB/$1/${k:0:2}/${k:2}"
+}
+
+test_round_trip_through_nginx_and_copy_to_local() {
+	start_nginx
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/rw
+	run_cmd p "$CACHE_TOOL" put rt 500 || fail "put failed: $(cat p.err)"
+	[ -f "$(server_file rw rt)" ] || fail "the entry did not reach nginx"
+	expect_file_lines p.err 0
+	export EGG_CACHE_DIR=$T/fresh
+	run_cmd g "$CACHE_TOOL" get rt || fail "remote miss: $(cat g.err)"
+	expect_file_contains g.out "// winner for rt"
+	"$EGG" cache stats --json >s.json
+	expect_file_contains s.json '"remote_hits":	1'
+	# now served locally, even with the server gone
+	stop_nginx
+	run_cmd g2 "$CACHE_TOOL" get rt || fail "not copied to the local store"
+	expect_file_lines g2.err 0
+	"$CACHE_TOOL" has rt && fail "HEAD found an entry on a stopped server"
+	return 0
+}
+
+test_head_finds_an_entry_on_the_remote() {
+	start_nginx
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/rw
+	"$CACHE_TOOL" has hd && fail "HEAD found an entry before it was stored"
+	"$CACHE_TOOL" put hd 100
+	"$CACHE_TOOL" has hd || fail "HEAD did not find the stored entry"
+	grep -q '"HEAD /rw/' "$T/nginx/access.log" || fail "no HEAD request reached nginx"
+}
+
+test_read_only_remote_is_never_written() {
+	start_nginx
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/rw|read-only"
+	run_cmd p "$CACHE_TOOL" put ro 100 || fail "local put failed"
+	expect_file_lines p.err 0
+	[ -f "$(server_file rw ro)" ] && fail "a read-only remote was written"
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/rw" EGG_REMOTE_READ_ONLY=1
+	"$CACHE_TOOL" put ro2 100
+	[ -f "$(server_file rw ro2)" ] && fail "remote_read_only did not stop the upload"
+	expect_file_lacks "$T/nginx/access.log" '"PUT '
+}
+
+test_several_remotes_are_tried_in_order() {
+	start_nginx
+	EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/rw2 "$CACHE_TOOL" put two 100
+	export EGG_CACHE_DIR=$T/fresh
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/rw http://127.0.0.1:$PORT/rw2"
+	run_cmd g "$CACHE_TOOL" get two || fail "the second remote was not asked"
+	expect_file_lines g.err 0
+	grep -n 'GET /rw' "$T/nginx/access.log" | grep -q 'GET /rw/.* 404' || fail "the first remote was not asked first"
+}
+
+test_remote_that_is_down_is_one_warning_and_a_miss() {
+	local port
+	port=$(free_port)
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$port/rw
+	run_cmd g "$CACHE_TOOL" get down && fail "a hit from nowhere"
+	expect_eq "$(cat g.rc)" 1 "lookup status"
+	expect_file_lines g.err 1
+	expect_file_contains g.err "warning: remote cache http://127.0.0.1:$port/rw: GET failed"
+	run_cmd p "$CACHE_TOOL" put down 100 || fail "the local store failed because the remote is down"
+	expect_file_lines p.err 1
+	"$CACHE_TOOL" get down >/dev/null || fail "not stored locally"
+}
+
+test_remote_answering_500_is_one_warning_and_a_miss() {
+	start_nginx
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/err
+	run_cmd g "$CACHE_TOOL" get e5 && fail "a hit from a failing server"
+	expect_file_lines g.err 1
+	expect_file_contains g.err "answered HTTP 500"
+	run_cmd p "$CACHE_TOOL" put e5 100 || fail "a failing remote failed the store"
+	expect_file_lines p.err 1
+}
+
+test_stalled_remote_times_out_with_one_warning() {
+	local port
+	port=$(free_port)
+	python3 - "$port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+held = []
+end = time.time() + 20
+s.settimeout(0.5)
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+        held.append(c)  # read nothing, answer nothing
+    except socket.timeout:
+        pass
+PY
+	local spid=$!
+	python3 -c "import socket,time
+for _ in range(100):
+    try: socket.create_connection(('127.0.0.1', $port), 0.1); break
+    except OSError: time.sleep(0.05)"
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$port/rw|timeout=400"
+	local start end
+	start=$(date +%s%N)
+	run_cmd g "$CACHE_TOOL" get stall
+	end=$(date +%s%N)
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	expect_eq "$(cat g.rc)" 1 "lookup status"
+	[ $(((end - start) / 1000000)) -lt 3000 ] || fail "took $(((end - start) / 1000000)) ms"
+	expect_file_lines g.err 1
+	expect_file_contains g.err "timed out"
+}
+
+test_wrong_basic_credentials_are_refused_and_never_printed() {
+	start_nginx
+	export EGG_REMOTE_STORAGE="http://egg:sesame-wrong@127.0.0.1:$PORT/auth"
+	run_cmd p "$CACHE_TOOL" put cred 100
+	expect_file_lines p.err 1
+	expect_file_contains p.err "HTTP 401 (wrong or missing credentials?)"
+	expect_file_contains p.err "http://127.0.0.1:$PORT/auth"
+	expect_file_lacks p.err "sesame-wrong"
+	expect_file_lacks p.err "egg:"
+	[ -f "$(server_file auth cred)" ] && fail "stored despite wrong credentials"
+	"$EGG" cache stats >st.out
+	expect_file_contains st.out "remote storage   http://127.0.0.1:$PORT/auth"
+	expect_file_lacks st.out "sesame-wrong"
+	export EGG_REMOTE_STORAGE="http://egg:pw@127.0.0.1:$PORT/auth"
+	run_cmd p2 "$CACHE_TOOL" put cred 100
+	expect_file_lines p2.err 0
+	[ -f "$(server_file auth cred)" ] || fail "not stored with the right credentials"
+	export EGG_CACHE_DIR=$T/fresh
+	"$CACHE_TOOL" get cred >/dev/null || fail "not read back with the right credentials"
+}
+
+test_bearer_token_is_sent_and_never_printed() {
+	start_nginx
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/bearer|bearer-token=tok123"
+	run_cmd p "$CACHE_TOOL" put tok 100
+	expect_file_lines p.err 0
+	"$EGG" cache stats --json >st.json
+	expect_file_lacks st.json tok123
+	[ -f "$(server_file bearer tok)" ] || fail "not stored with the token"
+	export EGG_CACHE_DIR=$T/fresh EGG_REMOTE_STORAGE="http://127.0.0.1:$PORT/bearer|bearer-token=nope999"
+	run_cmd g "$CACHE_TOOL" get tok && fail "a hit with a wrong token"
+	expect_file_contains g.err "HTTP 401"
+	expect_file_lacks g.err "nope999"
+}
+
+# Rewrites the entry's source and recomputes its checksum the way egg does,
+# keeping the old signature: only the secret can tell.
+tamper() { # FILE
+	python3 - "$1" <<'PY'
+import hashlib, json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+doc["source"] = doc["source"].replace("winner", "LOSER!")
+sig = doc.pop("signature", None)
+doc.pop("checksum")
+canon = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+doc["checksum"] = hashlib.sha256(canon.encode()).hexdigest()
+if sig:
+    doc["signature"] = sig
+open(path, "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n")
+PY
+}
+
+test_tampered_remote_entry_is_refused_under_a_secret() {
+	start_nginx
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/rw EGG_CACHE_SECRET=s3cret
+	"$CACHE_TOOL" put signed 100
+	expect_file_contains "$(server_file rw signed)" '"signature":'
+	export EGG_CACHE_DIR=$T/fresh1
+	"$CACHE_TOOL" get signed >/dev/null || fail "a correctly signed entry was refused"
+	tamper "$(server_file rw signed)"
+	export EGG_CACHE_DIR=$T/fresh2
+	run_cmd g "$CACHE_TOOL" get signed && fail "a tampered entry was accepted"
+	expect_file_lines g.err 1
+	expect_file_contains g.err "signature is wrong"
+	expect_file_lacks g.err "s3cret"
+	# control: without a secret the recomputed checksum passes, so only the
+	# signature caught the change
+	unset EGG_CACHE_SECRET
+	export EGG_CACHE_DIR=$T/fresh3
+	run_cmd c "$CACHE_TOOL" get signed || fail "the tampered entry's checksum did not pass: $(cat c.err)"
+	expect_file_contains c.out "LOSER!"
+}
+
+test_unsigned_remote_entry_is_refused_under_a_secret() {
+	start_nginx
+	export EGG_REMOTE_STORAGE=http://127.0.0.1:$PORT/rw
+	"$CACHE_TOOL" put plain 100
+	export EGG_CACHE_DIR=$T/fresh EGG_CACHE_SECRET=s3cret
+	run_cmd g "$CACHE_TOOL" get plain && fail "an unsigned entry was accepted"
+	expect_file_contains g.err "not signed"
+}
+
+test_malformed_remote_specification_is_a_clear_error() {
+	export EGG_REMOTE_STORAGE="ftp://example/cache"
+	run_cmd g "$CACHE_TOOL" get x
+	expect_file_contains g.err "is not an http:// or https:// URL"
+	export EGG_REMOTE_STORAGE="http://u:secretpw@127.0.0.1:1/c|speed=fast"
+	run_cmd g2 "$CACHE_TOOL" get x
+	expect_file_contains g2.err "unknown property 'speed'"
+	expect_file_lacks g2.err secretpw
+}
