@@ -17,6 +17,7 @@
  */
 #include "config.h"
 #include "cache/cache.h"
+#include "common/egg_config.h"
 #include "common/bundle.h"
 #include "common/fsutil.h"
 #include "common/util.h"
@@ -547,8 +548,16 @@ cmd_cache(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct cache_store *s = NULL;
 	int status = 1;
-	if (cache_settings_from_env(&set, &err) < 0 ||
-	    !(s = cache_store_open(set.dir, set.max_size, &err))) {
+	struct egg_config *cfg = egg_config_new();
+	memset(&set, 0, sizeof set);
+	if (egg_config_load(cfg, NULL, &err) < 0) {
+		egg_error("%s", err.buf);
+		egg_config_free(cfg);
+		goto out;
+	}
+	cache_settings_from_config(&set, cfg);
+	egg_config_free(cfg);
+	if (!(s = cache_store_open(set.dir, set.max_size, &err))) {
 		egg_error("%s", err.buf);
 		goto out;
 	}

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "cache/cache.h"
+#include "common/egg_config.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
@@ -104,6 +105,28 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	v = getenv("EGG_REMOTE_READ_ONLY");
 	s->remote_read_only = v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "yes") == 0);
 	return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s && *s ? egg_xstrdup(s) : NULL;
+}
+
+void
+cache_settings_from_config(struct cache_settings *s, const struct egg_config *cfg)
+{
+	memset(s, 0, sizeof *s);
+	s->dir = dup_or_null(egg_config_get(cfg, "cache_dir"));
+	if (!s->dir) {
+		const char *home = getenv("HOME");
+		s->dir = egg_xasprintf("%s/.cache/egg", home && *home ? home : ".");
+	}
+	s->max_size = egg_config_size(cfg, "max_size");
+	s->remote = dup_or_null(egg_config_get(cfg, "remote_storage"));
+	s->remote_read_only = egg_config_bool(cfg, "remote_read_only");
+	s->secret = dup_or_null(egg_config_get(cfg, "cache_secret"));
+	s->lock_timeout_ms = (long)egg_config_seconds(cfg, "lock_timeout") * 1000;
 }
 
 void

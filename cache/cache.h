@@ -49,6 +49,13 @@ struct cache_settings {
 int cache_settings_from_env(struct cache_settings *s, struct strbuf *err);
 void cache_settings_release(struct cache_settings *s);
 
+/* Fills s from egg's configuration (cache_dir, max_size, remote_storage,
+ * remote_read_only, cache_secret, lock_timeout), which already holds the
+ * EGG_* variables and --egg-* options.  Never fails: the configuration checked
+ * every value when it was loaded. */
+struct egg_config;
+void cache_settings_from_config(struct cache_settings *s, const struct egg_config *cfg);
+
 /* "2G", "500M", "64k", "1024": bytes (binary multiples; an optional trailing
  * "B" or "iB" is accepted).  -1 if s is not a size. */
 int cache_parse_size(const char *s, uint64_t *out);

@@ -77,6 +77,9 @@ static const struct key keys[] = {
 	{ "timeout", T_DURATION, NULL, "120s",
 	  "time limit of one step egg waits for: a backend request, a remote transfer, a "
 	  "candidate's run (0: none)" },
+	{ "lock_timeout", T_DURATION, NULL, "300s",
+	  "how long a build waits for another build's search of the same kernel before it "
+	  "uses the reference" },
 	{ "log_file", T_PATH, NULL, NULL,
 	  "file to which egg appends what it did and why (secrets never appear in it)" },
 	{ "debug", T_BOOL, NULL, "false", "keep temporary files and log every step" },
