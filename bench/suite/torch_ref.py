@@ -1,0 +1,335 @@
+"""torch_ref.py -- the PyTorch eager side of the benchmark suite.
+
+For every case in cases/ this file holds the equivalent PyTorch eager computation
+(REF below, keyed by the case's file name, written against flat buffers named as the
+launcher's parameters).  It serves twice:
+
+* correctness: bench_main dumps each workload's inputs (as they were before the call)
+  and outputs; check() recomputes the outputs in float64 on the GPU from those exact
+  inputs (integer buffers stay integer) and compares element by element with the
+  case's tolerance, |got - ref| <= atol + rtol * |ref|; integer outputs must be equal;
+  NaN never passes.  Also reported: max abs error and ||got - ref|| / ||ref||.
+* speed: time_case() runs the same function in fp32 on fresh random inputs of the
+  first workload's sizes (ranges honoured), timed like bench_main: three warm-ups,
+  then per repetition an L2 flush (writing 256 MiB), CUDA events around the call and a
+  synchronize; median of N, N adapted to a time budget.
+
+TF32 is off for fp32 matmuls (torch.backends.cuda.matmul.allow_tf32 = False).
+Without torch (stdlib only), `python3 torch_ref.py --list` still prints the case
+names REF covers, so CPU tests can check that every case has a PyTorch equivalent.
+"""
+import json
+import os
+import sys
+import time
+
+torch = None
+F = None
+# "cpu" only for CPU tests of this file's logic (timing then uses a host clock)
+DEVICE = os.environ.get("BENCH_TORCH_DEVICE", "cuda")
+
+
+def load_torch():
+    """Import torch lazily; returns False (and stays usable for --list) without it or a GPU."""
+    global torch, F
+    if torch is not None:
+        return True
+    try:
+        import torch as _t
+        import torch.nn.functional as _f
+    except ImportError:
+        return False
+    if DEVICE == "cuda" and not _t.cuda.is_available():
+        return False
+    torch, F = _t, _f
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    return True
+
+
+class _HostEvent:
+    """torch.cuda.Event's timing interface on the host clock (BENCH_TORCH_DEVICE=cpu)."""
+
+    def record(self):
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1e3
+
+
+def _event():
+    return torch.cuda.Event(enable_timing=True) if DEVICE == "cuda" else _HostEvent()
+
+
+def _sync():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def _empty_cache():
+    if DEVICE == "cuda":
+        torch.cuda.empty_cache()
+
+
+def _i(s, k):
+    return int(s[k])
+
+
+def _rms_add(t, s):
+    hid = _i(s, "hidden")
+    h = t["x"] + t["res"]
+    h2 = h.view(-1, hid)
+    if h.dtype == torch.float32 and hasattr(F, "rms_norm"):
+        y = F.rms_norm(h2, (hid,), t["weight"], float(s["eps"]))
+    else:
+        y = h2 * torch.rsqrt(h2.pow(2).mean(-1, keepdim=True) + float(s["eps"])) * t["weight"]
+    return {"h": h, "y": y}
+
+
+def _stencil(t, s):
+    u = t["u"].view(_i(s, "height"), _i(s, "width"))
+    c, d = float(s["center"]), float(s["side"])
+    v = u.clone()
+    v[1:-1, 1:-1] = c * u[1:-1, 1:-1] + d * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return {"v": v}
+
+
+def _bincount(t, s):
+    keys = t["keys"]
+    try:
+        b = torch.bincount(keys, minlength=_i(s, "nbins"))
+    except RuntimeError:
+        b = torch.bincount(keys.long(), minlength=_i(s, "nbins"))
+    return {"bins": b}
+
+
+def _collatz(t, s):
+    v = t["start"].long()
+    steps = torch.zeros_like(v)
+    active = v != 1
+    while bool(active.any()):
+        nxt = torch.where((v & 1) == 1, 3 * v + 1, v >> 1)
+        v = torch.where(active, nxt, v)
+        steps += active
+        active = v != 1
+    return {"steps": steps}
+
+
+REF = {
+    "relu": lambda t, s: {"y": torch.relu(t["x"])},
+    "gelu_tanh": lambda t, s: {"out": F.gelu(t["in"], approximate="tanh")},
+    "silu": lambda t, s: {"y": F.silu(t["x"])},
+    "bias_gelu": lambda t, s: {"out": F.gelu(t["x"].view(-1, _i(s, "hidden")) + t["bias"])},
+    "scale_residual_relu": lambda t, s: {"y": torch.relu(float(s["alpha"]) * t["x"] + t["residual"])},
+    "swiglu": lambda t, s: {"out": F.silu(t["gate"]) * t["up"]},
+    "row_sum": lambda t, s: {"out": t["x"].view(_i(s, "rows"), _i(s, "cols")).sum(1)},
+    "row_max": lambda t, s: {"output": t["input"].view(_i(s, "rows"), _i(s, "cols")).amax(1)},
+    "row_mean": lambda t, s: {"mean": t["x"].view(_i(s, "rows"), _i(s, "cols")).mean(1)},
+    "mid_sum": lambda t, s: {"y": t["x"].view(_i(s, "batch"), _i(s, "dim"), _i(s, "inner")).sum(1)},
+    "sum_squares": lambda t, s: {"result": torch.sum(t["x"] * t["x"]).reshape(1)},
+    "softmax": lambda t, s: {"probs": torch.softmax(t["logits"].view(-1, _i(s, "classes")), 1)},
+    "log_softmax": lambda t, s: {"y": torch.log_softmax(t["x"].view(-1, _i(s, "cols")), 1)},
+    "layer_norm": lambda t, s: {"y": F.layer_norm(t["x"].view(-1, _i(s, "cols")), (_i(s, "cols"),),
+                                                  t["gamma"], t["beta"], float(s["eps"]))},
+    "rms_norm_residual": _rms_add,
+    "matmul": lambda t, s: {"C": torch.mm(t["A"].view(_i(s, "M"), _i(s, "K")),
+                                          t["B"].view(_i(s, "K"), _i(s, "N")))},
+    "linear_relu": lambda t, s: {"output": torch.relu(F.linear(
+        t["input"].view(_i(s, "batch"), _i(s, "in_features")),
+        t["weight"].view(_i(s, "out_features"), _i(s, "in_features")), t["bias"]))},
+    "bmm": lambda t, s: {"c": torch.bmm(t["a"].view(_i(s, "batch"), _i(s, "m"), _i(s, "k")),
+                                        t["b"].view(_i(s, "batch"), _i(s, "k"), _i(s, "n")))},
+    "transpose": lambda t, s: {"out": t["in"].view(_i(s, "rows"), _i(s, "cols")).t().contiguous()},
+    "embedding": lambda t, s: {"out": F.embedding(t["ids"], t["table"].view(_i(s, "vocab"), _i(s, "dim")))},
+    "stencil5": _stencil,
+    "batchnorm_infer": lambda t, s: {"y": F.batch_norm(
+        t["x"].view(_i(s, "n"), _i(s, "c"), _i(s, "hw")), t["mean"], t["var"], t["gamma"], t["beta"],
+        training=False, eps=float(s["eps"]))},
+    "row_cumsum": lambda t, s: {"y": torch.cumsum(t["x"].view(_i(s, "rows"), _i(s, "cols")), 1)},
+    "histogram": _bincount,
+    "collatz": _collatz,
+    "bitonic_segments": lambda t, s: {"sorted": torch.sort(t["keys"].view(-1, _i(s, "seg")), dim=1).values},
+}
+
+DTYPE_NAMES = ("float32", "float64", "int32", "int64", "uint8", "int8")
+
+
+def _dtype(name):
+    return getattr(torch, name)
+
+
+def _is_float(name):
+    return name.startswith("float")
+
+
+def _load(path, dtype, count):
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    t = torch.frombuffer(data, dtype=_dtype(dtype)) if data else torch.empty(0, dtype=_dtype(dtype))
+    if t.numel() != count:
+        raise ValueError("%s holds %d elements, expected %d" % (path, t.numel(), count))
+    return t.to(DEVICE)
+
+
+def compare(got, ref, rtol, atol):
+    """Element-wise verdict of GOT against the float64/integer REF (both flat, on the GPU)."""
+    res = {"elements": got.numel()}
+    if got.numel() != ref.numel():
+        res.update(ok=False, why="%d elements, reference has %d" % (got.numel(), ref.numel()))
+        return res
+    if not got.is_floating_point() and not ref.is_floating_point():
+        bad = int((got.long() != ref.long()).sum())
+        res.update(ok=bad == 0, bad=bad, max_abs_err=float((got.long() - ref.long()).abs().max()) if got.numel() else 0.0,
+                   rel_l2=0.0 if bad == 0 else None)
+        return res
+    g, r = got.double(), ref.double()
+    err = (g - r).abs()
+    within = err <= atol + rtol * r.abs()
+    bad = int((~within).sum())
+    nref = float(r.norm())
+    finite = bool(torch.isfinite(err).all())
+    res.update(ok=bad == 0, bad=bad, max_abs_err=float(err.max()) if err.numel() and finite else None,
+               rel_l2=(float((g - r).norm()) / nref if nref > 0 else float((g - r).norm())) if finite else None)
+    if bad:
+        i = int((~within).nonzero()[0])
+        res["first_bad"] = {"index": i, "got": float(g[i]), "ref": float(r[i])}
+    return res
+
+
+def check(case, dump_dir, rtol, atol):
+    """Compare a bench_main dump with PyTorch in float64; returns a JSON-able verdict."""
+    with open(os.path.join(dump_dir, "manifest.json")) as f:
+        man = json.load(f)
+    fn = REF.get(case)
+    if fn is None:
+        return {"correct": None, "why": "no PyTorch equivalent for %s" % case}
+    verdict = {"correct": True, "workloads": []}
+    checked = 0
+    for w in man["workloads"]:
+        wv = {"index": w["index"], "buffers": {}}
+        verdict["workloads"].append(wv)
+        unwritten = sum(b["unwritten"] for b in w["buffers"])
+        if unwritten:
+            wv["why"] = "%d output elements never written" % unwritten
+            verdict["correct"] = False
+        if not w["dumped"]:
+            wv["skipped"] = "too large to dump"
+            continue
+        inputs = {}
+        for b in w["buffers"]:
+            if b["role"] in ("in", "inout"):
+                p = os.path.join(dump_dir, "w%d.%s.in.bin" % (w["index"], b["name"]))
+                t = _load(p, b["dtype"], b["count"])
+                inputs[b["name"]] = t.double() if _is_float(b["dtype"]) else t
+        with torch.no_grad():
+            ref = fn(inputs, w["scalars"])
+        for b in w["buffers"]:
+            if b["role"] not in ("out", "inout"):
+                continue
+            if b["name"] not in ref:
+                wv["buffers"][b["name"]] = {"ok": False, "why": "PyTorch equivalent does not produce it"}
+                verdict["correct"] = False
+                continue
+            got = _load(os.path.join(dump_dir, "w%d.%s.out.bin" % (w["index"], b["name"])), b["dtype"], b["count"])
+            r = compare(got, ref[b["name"]].reshape(-1), rtol, atol)
+            wv["buffers"][b["name"]] = r
+            if not r["ok"]:
+                verdict["correct"] = False
+        checked += 1
+        del inputs, ref
+    if not checked:
+        verdict["correct"] = None if verdict["correct"] else False
+        verdict.setdefault("why", "no workload was dumped")
+    _empty_cache()
+    return verdict
+
+
+def random_inputs(buffers, seed=1234):
+    """Fresh fp32/integer inputs for BUFFERS (manifest-style dicts), ranges honoured."""
+    g = torch.Generator(device=DEVICE)
+    g.manual_seed(seed)
+    t = {}
+    for b in buffers:
+        if b["role"] not in ("in", "inout"):
+            continue
+        lo, hi = b["range"]
+        if _is_float(b["dtype"]):
+            x = torch.rand(b["count"], generator=g, device=DEVICE, dtype=_dtype(b["dtype"]))
+            t[b["name"]] = x * (hi - lo) + lo
+        else:
+            t[b["name"]] = torch.randint(int(lo), int(hi), (b["count"],), generator=g, device=DEVICE,
+                                         dtype=_dtype(b["dtype"]))
+    return t
+
+
+def time_fn(fn, budget_ms=1000.0, min_reps=20, max_reps=200):
+    """Median/p10/p90 milliseconds of fn(), timed as bench_main times a launcher."""
+    flush = torch.empty(64 << 20, dtype=torch.float32, device=DEVICE)  # 256 MiB
+    start, stop = _event(), _event()
+    ms, reps, r = [], 3, 0
+    while r < reps + 3:
+        flush.fill_(float(r & 0xFF))
+        start.record()
+        fn()
+        stop.record()
+        _sync()
+        e = start.elapsed_time(stop)
+        if r < 3:
+            if r == 2:
+                reps = int(min(max_reps, max(min_reps, -(-budget_ms // max(e, 1e-3)))))
+        else:
+            ms.append(e)
+        r += 1
+    del flush
+    ms.sort()
+
+    def q(p):
+        pos = p * (len(ms) - 1)
+        i = int(pos)
+        f = pos - i
+        return ms[i] * (1 - f) + ms[i + 1] * f if i + 1 < len(ms) else ms[i]
+    return {"ms": q(0.5), "p10": q(0.1), "p90": q(0.9), "reps": len(ms)}
+
+
+def time_case(case, buffers, scalars, budget_ms=1000.0, min_reps=10):
+    fn = REF.get(case)
+    if fn is None:
+        return {"ms": None, "why": "no PyTorch equivalent"}
+    t = random_inputs(buffers)
+    with torch.no_grad():
+        res = time_fn(lambda: fn(t, scalars), budget_ms=budget_ms, min_reps=min_reps)
+    del t
+    _empty_cache()
+    return res
+
+
+def sgemm_rate(n=8192):
+    """cuBLAS fp32 (no TF32) matrix product rate in FLOP/s, the GEMM cases' practical ceiling."""
+    a = torch.rand(n, n, device=DEVICE) - 0.5
+    b = torch.rand(n, n, device=DEVICE) - 0.5
+    with torch.no_grad():
+        r = time_fn(lambda: torch.mm(a, b), budget_ms=500.0, min_reps=10, max_reps=30)
+    del a, b
+    _empty_cache()
+    return 2.0 * n ** 3 / (r["ms"] * 1e-3)
+
+
+def main(argv):
+    if argv[1:2] == ["--list"]:
+        print("\n".join(sorted(REF)))
+        return 0
+    if len(argv) >= 4 and argv[1] == "check":
+        # torch_ref.py check CASE DUMPDIR [RTOL ATOL]
+        if not load_torch():
+            print(json.dumps({"correct": None, "why": "torch with CUDA is not available"}))
+            return 0
+        rtol = float(argv[4]) if len(argv) > 4 else 1e-5
+        atol = float(argv[5]) if len(argv) > 5 else 1e-6
+        print(json.dumps(check(argv[2], argv[3], rtol, atol)))
+        return 0
+    print("usage: torch_ref.py --list | check CASE DUMPDIR [RTOL ATOL]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

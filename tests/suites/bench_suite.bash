@@ -1,0 +1,238 @@
+# bench_suite: the benchmark suite (bench/suite/) works before it reaches a GPU:
+# every case compiles for sm_90 and carries a well-formed annotation, every case has
+# a PyTorch equivalent, run.sh builds and reports without a GPU, and the driver's own
+# logic (bench_main.cu built for the host with tests/data/bench/hostsim.h) fills,
+# poisons, dumps, times, and catches outputs it never wrote.
+
+BENCH=$EGG_SRCDIR/bench/suite
+export PYTHONDONTWRITEBYTECODE=1
+HOSTSIM=$EGG_SRCDIR/tests/data/bench
+
+suite_probe() {
+	command -v python3 >/dev/null || { echo "python3 is not installed"; return 1; }
+}
+
+need_nvcc() {
+	[ -x "$REAL_NVCC" ] || skip "no nvcc"
+}
+
+case_names() {
+	local f
+	for f in "$BENCH"/cases/*.cu; do
+		f=${f##*/}
+		echo "${f%.cu}"
+	done
+}
+
+test_suite_has_at_least_22_cases_covering_the_families() {
+	local n fam
+	n=$(case_names | wc -l)
+	[ "$n" -ge 22 ] || fail "only $n cases"
+	python3 "$BENCH/casefile.py" "$BENCH"/cases/*.cu >info.jsonl 2>err.txt || fail "casefile: $(cat err.txt)"
+	for fam in elementwise chain row-reduction full-reduction softmax norm gemm transpose gather stencil; do
+		grep -q "\"family\": \"$fam\"" info.jsonl || fail "no case of family $fam"
+	done
+	n=$(grep -c '"family": "generic"' info.jsonl)
+	[ "$n" -ge 3 ] || fail "only $n cases outside the recipe families"
+}
+
+test_every_case_pragma_gives_each_pointer_a_role_and_extent() {
+	local f
+	for f in "$BENCH"/cases/*.cu; do
+		python3 "$BENCH/casefile.py" "$f" >/dev/null 2>err.txt || fail "$(cat err.txt)"
+	done
+	# the inputs of every case's first workload are several times the 60 MB L2
+	# (except the integer-only generic cases, whose work is not memory traffic)
+	python3 - "$BENCH" <<'EOF' || fail "a workload is too small to fill an H200"
+import sys, glob
+sys.path.insert(0, sys.argv[1])
+import casefile
+for p in sorted(glob.glob(sys.argv[1] + "/cases/*.cu")):
+    c = casefile.parse_case(p)
+    if c["family"] != "generic" and c["evaluated"][0]["bytes"] < 1.5 * 60e6:
+        print("%s: %d bytes" % (p, c["evaluated"][0]["bytes"]))
+        sys.exit(1)
+EOF
+}
+
+test_casefile_rejects_a_pointer_without_extent() {
+	cat >bad.cu <<'EOF'
+#pragma egg optimize in(x[n]) workload(n = 4)
+void f(const float *x, float *y, int n)
+{
+}
+EOF
+	! python3 "$BENCH/casefile.py" bad.cu >out.txt 2>err.txt || fail "accepted a pointer without a role"
+	expect_file_contains err.txt "bad.cu:1: pointer parameter 'y' has no in/out/inout/temp extent"
+}
+
+test_casefile_rejects_a_workload_missing_a_scalar() {
+	cat >bad.cu <<'EOF'
+#pragma egg optimize in(x[n * m]) out(y[n]) workload(n = 4)
+void f(const float *x, float *y, int n, int m)
+{
+}
+EOF
+	! python3 "$BENCH/casefile.py" bad.cu >out.txt 2>err.txt || fail "accepted a workload without m"
+	expect_file_contains err.txt "scalar 'm' has no value"
+}
+
+test_every_case_has_a_pytorch_equivalent() {
+	python3 "$BENCH/torch_ref.py" --list >ref.txt || fail "torch_ref.py --list failed"
+	case_names | sort >cases.txt
+	comm -23 cases.txt ref.txt >missing.txt
+	[ ! -s missing.txt ] || fail "no PyTorch equivalent for: $(tr '\n' ' ' <missing.txt)"
+}
+
+test_every_case_compiles_for_sm_90() {
+	need_nvcc
+	mkdir -p obj
+	printf '%s\n' "$BENCH"/cases/*.cu |
+		xargs -P2 -I{} sh -c '"$1" -O3 -arch=sm_90 -c "$2" -o "obj/$(basename "$2" .cu).o" 2>"obj/$(basename "$2" .cu).err" ||
+			{ echo "$2"; cat "obj/$(basename "$2" .cu).err"; }' _ "$REAL_NVCC" {} >failed.txt
+	[ ! -s failed.txt ] || fail "does not compile: $(head -c 600 failed.txt)"
+	[ "$(ls obj/*.o | wc -l)" -eq "$(case_names | wc -l)" ] || fail "missing objects"
+}
+
+test_every_case_glue_matches_its_launcher_signature() {
+	# the generated glue declares the launcher and calls it with the clause buffers
+	command -v g++ >/dev/null || skip "no g++"
+	local c
+	for c in $(case_names); do
+		python3 -c "import sys; sys.path.insert(0, '$BENCH'); import casefile
+open('$c.glue.cpp', 'w').write(casefile.glue_source(casefile.parse_case('$BENCH/cases/$c.cu')))" ||
+			fail "no glue for $c"
+		g++ -fsyntax-only -Wall -I"$BENCH" "$c.glue.cpp" 2>err.txt || fail "$c glue: $(head -5 err.txt)"
+	done
+}
+
+test_run_sh_builds_and_reports_without_a_gpu() {
+	need_nvcc
+	run_cmd r "$BENCH/run.sh" out --work work --no-gpu --nvcc "$REAL_NVCC" --cases '^(relu|histogram)$' --jobs 2 ||
+		fail "run.sh failed: $(tail -5 r.err) $(tail -3 r.out)"
+	[ -x work/build/ref/relu ] && [ -x work/build/ref/histogram ] || fail "no case binaries"
+	work/build/ref/relu --describe >d.txt || fail "--describe failed"
+	expect_file_contains d.txt '"bytes": 536870912'
+	expect_file_contains r.out "relu"
+	expect_file_contains r.out "histogram"
+	python3 -c "import json; d = json.load(open('out/results.json')); assert len(d['cases']) == 2, d" ||
+		fail "results.json does not hold two cases"
+	expect_file_contains out/results.md "| histogram | generic |"
+	expect_file_contains out/results.md "NOMINAL, not measured"
+}
+
+test_run_sh_fails_clearly_on_a_regex_matching_nothing() {
+	! "$BENCH/run.sh" out --no-gpu --no-build --cases '^no_such_case$' >out.txt 2>err.txt ||
+		fail "run.sh succeeded with no case"
+	expect_file_contains err.txt "no case matches"
+}
+
+# build bench_main.cu for the host with the hostsim runtime and host launchers
+build_hostsim() { # VARIANT (good|wrong)
+	command -v g++ >/dev/null || skip "no g++"
+	local c def=
+	[ "$1" = wrong ] && def=-DHOSTSIM_WRONG
+	[ -f main.o ] || g++ -O1 -x c++ -DBENCH_HOSTSIM -include "$HOSTSIM/hostsim.h" -I"$BENCH" \
+		-c "$BENCH/bench_main.cu" -o main.o 2>err.txt || fail "hostsim bench_main: $(head -5 err.txt)"
+	g++ -O1 $def -c "$HOSTSIM/hostsim_cases.cpp" -o "cases_$1.o" || fail "hostsim cases"
+	for c in relu histogram scale_residual_relu; do
+		python3 -c "import sys; sys.path.insert(0, '$BENCH'); import casefile
+open('$c.glue.cpp', 'w').write(casefile.glue_source(casefile.parse_case('$BENCH/cases/$c.cu')))" ||
+			fail "no glue for $c"
+		g++ -I"$BENCH" -c "$c.glue.cpp" -o "$c.glue.o" && g++ main.o "$c.glue.o" "cases_$1.o" -o "$c.$1" ||
+			fail "cannot link hostsim $c"
+	done
+}
+
+run_hostsim() { # CASE VARIANT: dumps the small workload into dump.CASE.VARIANT
+	mkdir -p "dump.$1.$2"
+	"./$1.$2" --workload 1 --dump "dump.$1.$2" --budget-ms 5 >"$1.$2.json" 2>"$1.$2.err" ||
+		fail "$1.$2 failed: $(cat "$1.$2.json" "$1.$2.err")"
+}
+
+test_bench_main_fills_dumps_and_times_each_case() {
+	build_hostsim good
+	local c
+	for c in relu histogram scale_residual_relu; do
+		run_hostsim $c good
+		python3 - "$c" "dump.$c.good" "$c.good.json" <<'EOF' || fail "$c: bad dump or JSON line"
+import json, os, sys
+case, d, line = sys.argv[1:]
+j = json.loads(open(line).read().strip().splitlines()[-1])
+assert j["case"] == case and j["written"] and j["finite"] and j["ms"] > 0, j
+assert j["reps"] >= 20 and j["p10"] <= j["ms"] <= j["p90"], j
+m = json.load(open(os.path.join(d, "manifest.json")))
+assert [w["index"] for w in m["workloads"]] == [1], m
+for b in m["workloads"][0]["buffers"]:
+    size = {"float32": 4, "int32": 4, "int64": 8}[b["dtype"]] * b["count"]
+    for kind, roles in (("in", ("in", "inout")), ("out", ("out", "inout"))):
+        p = os.path.join(d, "w1.%s.%s.bin" % (b["name"], kind))
+        assert (b["role"] in roles) == os.path.exists(p), p
+        assert b["role"] not in roles or os.path.getsize(p) == size, p
+    lo, hi = b["range"]
+    if b["role"] == "in" and b["dtype"] == "int32":
+        import struct
+        v = struct.unpack("%di" % b["count"], open(os.path.join(d, "w1.%s.in.bin" % b["name"]), "rb").read())
+        assert min(v) >= lo and max(v) < hi and len(set(v)) > 1, (lo, hi, min(v), max(v))
+EOF
+	done
+}
+
+test_bench_main_reports_an_output_element_left_unwritten() {
+	build_hostsim wrong
+	run_hostsim relu wrong
+	expect_file_contains relu.wrong.json '"unwritten": 1,'
+	expect_file_contains relu.wrong.json '"written": false'
+}
+
+torch_python() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if "$py" -c "import torch" 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	return 1
+}
+
+test_torch_check_accepts_right_outputs_and_rejects_wrong_ones() {
+	local py c v
+	py=$(torch_python) || skip "torch is not installed"
+	build_hostsim good
+	build_hostsim wrong
+	for c in relu histogram scale_residual_relu; do
+		for v in good wrong; do
+			run_hostsim $c $v
+			BENCH_TORCH_DEVICE=cpu "$py" "$BENCH/torch_ref.py" check "$c" "dump.$c.$v" 1e-5 1e-6 >"check.$c.$v" ||
+				fail "check $c $v failed"
+		done
+		expect_file_contains "check.$c.good" '{"correct": true'
+		expect_file_contains "check.$c.wrong" '{"correct": false'
+	done
+}
+
+test_report_computes_floor_speedups_and_geomeans() {
+	python3 - "$BENCH" <<'EOF' >out.txt || fail "report: $(cat out.txt)"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import report
+meta = {"date": "d", "commit": "c", "flags": "-O3", "nvcc": "nvcc", "egg_cc": "egg-cc",
+        "ceilings": {"gpu": "g", "copy_bytes_per_s": 1e12, "fp32_flops_per_s": 1e13, "measured": True}}
+def row(name, fam, nbytes, flops, ref, egg, torch):
+    col = lambda ms: {"build": {"exe": "x"}, "run": {"ms": ms}, "check": {"correct": True}}
+    return {"case": name, "family": fam, "bytes": nbytes, "flops": flops, "ref": col(ref), "egg": col(egg),
+            "torch": {"ms": torch}}
+rows = [row("a", "elementwise", 1e9, 0, 4.0, 1.0, 2.0), row("b", "gemm", 0, 1e11, 40.0, 20.0, 10.0)]
+report.write_all(".", meta, rows, measured=False)
+d = json.load(open("results.json"))
+a, b = d["cases"][0]["derived"], d["cases"][1]["derived"]
+assert abs(a["floor_ms"] - 1.0) < 1e-9 and abs(b["floor_ms"] - 10.0) < 1e-9, (a, b)
+assert a["egg_over_ref"] == 4.0 and a["egg_over_torch"] == 2.0 and b["egg_over_torch"] == 0.5
+assert abs(d["summary"]["geomean_egg_over_torch"] - 1.0) < 1e-9, d["summary"]
+assert abs(d["summary"]["geomean_egg_floor_frac"] - (1.0 * 0.5) ** 0.5) < 1e-9, d["summary"]
+assert d["summary"]["egg_correct"] == 2
+EOF
+	expect_file_contains out.txt "geomean speedup: egg over torch 1.00x, egg over ref 2.83x"
+	expect_file_contains results.md "| a | elementwise | 4.000 | 1.000 | 2.000 | 1.000 | 4.00x | 2.00x | 25% | 100% | 50% | yes/yes |"
+}
