@@ -726,6 +726,50 @@ args_codegen_flags(const struct args *a, struct strvec *out)
 	return out->n - before;
 }
 
+struct prefixed {
+	struct strvec *out;
+	const char *flag;
+	int separate; /* flag and value as two words */
+};
+
+static void
+push_prefixed(const char *s, size_t n, void *ctx)
+{
+	struct prefixed *p = ctx;
+	if (p->separate) {
+		strvec_push(p->out, p->flag);
+		strvec_push_owned(p->out, egg_xstrndup(s, n));
+	} else {
+		strvec_push_owned(p->out, egg_xasprintf("%s%.*s", p->flag, (int)n, s));
+	}
+}
+
+size_t
+args_preprocessor_flags(const struct args *a, struct strvec *out)
+{
+	static const struct { const char *name, *flag; int separate; } pp[] = {
+		{ "include-path", "-I", 0 },    { "system-include", "-isystem", 1 },
+		{ "define-macro", "-D", 0 },    { "undefine-macro", "-U", 0 },
+		{ "pre-include", "-include", 1 }, { "std", "-std=", 0 },
+	};
+	size_t before = out->n;
+	for (size_t i = 0; i < a->nopts; i++) {
+		const struct args_option *o = &a->opts[i];
+		if (!o->known || !o->value)
+			continue;
+		for (size_t k = 0; k < sizeof pp / sizeof pp[0]; k++) {
+			if (strcmp(o->name, pp[k].name) != 0)
+				continue;
+			struct prefixed p = { out, pp[k].flag, pp[k].separate };
+			if (args_option_kind(o->name) == NVCC_ARG_LIST)
+				for_each_list_value(o->value, push_prefixed, &p);
+			else
+				push_prefixed(o->value, strlen(o->value), &p);
+		}
+	}
+	return out->n - before;
+}
+
 const char *
 args_phase_name(enum args_phase phase)
 {

@@ -172,6 +172,12 @@ size_t args_collect(const struct args *a, const char *name, struct strvec *out);
  * -extended-lambda.  Returns how many it appended. */
 size_t args_codegen_flags(const struct args *a, struct strvec *out);
 
+/* Appends, in command-line order and in clang's spelling, the options that decide
+ * what the preprocessor sees: -IDIR, -isystem DIR, -DX=1, -UX, -include FILE,
+ * -std=c++17 (list values split as nvcc splits them).  The analyzer parses the
+ * file with exactly these.  Returns how many words it appended. */
+size_t args_preprocessor_flags(const struct args *a, struct strvec *out);
+
 /* nvcc's option table (driver/nvcc-options.def): the kind of the option with this
  * long (or, without one, short) name; -1 when nvcc has no such option. */
 int args_option_kind(const char *name);

@@ -611,10 +611,27 @@ spans_locate_every_input_and_option(void **state)
 	args_free(a);
 }
 
+static void
+preprocessor_flags_keep_order_and_split_lists(void **state)
+{
+	char *argv[] = { "-Iinc,other", "-DA=1,B", "--undefine-macro=A", "-isystem", "/sys",
+	                 "-include", "pre.h", "--std=c++17", "-O3", "-c", "k.cu", NULL };
+	struct args *a = args_parse(argv, 11, NULL, NULL, NULL);
+	struct strvec out = STRVEC_INIT;
+	assert_int_equal(args_preprocessor_flags(a, &out), 10);
+	const char *want[] = { "-Iinc", "-Iother", "-DA=1", "-DB", "-UA", "-isystem", "/sys",
+	                       "-include", "pre.h", "-std=c++17" };
+	for (size_t i = 0; i < 10; i++)
+		assert_string_equal(out.v[i], want[i]);
+	strvec_clear(&out);
+	args_free(a);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(preprocessor_flags_keep_order_and_split_lists),
 		cmocka_unit_test(output_option_forms_all_name_the_output),
 		cmocka_unit_test(glued_values_only_for_the_short_names_nvcc_allows),
 		cmocka_unit_test(equals_form_works_for_short_and_long_names),
