@@ -19,9 +19,11 @@ struct command {
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
+	{ "analyze", cmd_analyze, "print the bundles of the egg pragmas of a .cu file as JSON" },
 	{ "help", cmd_help, "list the commands" },
 };
 
