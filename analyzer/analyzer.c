@@ -246,7 +246,8 @@ build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, struct strbuf
 	CXCursor decl = fn;
 	b->kind = has_child_kind(decl, CXCursor_CUDAGlobalAttr) ? BUNDLE_KERNEL : BUNDLE_LAUNCHER;
 	CXCursor lex = clang_getCursorLexicalParent(fn);
-	b->extern_c = clang_getCursorKind(lex) == CXCursor_LinkageSpec;
+	b->extern_c = clang_getCursorKind(lex) == CXCursor_LinkageSpec ||
+		      clang_getCursorKind(lex) == CXCursor_UnexposedDecl;
 	b->is_static = clang_Cursor_getStorageClass(fn) == CX_SC_Static;
 	struct params_walk pw = { b };
 	clang_visitChildren(fn, param_visitor, &pw);

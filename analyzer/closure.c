@@ -57,6 +57,12 @@ static enum CXChildVisitResult
 reference_visitor(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct closure_walk *w = data;
+	if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+		/* A dependent call inside a template: every candidate it names. */
+		unsigned n = clang_getNumOverloadedDecls(c);
+		for (unsigned i = 0; i < n; i++)
+			select_decl(w, clang_getOverloadedDecl(c, i));
+	}
 	CXCursor ref = clang_getCursorReferenced(c);
 	if (!clang_Cursor_isNull(ref) && !clang_equalCursors(ref, c)) {
 		select_decl(w, ref);

@@ -25,6 +25,7 @@
 #include "common/util.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,10 @@ static const char shim_text[] =
 	"extern const __attribute__((device)) int warpSize;\n"
 	"extern \"C\" unsigned __cudaPushCallConfiguration(dim3 gridSize, dim3 blockSize,"
 	" size_t sharedSize = 0, void *stream = 0);\n"
+	/* Without __CUDACC__, host_defines.h spells __global__ and friends as
+	 * nothing; give them back their attributes for the user's code. */
+	"#undef __annotate__\n"
+	"#define __annotate__(a) __attribute__((a))\n"
 	"#ifndef __launch_bounds__\n"
 	"#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))\n"
 	"#endif\n"
@@ -274,7 +279,9 @@ group_visitor(CXCursor c, CXCursor parent, CXClientData data)
 		clang_disposeString(s);
 		clang_visitChildren(c, group_visitor, w);
 		free(w->ns[--w->n_ns]);
-	} else if (k == CXCursor_LinkageSpec) {
+	} else if (k == CXCursor_LinkageSpec ||
+		   (k == CXCursor_UnexposedDecl && egg_str_starts(t->files[fs].text + start, "extern"))) {
+		/* libclang 14 exposes extern "C" as an UnexposedDecl. */
 		int saved = w->extern_c_block;
 		if (linkage_has_braces(t, fs, start, end))
 			w->extern_c_block = 1;
@@ -444,6 +451,10 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), group_visitor, &w);
 	free(w.ns);
 	finish_groups(t);
+	if (getenv("EGG_ANALYZER_DEBUG"))
+		for (size_t i = 0; i < t->n_groups; i++)
+			fprintf(stderr, "group %zu: file %zu [%zu, %zu) kind %d\n", i, t->groups[i].file,
+				t->groups[i].start, t->groups[i].end, (int)clang_getCursorKind(t->groups[i].cursor));
 	return 0;
 }
 
