@@ -503,6 +503,21 @@ matching_paren(const char *s, size_t open)
 	return 0;
 }
 
+static void
+unknown_name(struct parser *p, size_t at, const char *id, const char *what, const char *const *known, size_t n)
+{
+	const char *h = hint(id, known, n);
+	if (*h || n == 0) {
+		diag(p, at, "unknown name '%s' in %s%s", id, what, h);
+		return;
+	}
+	struct strbuf list = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&list, "%s'%s'", i ? ", " : "", known[i]);
+	diag(p, at, "unknown name '%s' in %s; it may use %s", id, what, list.buf);
+	strbuf_release(&list);
+}
+
 /* Names in queued expressions must be scalar parameters or workload names. */
 static void
 check_names(struct parser *p)
@@ -512,7 +527,14 @@ check_names(struct parser *p)
 	size_t n_all = n_scalars + p->n_names;
 	const char **all = egg_xcalloc(n_all + 1, sizeof *all);
 	memcpy(all, scalars, n_scalars * sizeof *all);
-	memcpy(all + n_scalars, p->names, p->n_names * sizeof *all);
+	n_all = n_scalars;
+	for (size_t i = 0; i < p->n_names; i++) {
+		size_t k = 0;
+		while (k < n_all && strcmp(all[k], p->names[i]) != 0)
+			k++;
+		if (k == n_all)
+			all[n_all++] = p->names[i];
+	}
 	for (size_t e = 0; e < p->n_exprs; e++) {
 		const char *s = p->exprs[e].text;
 		for (size_t i = 0; s[i];) {
@@ -536,8 +558,7 @@ check_names(struct parser *p)
 			for (size_t k = 0; !known && k < n_all; k++)
 				known = strcmp(all[k], id) == 0;
 			if (!known)
-				diag(p, p->exprs[e].offset + start, "unknown name '%s' in %s%s", id,
-				     p->exprs[e].what, hint(id, all, n_all));
+				unknown_name(p, p->exprs[e].offset + start, id, p->exprs[e].what, all, n_all);
 			free(id);
 		}
 	}
@@ -545,11 +566,13 @@ check_names(struct parser *p)
 	free(scalars);
 }
 
-/* Every pointer parameter needs a role; a kernel needs its launch geometry. */
+/* Every pointer parameter needs a role; a kernel needs its launch geometry.
+ * A pragma that already has a problem is not told about the roles its broken
+ * clause would have given: one cause, one message. */
 static void
 check_complete(struct parser *p)
 {
-	for (size_t i = 0; i < p->b->n_params; i++) {
+	for (size_t i = 0; p->diags->n == p->n_before && i < p->b->n_params; i++) {
 		struct bundle_param *bp = &p->b->params[i];
 		if (bp->is_pointer && bp->role == ROLE_SCALAR)
 			diag(p, CLAUSE_AT_PRAGMA,
