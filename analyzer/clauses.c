@@ -187,7 +187,7 @@ split_args(const char *s, size_t start, size_t end, size_t *n)
 			depth++;
 		else if (c == ')' || c == ']' || c == '}')
 			depth--;
-		if (c == ',' && depth <= 0) {
+		if ((c == ',' && depth <= 0) || i == end) {
 			v = egg_xrealloc(v, (*n + 1) * sizeof *v);
 			v[(*n)++] = trim(s, from, i);
 			from = i + 1;
