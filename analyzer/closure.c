@@ -48,7 +48,7 @@ select_decl(struct closure_walk *w, CXCursor d)
 	if (clang_Cursor_isNull(d) || clang_isInvalid(clang_getCursorKind(d)))
 		return;
 	size_t file, off;
-	if (az_locate(w->t, clang_getCursorLocation(d), &file, &off) != 0 || w->t->files[file].is_system)
+	if (az_locate(w->t, clang_getCursorLocation(d), &file, &off) != 0) /* a system header */
 		return;
 	select_group(w, az_group_at(w->t, file, off));
 }
@@ -218,6 +218,6 @@ az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes,
 	free(items);
 
 	for (size_t i = 0; i < t->n_includes; i++)
-		if (t->includes[i].system && !t->files[t->includes[i].includer].is_system)
+		if (t->includes[i].system)
 			add_include(includes, n_includes, t->includes[i].spelling);
 }

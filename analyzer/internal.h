@@ -3,7 +3,8 @@
  * files (parse.c builds it, pragma.c and closure.c read it, analyzer.c drives).
  * Not a public header: only the analyzer's own sources include it.
  *
- * Positions are byte offsets into a file's text as libclang holds it.  Every
+ * Only user files (the main file and the headers it includes that are not
+ * system headers) are in the file table.  Positions are byte offsets into a file's text as libclang holds it.  Every
  * top-level declaration of a user file (not a system or CUDA header) becomes a
  * *group*: declarations whose extents overlap (`typedef struct {..} S;`,
  * `int a, b;`) share one, so copying a group copies whole declarations.
@@ -21,7 +22,7 @@ struct az_file {
 	char *name;         /* as clang names it; owned */
 	const char *text;   /* clang's buffer; not owned */
 	size_t len;
-	int is_main, is_system;
+	int is_main;
 	size_t anchor;      /* offset in the main file of the #include that brought it in */
 	int depth;          /* include depth (main file: 0) */
 };

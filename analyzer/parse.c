@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SHIM_DIR "/egg-analyzer-shim"
 #define SHIM_NAME "egg_analyzer_shim.h"
@@ -67,7 +68,7 @@ build_args(const char *const *user, struct strvec *argv)
 	static const char *const fixed[] = {
 		"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
 		"--cuda-path=" EGG_CUDA_HOME, "-Wno-unknown-cuda-version", "-w",
-		"-ferror-limit=0", "-resource-dir", EGG_CLANG_RESOURCE_DIR,
+		"-ferror-limit=0", "-fno-spell-checking", "-resource-dir", EGG_CLANG_RESOURCE_DIR,
 		"-isystem", SHIM_DIR, "-include", SHIM_NAME,
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -138,11 +139,16 @@ static void
 inclusion_visitor(CXFile included, CXSourceLocation *stack, unsigned depth, CXClientData data)
 {
 	struct az_tu *t = data;
+	/* Only the user's files are kept: a CUB build reads over a thousand
+	 * system headers, and every lookup scans this table. */
+	if (depth > 0 && (clang_Location_isInSystemHeader(clang_getLocationForOffset(t->tu, included, 0)) ||
+			  !clang_Location_isFromMainFile(stack[depth - 1])))
+		return; /* a system header, or reached only through the shim or -include */
 	if (az_file_index(t, included) != (size_t)-1)
 		return;
 	CXString name = clang_getFileName(included);
 	const char *cname = clang_getCString(name);
-	if (cname && strcmp(cname, SHIM_DIR "/" SHIM_NAME) == 0 && depth == 0) {
+	if (cname && strcmp(cname, SHIM_DIR "/" SHIM_NAME) == 0) {
 		clang_disposeString(name);
 		return;
 	}
@@ -154,31 +160,24 @@ inclusion_visitor(CXFile included, CXSourceLocation *stack, unsigned depth, CXCl
 	clang_disposeString(name);
 	f->is_main = depth == 0;
 	f->depth = (int)depth;
-	CXSourceLocation at = clang_getLocationForOffset(t->tu, included, 0);
-	f->is_system = !f->is_main && clang_Location_isInSystemHeader(at);
 	if (depth > 0) {
-		CXFile mf;
 		unsigned off;
-		clang_getExpansionLocation(stack[depth - 1], &mf, NULL, NULL, &off);
+		clang_getExpansionLocation(stack[depth - 1], NULL, NULL, NULL, &off);
 		f->anchor = off;
-		if (!clang_Location_isFromMainFile(stack[depth - 1]))
-			f->is_system = 1; /* reached only through the shim or -include */
 	}
-	if (!f->is_system) {
-		size_t len = 0;
-		f->text = clang_getFileContents(t->tu, included, &len);
-		f->len = len;
-		if (!f->text) {
-			f->text = "";
-			f->len = 0;
-		}
+	size_t len = 0;
+	f->text = clang_getFileContents(t->tu, included, &len);
+	f->len = len;
+	if (!f->text) {
+		f->text = "";
+		f->len = 0;
 	}
 }
 
 static int
 is_user(const struct az_tu *t, size_t file)
 {
-	return file != (size_t)-1 && !t->files[file].is_system;
+	return file != (size_t)-1; /* only user files are in the table */
 }
 
 /* The group-building visitor's state. */
@@ -234,7 +233,7 @@ add_include(struct az_tu *t, CXCursor c, size_t file, size_t start, size_t end)
 	t->includes = egg_xrealloc(t->includes, (t->n_includes + 1) * sizeof *t->includes);
 	t->includes[t->n_includes++] = (struct az_include){
 		egg_xstrndup(text + i, j - i + 1), file, start,
-		fi == (size_t)-1 ? 1 : t->files[fi].is_system,
+		fi == (size_t)-1, /* not a user file */
 	};
 }
 
@@ -259,6 +258,8 @@ group_visitor(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct walk *w = data;
 	struct az_tu *t = w->t;
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+		return CXChildVisit_Continue; /* most cursors; the cheap test first */
 	CXSourceRange r = clang_getCursorExtent(c);
 	size_t fs, start, fe, end;
 	if (az_locate(t, clang_getRangeStart(r), &fs, &start) != 0 || !is_user(t, fs))
@@ -442,6 +443,8 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 		strbuf_addf(err, "libclang could not parse %s (error %d)", path, (int)rc);
 		return -1;
 	}
+	if (getenv("EGG_ANALYZER_DEBUG"))
+		fprintf(stderr, "parsed: %ld ms\n", (long)(clock() / (CLOCKS_PER_SEC / 1000)));
 	clang_getInclusions(t->tu, inclusion_visitor, t);
 	if (t->n_files == 0 || !t->files[0].is_main) {
 		strbuf_addf(err, "libclang did not read %s", path);
@@ -451,6 +454,8 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), group_visitor, &w);
 	free(w.ns);
 	finish_groups(t);
+	if (getenv("EGG_ANALYZER_DEBUG"))
+		fprintf(stderr, "walked: %ld ms, %zu files\n", (long)(clock() / (CLOCKS_PER_SEC / 1000)), t->n_files);
 	if (getenv("EGG_ANALYZER_DEBUG"))
 		for (size_t i = 0; i < t->n_groups; i++)
 			fprintf(stderr, "group %zu: file %zu [%zu, %zu) kind %d\n", i, t->groups[i].file,
