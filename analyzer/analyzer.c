@@ -236,10 +236,27 @@ report_clauses(const struct az_tu *t, const struct az_pragma *p, size_t skip,
 	}
 }
 
-static struct egg_bundle *
-build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, struct strbuf *diags)
+/* The function a pragma names in group g: a macro expansion may define a
+ * kernel and its launcher together; launch(...) asks for the kernel. */
+static int
+pick_function(const struct az_group *g, const char *clauses, CXCursor *out)
 {
-	CXCursor fn = t->groups[g].cursor;
+	int want_kernel = strstr(clauses, "launch") != NULL, found = 0;
+	for (size_t i = 0; i < g->n_cursors; i++) {
+		CXCursor c = g->cursors[i];
+		if (!is_function_definition(c))
+			continue;
+		int kernel = has_child_kind(c, CXCursor_CUDAGlobalAttr);
+		if (!found || kernel == want_kernel)
+			*out = c;
+		found = 1;
+	}
+	return found ? 0 : -1;
+}
+
+static struct egg_bundle *
+build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, CXCursor fn, struct strbuf *diags)
+{
 	struct egg_bundle *b = egg_xcalloc(1, sizeof *b);
 	b->name = cx_take(clang_getCursorSpelling(fn));
 	b->qualified_name = qualified_name(fn);
@@ -325,7 +342,8 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 			continue;
 		}
 		size_t g = target_group(&t, p->offset);
-		if (g == (size_t)-1 || !is_function_definition(t.groups[g].cursor)) {
+		CXCursor fn = clang_getNullCursor();
+		if (g == (size_t)-1 || pick_function(&t.groups[g], p->clauses, &fn) != 0) {
 			report(&t, p->offset,
 			       "'#pragma egg optimize' must stand right before a function definition; this one is ignored",
 			       &res->diags);
@@ -337,7 +355,7 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 			continue;
 		}
 		last_target = g;
-		struct egg_bundle *b = build_bundle(&t, p, g, &res->diags);
+		struct egg_bundle *b = build_bundle(&t, p, g, fn, &res->diags);
 		if (b)
 			add_bundle(res, b);
 	}

@@ -181,6 +181,53 @@ add_include(char ***v, size_t *n, const char *spelling)
 	(*v)[(*n)++] = egg_xstrdup(spelling);
 }
 
+struct using_probe {
+	const struct az_tu *t;
+	int wanted;
+};
+
+static enum CXChildVisitResult
+using_visitor(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct using_probe *u = data;
+	CXCursor ref = clang_getCursorReferenced(c);
+	if (clang_Cursor_isNull(ref) || clang_equalCursors(ref, c))
+		return CXChildVisit_Continue;
+	size_t file, off;
+	if (az_locate(u->t, clang_getCursorLocation(ref), &file, &off) != 0) {
+		u->wanted = 1; /* names a system namespace or declaration */
+		return CXChildVisit_Break;
+	}
+	size_t g = az_group_at(u->t, file, off);
+	if (g != (size_t)-1 && u->t->groups[g].selected)
+		u->wanted = 1; /* names a declaration the closure copies */
+	CXString name = clang_getCursorSpelling(ref);
+	for (size_t i = 0; !u->wanted && i < u->t->n_groups; i++) /* or its namespace */
+		for (size_t k = 0; u->t->groups[i].selected && k < u->t->groups[i].n_ns; k++)
+			if (strcmp(u->t->groups[i].ns[k], clang_getCString(name)) == 0)
+				u->wanted = 1;
+	clang_disposeString(name);
+	return CXChildVisit_Break;
+}
+
+/* `using namespace X;` and `using X::f;` are referenced by nothing, yet the
+ * copied code may need them: keep those that name a system header's
+ * namespace or something the closure copies (never one whose target would
+ * be missing from the bundle). */
+static void
+select_usings(struct az_tu *t)
+{
+	for (size_t i = 0; i < t->n_groups; i++) {
+		struct az_group *g = &t->groups[i];
+		enum CXCursorKind k = clang_getCursorKind(g->cursors[0]);
+		if (g->selected || (k != CXCursor_UsingDirective && k != CXCursor_UsingDeclaration))
+			continue;
+		struct using_probe u = { t, 0 };
+		clang_visitChildren(g->cursors[0], using_visitor, &u);
+		g->selected = u.wanted;
+	}
+}
+
 void
 az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes, size_t *n_includes)
 {
@@ -192,10 +239,13 @@ az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes,
 	select_group(&w, target);
 	for (size_t q = 0; q < w.n_queue; q++) {
 		const struct az_group *g = &t->groups[w.queue[q]];
-		reference_visitor(g->cursor, clang_getNullCursor(), &w);
-		clang_visitChildren(g->cursor, reference_visitor, &w);
+		for (size_t c = 0; c < g->n_cursors; c++) {
+			reference_visitor(g->cursors[c], clang_getNullCursor(), &w);
+			clang_visitChildren(g->cursors[c], reference_visitor, &w);
+		}
 	}
 	free(w.queue);
+	select_usings(t);
 	for (size_t i = 0; i < t->n_groups; i++)
 		if (t->groups[i].selected)
 			select_macros_in(t, t->groups[i].file, t->groups[i].start, t->groups[i].end);

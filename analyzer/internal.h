@@ -30,7 +30,8 @@ struct az_file {
 struct az_group {
 	size_t file;        /* index into files */
 	size_t start, end;  /* [start, end) text, attributes and ';' included */
-	CXCursor cursor;    /* the first declaration of the group */
+	CXCursor *cursors;  /* its declarations, in source order; owned */
+	size_t n_cursors;
 	char **ns;          /* enclosing namespaces, outermost first; owned */
 	size_t n_ns;
 	int extern_c_block; /* lexically inside extern "C" { } */

@@ -198,7 +198,9 @@ add_group(struct walk *w, CXCursor c, size_t file, size_t start, size_t end)
 	g->file = file;
 	g->start = start;
 	g->end = end;
-	g->cursor = c;
+	g->cursors = egg_xmalloc(sizeof *g->cursors);
+	g->cursors[0] = c;
+	g->n_cursors = 1;
 	g->n_ns = w->n_ns;
 	g->ns = egg_xcalloc(w->n_ns + 1, sizeof *g->ns);
 	for (size_t i = 0; i < w->n_ns; i++)
@@ -402,8 +404,13 @@ finish_groups(struct az_tu *t)
 	for (size_t i = 0; i < t->n_groups; i++) {
 		struct az_group *g = &t->groups[i];
 		if (out > 0 && t->groups[out - 1].file == g->file && g->start < t->groups[out - 1].end) {
-			if (g->end > t->groups[out - 1].end)
-				t->groups[out - 1].end = g->end;
+			struct az_group *into = &t->groups[out - 1];
+			if (g->end > into->end)
+				into->end = g->end;
+			into->cursors = egg_xrealloc(into->cursors, (into->n_cursors + g->n_cursors) * sizeof *into->cursors);
+			memcpy(into->cursors + into->n_cursors, g->cursors, g->n_cursors * sizeof *g->cursors);
+			into->n_cursors += g->n_cursors;
+			free(g->cursors);
 			for (size_t k = 0; k < g->n_ns; k++)
 				free(g->ns[k]);
 			free(g->ns);
@@ -459,7 +466,7 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 	if (getenv("EGG_ANALYZER_DEBUG"))
 		for (size_t i = 0; i < t->n_groups; i++)
 			fprintf(stderr, "group %zu: file %zu [%zu, %zu) kind %d\n", i, t->groups[i].file,
-				t->groups[i].start, t->groups[i].end, (int)clang_getCursorKind(t->groups[i].cursor));
+				t->groups[i].start, t->groups[i].end, (int)clang_getCursorKind(t->groups[i].cursors[0]));
 	return 0;
 }
 
@@ -491,6 +498,7 @@ az_free(struct az_tu *t)
 		for (size_t k = 0; k < t->groups[i].n_ns; k++)
 			free(t->groups[i].ns[k]);
 		free(t->groups[i].ns);
+		free(t->groups[i].cursors);
 	}
 	free(t->groups);
 	for (size_t i = 0; i < t->n_macros; i++)

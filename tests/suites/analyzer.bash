@@ -61,7 +61,7 @@ test_every_bundle_compiles_on_its_own_and_defines_its_target() {
 			if ! "$REAL_NVCC" -c "b_${c}_$i.cu" -o "b_${c}_$i.o" 2>"b_${c}_$i.err"; then
 				bad+=("$c/$name does not compile: $(head -3 "b_${c}_$i.err")")
 			elif ! nm -C "b_${c}_$i.o" >"b_${c}_$i.syms" ||
-				! grep -q " [TtW] \(.*[: ]\)\?$name[(<]" "b_${c}_$i.syms"; then
+				! grep -Eq " [TtW] (.*[: ])?$name([(<].*)?$" "b_${c}_$i.syms"; then
 				bad+=("$c/$name: the object does not define $name")
 			fi
 		done
