@@ -276,7 +276,7 @@ build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, CXCursor fn, 
 	while (isalnum((unsigned char)p->clauses[skip]) || p->clauses[skip] == '_')
 		skip++;
 	struct clause_diags d = { NULL, 0 };
-	size_t problems = clauses_parse(p->clauses + skip, b, &d);
+	size_t problems = clauses_parse(p->clauses + skip, b, (const char *const *)t->names, &d);
 	report_clauses(t, p, skip, &d, diags);
 	clause_diags_free(&d);
 	if (problems) {
@@ -294,7 +294,7 @@ build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, CXCursor fn, 
 	az_line_col(&t->files[0], p->offset, &b->line, &b->column);
 
 	struct strbuf closure = STRBUF_INIT, target = STRBUF_INIT;
-	az_closure(t, g, &closure, &b->includes, &b->n_includes);
+	az_closure(t, g, b->pragma, &closure, &b->includes, &b->n_includes);
 	az_group_text(t, g, &target);
 	if (clang_getCursorKind(fn) == CXCursor_FunctionTemplate)
 		explicit_instantiations(t, g, b->name, &target);

@@ -6,7 +6,8 @@
  * stay C expression text (the harness evaluates them), so the only checks on an
  * expression are the ones that catch typos early: it is not empty, its brackets
  * balance, it holds only C expression characters, and every name in it is a
- * scalar parameter, a workload name, or a function being called.  Those name
+ * scalar parameter, a workload name, a name the caller knows (the file's
+ * macros and constants), or a function being called.  Those name
  * checks run after every clause is read, because a workload may bind a name an
  * earlier extent used.
  */
@@ -37,6 +38,7 @@ struct parser {
 	struct pending_expr *exprs;
 	size_t n_exprs;
 	char **names;      /* names bound by workloads (not owned) */
+	const char *const *known; /* the caller's extra names; NULL-terminated or NULL */
 	size_t n_names;
 	int seen_tolerance, seen_precision, seen_launch;
 };
@@ -557,6 +559,8 @@ check_names(struct parser *p)
 			int known = s[after] == '(' || strcmp(id, "sizeof") == 0;
 			for (size_t k = 0; !known && k < n_all; k++)
 				known = strcmp(all[k], id) == 0;
+			for (size_t k = 0; !known && p->known && p->known[k]; k++)
+				known = strcmp(p->known[k], id) == 0;
 			if (!known)
 				unknown_name(p, p->exprs[e].offset + start, id, p->exprs[e].what, all, n_all);
 			free(id);
@@ -585,9 +589,10 @@ check_complete(struct parser *p)
 }
 
 size_t
-clauses_parse(const char *text, struct egg_bundle *b, struct clause_diags *diags)
+clauses_parse(const char *text, struct egg_bundle *b, const char *const *known_names,
+	      struct clause_diags *diags)
 {
-	struct parser p = { .text = text, .b = b, .diags = diags, .n_before = diags->n };
+	struct parser p = { .text = text, .b = b, .diags = diags, .n_before = diags->n, .known = known_names };
 	size_t i = 0;
 	for (;;) {
 		while (text[i] && (isspace((unsigned char)text[i]) || text[i] == ',' || text[i] == '\\'))

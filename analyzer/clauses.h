@@ -31,9 +31,12 @@ struct clause_diags {
 
 /* Parses text into b (params must be filled; the roles, extents, ranges,
  * workloads, rtol/atol, precision and launch_* fields are set, replacing
- * nothing that a clause does not name).  Appends diagnostics to diags and
+ * nothing that a clause does not name).  known_names (NULL-terminated, may
+ * be NULL) are the names an expression may use besides the scalar parameters
+ * and the workload names: the file's macros, enumerators and constants.  Appends diagnostics to diags and
  * returns how many it appended: 0 means the pragma is usable. */
-size_t clauses_parse(const char *text, struct egg_bundle *b, struct clause_diags *diags);
+size_t clauses_parse(const char *text, struct egg_bundle *b, const char *const *known_names,
+		     struct clause_diags *diags);
 
 void clause_diags_free(struct clause_diags *d);
 

@@ -100,11 +100,12 @@ find_macro(const struct az_tu *t, const char *name, size_t n, size_t file, size_
 	return found;
 }
 
-/* Selects every user macro that the text [start, end) of file names. */
+/* Selects every user macro that the text [start, end) of s names, read as if
+ * it stood in file at offset `at` (or, when at is (size_t)-1, at its own
+ * offsets: s is that file's text). */
 static void
-select_macros_in(struct az_tu *t, size_t file, size_t start, size_t end)
+select_macros_in(struct az_tu *t, const char *s, size_t file, size_t start, size_t end, size_t at)
 {
-	const char *s = t->files[file].text;
 	for (size_t i = start; i < end;) {
 		if (s[i] == '"' || s[i] == '\'') { /* not inside literals */
 			char q = s[i];
@@ -123,13 +124,14 @@ select_macros_in(struct az_tu *t, size_t file, size_t start, size_t end)
 			i++;
 		if (isdigit((unsigned char)s[b]))
 			continue;
-		size_t m = find_macro(t, s + b, i - b, file, b);
+		size_t m = find_macro(t, s + b, i - b, file, at == (size_t)-1 ? b : at);
 		if (m == (size_t)-1 || t->macros[m].selected)
 			continue;
 		t->macros[m].selected = 1;
 		/* The body may name more macros; skip the macro's own name. */
 		size_t body = t->macros[m].start + strlen(t->macros[m].name);
-		select_macros_in(t, t->macros[m].file, body, t->macros[m].end);
+		select_macros_in(t, t->files[t->macros[m].file].text, t->macros[m].file, body, t->macros[m].end,
+				 (size_t)-1);
 	}
 }
 
@@ -181,6 +183,61 @@ add_include(char ***v, size_t *n, const char *spelling)
 	(*v)[(*n)++] = egg_xstrdup(spelling);
 }
 
+struct name_probe {
+	const char *name;
+	size_t len;
+	int found;
+};
+
+static int
+spelled(CXCursor c, const char *name, size_t len)
+{
+	CXString s = clang_getCursorSpelling(c);
+	const char *cs = clang_getCString(s);
+	int eq = cs && strlen(cs) == len && strncmp(cs, name, len) == 0;
+	clang_disposeString(s);
+	return eq;
+}
+
+static enum CXChildVisitResult
+enumerator_probe(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct name_probe *p = data;
+	if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl && spelled(c, p->name, p->len)) {
+		p->found = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Clause expressions may name the file's constants and enumerators
+ * (range(idx, 0, VOCAB)): the groups declaring them join the closure. */
+static void
+select_named_in(struct closure_walk *w, const char *s)
+{
+	struct az_tu *t = w->t;
+	for (size_t i = 0; s[i];) {
+		if (!ident_char(s[i]) || isdigit((unsigned char)s[i])) {
+			while (ident_char(s[i]))
+				i++;
+			if (s[i])
+				i++;
+			continue;
+		}
+		size_t b = i;
+		while (ident_char(s[i]))
+			i++;
+		for (size_t g = 0; g < t->n_groups; g++) {
+			CXCursor c = t->groups[g].cursors[0];
+			struct name_probe p = { s + b, i - b, spelled(c, s + b, i - b) };
+			if (!p.found && clang_getCursorKind(c) == CXCursor_EnumDecl)
+				clang_visitChildren(c, enumerator_probe, &p);
+			if (p.found && clang_getCursorKind(c) != CXCursor_FunctionDecl)
+				select_group(w, g);
+		}
+	}
+}
+
 struct using_probe {
 	const struct az_tu *t;
 	int wanted;
@@ -229,7 +286,8 @@ select_usings(struct az_tu *t)
 }
 
 void
-az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes, size_t *n_includes)
+az_closure(struct az_tu *t, size_t target, const char *clauses, struct strbuf *out, char ***includes,
+	   size_t *n_includes)
 {
 	for (size_t i = 0; i < t->n_groups; i++)
 		t->groups[i].selected = 0;
@@ -237,6 +295,7 @@ az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes,
 		t->macros[i].selected = 0;
 	struct closure_walk w = { t, NULL, 0 };
 	select_group(&w, target);
+	select_named_in(&w, clauses);
 	for (size_t q = 0; q < w.n_queue; q++) {
 		const struct az_group *g = &t->groups[w.queue[q]];
 		for (size_t c = 0; c < g->n_cursors; c++) {
@@ -248,7 +307,12 @@ az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes,
 	select_usings(t);
 	for (size_t i = 0; i < t->n_groups; i++)
 		if (t->groups[i].selected)
-			select_macros_in(t, t->groups[i].file, t->groups[i].start, t->groups[i].end);
+			select_macros_in(t, t->files[t->groups[i].file].text, t->groups[i].file, t->groups[i].start,
+					 t->groups[i].end, (size_t)-1);
+	/* Clause expressions (extents, launch geometry) may name macros too:
+	 * the harness evaluates them with the closure in scope.  The offsets are
+	 * the clause text's own, placed where the target starts. */
+	select_macros_in(t, clauses, t->groups[target].file, 0, strlen(clauses), t->groups[target].start);
 
 	struct item *items = egg_xcalloc(t->n_groups + t->n_macros + 1, sizeof *items);
 	size_t n = 0;

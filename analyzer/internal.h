@@ -63,6 +63,10 @@ struct az_tu {
 	size_t n_macros;
 	struct az_include *includes;
 	size_t n_includes;
+	char **names;            /* every macro (system ones too) and every user
+				    file-scope name: what a clause expression may use;
+				    NULL-terminated, owned */
+	size_t n_names;
 };
 
 /* parse.c */
@@ -94,9 +98,11 @@ void az_pragmas_free(struct az_pragma *p, size_t n);
 
 /* closure.c */
 /* Selects the groups and macros the group `target` needs (not the target
- * itself), and writes them in dependency order to out; appends the system
- * includes the closure needs to includes (owned strings). */
-void az_closure(struct az_tu *t, size_t target, struct strbuf *out, char ***includes, size_t *n_includes);
+ * itself) and the macros its clause text names, and writes them in
+ * dependency order to out; appends the system includes to includes (owned
+ * strings). */
+void az_closure(struct az_tu *t, size_t target, const char *clauses, struct strbuf *out, char ***includes,
+		size_t *n_includes);
 /* The text of a group, wrapped in its namespaces and extern "C" block. */
 void az_group_text(const struct az_tu *t, size_t g, struct strbuf *out);
 

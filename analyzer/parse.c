@@ -239,6 +239,27 @@ add_include(struct az_tu *t, CXCursor c, size_t file, size_t start, size_t end)
 	};
 }
 
+static void
+add_name(struct az_tu *t, CXCursor c)
+{
+	CXString s = clang_getCursorSpelling(c);
+	const char *name = clang_getCString(s);
+	if (name && *name) {
+		t->names = egg_xrealloc(t->names, (t->n_names + 2) * sizeof *t->names);
+		t->names[t->n_names++] = egg_xstrdup(name);
+		t->names[t->n_names] = NULL;
+	}
+	clang_disposeString(s);
+}
+
+static enum CXChildVisitResult
+enumerator_visitor(CXCursor c, CXCursor parent, CXClientData data)
+{
+	if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl)
+		add_name(data, c);
+	return CXChildVisit_Continue;
+}
+
 /* extern "C" { ... } rather than extern "C" DECL: the braces are the block. */
 static int
 linkage_has_braces(const struct az_tu *t, size_t file, size_t start, size_t end)
@@ -260,6 +281,9 @@ group_visitor(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct walk *w = data;
 	struct az_tu *t = w->t;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	if (k == CXCursor_MacroDefinition)
+		add_name(t, c);
 	if (clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
 		return CXChildVisit_Continue; /* most cursors; the cheap test first */
 	CXSourceRange r = clang_getCursorExtent(c);
@@ -268,7 +292,6 @@ group_visitor(CXCursor c, CXCursor parent, CXClientData data)
 		return CXChildVisit_Continue;
 	if (az_locate(t, clang_getRangeEnd(r), &fe, &end) != 0 || fe != fs || end < start)
 		end = start;
-	enum CXCursorKind k = clang_getCursorKind(c);
 	if (k == CXCursor_MacroDefinition) {
 		add_macro(t, c, fs, start, end);
 	} else if (k == CXCursor_InclusionDirective) {
@@ -292,6 +315,9 @@ group_visitor(CXCursor c, CXCursor parent, CXClientData data)
 		w->extern_c_block = saved;
 	} else if (clang_isDeclaration(k)) {
 		add_group(w, c, fs, start, end);
+		add_name(t, c);
+		if (k == CXCursor_EnumDecl)
+			clang_visitChildren(c, enumerator_visitor, t);
 	}
 	return CXChildVisit_Continue;
 }
@@ -507,6 +533,9 @@ az_free(struct az_tu *t)
 	for (size_t i = 0; i < t->n_includes; i++)
 		free(t->includes[i].spelling);
 	free(t->includes);
+	for (size_t i = 0; i < t->n_names; i++)
+		free(t->names[i]);
+	free(t->names);
 	if (t->tu)
 		clang_disposeTranslationUnit(t->tu);
 	if (t->index)

@@ -219,3 +219,13 @@ test_real_world_headers_parse() {
 	analyze fp16
 	expect_eq "$(jq -r '.[0].params[0].elem_type + " " + .[0].precision' r.out)" "__half fp16"
 }
+
+test_macros_and_constants_named_in_clauses_join_the_closure() {
+	analyze clause_macro
+	[ ! -s r.err ] || fail "unexpected diagnostics: $(cat r.err)"
+	jq -r '.[0].closure' r.out >closure
+	expect_file_contains closure "#define BIG_N (1 << 22)"
+	expect_file_contains closure "#define SMALL_N 1000"
+	expect_file_contains closure "enum { VOCAB = 32000 };"
+	expect_eq "$(jq -c '.[0].params[0].range' r.out)" '{"lo":"0","hi":"VOCAB"}' "range"
+}

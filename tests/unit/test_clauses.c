@@ -42,7 +42,8 @@ parse(const char *text, enum bundle_kind kind, struct egg_bundle **out)
 {
 	struct clause_diags d = { NULL, 0 };
 	*out = target(kind);
-	size_t n = clauses_parse(text, *out, &d);
+	static const char *const known[] = { "TILE", "MODE_A", NULL };
+	size_t n = clauses_parse(text, *out, known, &d);
 	assert_int_equal(n, d.n);
 	return d;
 }
@@ -107,7 +108,7 @@ static void
 test_extents_may_use_workload_names(void **state)
 {
 	struct egg_bundle *b;
-	struct clause_diags d = parse("in(x[batch * n], y[n], idx[n]) workload(n = 4, batch = 8)",
+	struct clause_diags d = parse("in(x[batch * n], y[n], idx[n * TILE]) workload(n = 4, batch = MODE_A)",
 				      BUNDLE_LAUNCHER, &b);
 	assert_int_equal(d.n, 0);
 	bundle_free(b);
