@@ -16,6 +16,8 @@
 #include "common/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -319,6 +321,12 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 {
 	memset(res, 0, sizeof *res);
 	strbuf_init(&res->diags);
+	FILE *probe = fopen(path, "r");
+	if (!probe) {
+		strbuf_addf(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fclose(probe);
 	struct az_tu t;
 	if (az_parse(&t, path, clang_args, err) != 0) {
 		az_free(&t);

@@ -16,4 +16,4 @@ tests_unit_test_clauses_LDADD = libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_clauses
 
 SUITES += tests/suites/analyzer.bash
-EXTRA_DIST += tests/data/analyzer
+EXTRA_DIST += tests/data/analyzer bench/analyze
