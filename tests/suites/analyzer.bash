@@ -229,3 +229,15 @@ test_macros_and_constants_named_in_clauses_join_the_closure() {
 	expect_file_contains closure "enum { VOCAB = 32000 };"
 	expect_eq "$(jq -c '.[0].params[0].range' r.out)" '{"lo":"0","hi":"VOCAB"}' "range"
 }
+
+test_nvcc_spellings_and_environment_flags_reach_the_parse() {
+	analyze typedef_enum --define-macro=USE_DOUBLE -arch=sm_80 -o ignored.o
+	expect_eq "$(jq -r '.[0].params[0].elem_type' r.out)" double "--define-macro"
+	NVCC_APPEND_FLAGS="-O3 -DUSE_DOUBLE" analyze typedef_enum
+	expect_eq "$(jq -r '.[0].params[0].elem_type' r.out)" double "NVCC_APPEND_FLAGS"
+	NVCC_PREPEND_FLAGS="--define-macro USE_DOUBLE" analyze typedef_enum
+	expect_eq "$(jq -r '.[0].params[0].elem_type' r.out)" double "NVCC_PREPEND_FLAGS"
+	run_cmd r "$EGG" analyze cases/typedef_enum.cu -D
+	expect_eq "$(cat r.rc)" 2 "a flag without its value"
+	expect_file_contains r.err "'-D' needs a value"
+}

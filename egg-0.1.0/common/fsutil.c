@@ -1,0 +1,191 @@
+/*
+ * fsutil.c -- see fsutil.h.
+ */
+#include "config.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int
+fs_read_file(const char *path, size_t max, char **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			strbuf_release(&sb);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if (max && sb.len + (size_t)n > max) {
+			strbuf_release(&sb);
+			errno = EFBIG;
+			goto fail;
+		}
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	close(fd);
+	*len = sb.len;
+	*data = strbuf_detach(&sb);
+	return 0;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int
+fs_write_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = egg_xasprintf("%s.tmp.%ld.XXXXXX", path, (long)getpid());
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
+int
+fs_mkdir_p(const char *path, mode_t mode)
+{
+	char *p = egg_xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			int e = errno;
+			free(p);
+			errno = e;
+			return -1;
+		}
+		*s = '/';
+	}
+	int r = mkdir(p, mode);
+	int e = errno;
+	free(p);
+	if (r < 0 && e != EEXIST) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+char *
+fs_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return egg_xstrdup(s ? s + 1 : path);
+}
+
+char *
+fs_dirname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	if (!s)
+		return egg_xstrdup(".");
+	if (s == path)
+		return egg_xstrdup("/");
+	return egg_xstrndup(path, (size_t)(s - path));
+}
+
+char *
+fs_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		return egg_xasprintf("%s%s", dir, name);
+	return egg_xasprintf("%s/%s", dir, name);
+}
+
+int
+fs_is_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int
+fs_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+char *
+fs_find_in_path(const char *name, const char *path, const char *skip)
+{
+	if (!path)
+		return NULL;
+	const char *p = path;
+	for (;;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		/* An empty PATH element means the current directory. */
+		char *dir = n ? egg_xstrndup(p, n) : egg_xstrdup(".");
+		char *cand = fs_join(dir, name);
+		free(dir);
+		if (fs_is_executable(cand) && !(skip && fs_same_file(cand, skip)))
+			return cand;
+		free(cand);
+		if (!end)
+			return NULL;
+		p = end + 1;
+	}
+}

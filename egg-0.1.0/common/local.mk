@@ -1,0 +1,13 @@
+# common/: utilities every module uses, and the bundle (the pipeline's contract).
+noinst_LIBRARIES += libeggcommon.a
+libeggcommon_a_SOURCES = \
+	common/util.c common/util.h \
+	common/strbuf.c common/strbuf.h \
+	common/strvec.c common/strvec.h \
+	common/fsutil.c common/fsutil.h
+
+# The bundle (JSON through cJSON) in its own library, so that programs which never
+# read a bundle (egg-cc's fast path) do not link cJSON.
+noinst_LIBRARIES += libeggbundle.a
+libeggbundle_a_SOURCES = common/bundle.c common/bundle.h
+libeggbundle_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

@@ -1,0 +1,24 @@
+# tests/: unit tests (cmocka) and shell suites, run by tests/run.
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_LDADD = libeggdriver.a libeggcommon.a $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test_common
+tests_unit_test_common_SOURCES = tests/unit/test_common.c
+tests_unit_test_common_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_common_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_common
+
+check_PROGRAMS += tests/unit/test_bundle
+tests_unit_test_bundle_SOURCES = tests/unit/test_bundle.c
+tests_unit_test_bundle_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_bundle_LDADD = libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_bundle
+
+SUITES += tests/suites/driver_forms.bash
+
+EXTRA_DIST += tests/run tests/suites/lib.bash $(SUITES)
+
+check-local: $(check_PROGRAMS) egg-cc egg
+	@EGG_BUILDDIR=$(abs_top_builddir) EGG_SRCDIR=$(abs_top_srcdir) \
+	  $(SHELL) $(top_srcdir)/tests/run $(TESTS_FILTER) $(UNIT_TESTS) -- \
+	  $(addprefix $(abs_top_srcdir)/,$(SUITES))

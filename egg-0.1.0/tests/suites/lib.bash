@@ -1,0 +1,64 @@
+# lib.bash -- helpers for egg's shell test suites (in the manner of ccache's
+# test/suites).  A suite is tests/suites/NAME.bash defining functions test_*,
+# each named for the behaviour it proves; optional suite_probe prints a reason
+# and returns non-zero to skip the whole suite (a missing tool, no GPU).
+# Each test runs in a fresh bash, in a fresh temporary directory $T, with
+# EGG_CACHE_DIR and HOME inside it so no test sees the user's state.
+
+EGG_CC=$EGG_BUILDDIR/egg-cc
+EGG=$EGG_BUILDDIR/egg
+REAL_NVCC=${EGG_TEST_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+
+fail() { echo "SUITE-REASON: $*"; exit 1; }
+skip() { echo "SUITE-REASON: $*"; exit 77; }
+
+# expect_eq ACTUAL EXPECTED [WHAT]
+expect_eq() {
+	[ "$1" == "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
+}
+# expect_contains FILE_OR_STRING_VAR TEXT: FILE must contain TEXT
+expect_file_contains() {
+	grep -qF -- "$2" "$1" || fail "$1 does not contain '$2': $(head -c 400 "$1")"
+}
+expect_file_lacks() {
+	! grep -qF -- "$2" "$1" || fail "$1 contains '$2'"
+}
+expect_same_file() {
+	cmp -s "$1" "$2" || fail "$1 and $2 differ"
+}
+expect_file_lines() { # FILE N
+	local n
+	n=$(wc -l <"$1")
+	[ "$n" -eq "$2" ] || fail "$1 has $n lines, expected $2: $(head -c 400 "$1")"
+}
+
+# run_cmd OUT_PREFIX CMD... : runs CMD, stdout to PREFIX.out, stderr to PREFIX.err,
+# exit status to PREFIX.rc (and $?)
+run_cmd() {
+	local p=$1
+	shift
+	"$@" >"$p.out" 2>"$p.err"
+	local rc=$?
+	echo "$rc" >"$p.rc"
+	return $rc
+}
+
+suite_run() {
+	local suite=$1 t=$2
+	T=$(mktemp -d "${TMPDIR:-/tmp}/egg-test.XXXXXX")
+	export T HOME=$T/home EGG_CACHE_DIR=$T/cache XDG_CONFIG_HOME=$T/home/.config
+	mkdir -p "$HOME"
+	unset EGG_MODE EGG_NVCC EGG_CC_DEPTH NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
+	cd "$T" || exit 1
+	if declare -F suite_probe >/dev/null; then
+		local why
+		if ! why=$(suite_probe); then
+			skip "$why"
+		fi
+	fi
+	set -o pipefail
+	"$t"
+	local rc=$?
+	cd / && rm -rf "$T"
+	exit $rc
+}
