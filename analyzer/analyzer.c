@@ -186,7 +186,12 @@ explicit_instantiations(const struct az_tu *t, size_t g, const char *name, struc
 	const char *s = f->text;
 	size_t n = strlen(name);
 	for (size_t i = t->groups[g].end; i + 8 < f->len; i++) {
-		if (strncmp(s + i, "template", 8) != 0 || (i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')))
+		if (strncmp(s + i, "template", 8) != 0)
+			continue;
+		size_t bol = i; /* an explicit instantiation starts its line */
+		while (bol > 0 && (s[bol - 1] == ' ' || s[bol - 1] == '\t'))
+			bol--;
+		if (bol > 0 && s[bol - 1] != '\n')
 			continue;
 		size_t j = i + 8;
 		while (j < f->len && isspace((unsigned char)s[j]))
