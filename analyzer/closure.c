@@ -143,7 +143,7 @@ az_group_text(const struct az_tu *t, size_t gi, struct strbuf *out)
 		strbuf_addstr(out, "extern \"C\" {\n");
 	for (size_t i = 0; i < g->n_ns; i++)
 		strbuf_addf(out, "namespace %s {\n", g->ns[i]);
-	strbuf_add(out, t->files[g->file].text + g->start, g->end - g->start);
+	strbuf_add(out, t->files[g->file].text + g->text_start, g->text_end - g->text_start);
 	strbuf_addch(out, '\n');
 	for (size_t i = 0; i < g->n_ns; i++)
 		strbuf_addstr(out, "}\n");
@@ -154,8 +154,12 @@ az_group_text(const struct az_tu *t, size_t gi, struct strbuf *out)
 static void
 macro_text(const struct az_tu *t, const struct az_macro *m, struct strbuf *out)
 {
-	strbuf_addstr(out, "#define ");
-	strbuf_add(out, t->files[m->file].text + m->start, m->end - m->start);
+	if (m->text_end) {
+		strbuf_add(out, t->files[m->file].text + m->text_start, m->text_end - m->text_start);
+	} else {
+		strbuf_addstr(out, "#define ");
+		strbuf_add(out, t->files[m->file].text + m->start, m->end - m->start);
+	}
 	strbuf_addch(out, '\n');
 }
 
@@ -165,6 +169,17 @@ struct item {
 	size_t index, file, offset;
 	const struct az_tu *t;
 };
+
+/* Adds an item unless one at the same place is there: the declarations and
+ * macros of one __CUDA_ARCH__ conditional are copied once, with it. */
+static void
+add_item(struct item *items, size_t *n, struct item it)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (items[k].file == it.file && items[k].offset == it.offset)
+			return;
+	items[(*n)++] = it;
+}
 
 static int
 item_cmp(const void *pa, const void *pb)
@@ -307,8 +322,8 @@ az_closure(struct az_tu *t, size_t target, const char *clauses, struct strbuf *o
 	select_usings(t);
 	for (size_t i = 0; i < t->n_groups; i++)
 		if (t->groups[i].selected)
-			select_macros_in(t, t->files[t->groups[i].file].text, t->groups[i].file, t->groups[i].start,
-					 t->groups[i].end, (size_t)-1);
+			select_macros_in(t, t->files[t->groups[i].file].text, t->groups[i].file, t->groups[i].text_start,
+					 t->groups[i].text_end, (size_t)-1);
 	/* Clause expressions (extents, launch geometry) may name macros too:
 	 * the harness evaluates them with the closure in scope.  The offsets are
 	 * the clause text's own, placed where the target starts. */
@@ -316,12 +331,17 @@ az_closure(struct az_tu *t, size_t target, const char *clauses, struct strbuf *o
 
 	struct item *items = egg_xcalloc(t->n_groups + t->n_macros + 1, sizeof *items);
 	size_t n = 0;
-	for (size_t i = 0; i < t->n_groups; i++)
-		if (t->groups[i].selected && i != target)
-			items[n++] = (struct item){ 0, i, t->groups[i].file, t->groups[i].start, t };
-	for (size_t i = 0; i < t->n_macros; i++)
-		if (t->macros[i].selected)
-			items[n++] = (struct item){ 1, i, t->macros[i].file, t->macros[i].start, t };
+	const struct az_group *tg = &t->groups[target];
+	for (size_t i = 0; i < t->n_groups; i++) {
+		const struct az_group *g = &t->groups[i];
+		if (g->selected && i != target && !(g->file == tg->file && g->text_start == tg->text_start))
+			add_item(items, &n, (struct item){ 0, i, g->file, g->text_start, t });
+	}
+	for (size_t i = 0; i < t->n_macros; i++) {
+		const struct az_macro *m = &t->macros[i];
+		if (m->selected && !(m->text_end && m->file == tg->file && m->text_start == tg->text_start))
+			add_item(items, &n, (struct item){ 1, i, m->file, m->text_end ? m->text_start : m->start, t });
+	}
 	qsort(items, n, sizeof *items, item_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].is_macro)

@@ -30,6 +30,8 @@ struct az_file {
 struct az_group {
 	size_t file;        /* index into files */
 	size_t start, end;  /* [start, end) text, attributes and ';' included */
+	size_t text_start, text_end; /* what is copied: [start, end), or the whole
+				       #if __CUDA_ARCH__ ... #else ... #endif holding it */
 	CXCursor *cursors;  /* its declarations, in source order; owned */
 	size_t n_cursors;
 	char **ns;          /* enclosing namespaces, outermost first; owned */
@@ -42,6 +44,8 @@ struct az_macro {
 	char *name;         /* owned */
 	size_t file;
 	size_t start, end;  /* of "NAME... body", without "#define" */
+	size_t text_start, text_end; /* the #if __CUDA_ARCH__ conditional holding it
+				       (copied whole), or both 0 */
 	int selected;
 };
 

@@ -213,7 +213,7 @@ add_macro(struct az_tu *t, CXCursor c, size_t file, size_t start, size_t end)
 {
 	CXString s = clang_getCursorSpelling(c);
 	t->macros = egg_xrealloc(t->macros, (t->n_macros + 1) * sizeof *t->macros);
-	t->macros[t->n_macros++] = (struct az_macro){ egg_xstrdup(clang_getCString(s)), file, start, end, 0 };
+	t->macros[t->n_macros++] = (struct az_macro){ egg_xstrdup(clang_getCString(s)), file, start, end, 0, 0, 0 };
 	clang_disposeString(s);
 }
 
@@ -459,6 +459,74 @@ finish_groups(struct az_tu *t)
 	}
 }
 
+/* One #if ... #endif of a user file, as the text scan meets it. */
+struct cond {
+	size_t start;     /* of the #if line */
+	int arch;         /* a condition mentions __CUDA_ARCH__ */
+	int alternatives; /* it has #elif or #else */
+};
+
+static int
+mentions_arch(const char *s, size_t from, size_t to)
+{
+	for (size_t i = from; i + 13 <= to; i++)
+		if (strncmp(s + i, "__CUDA_ARCH__", 13) == 0)
+			return 1;
+	return 0;
+}
+
+/* The host-side parse sees one branch of `#ifdef __CUDA_ARCH__ ... #else ...
+ * #endif`; nvcc's device pass sees the other.  A declaration inside such a
+ * conditional is copied with the whole conditional, so that each pass of the
+ * bundle's compilation decides it as it did for the user's file.  The
+ * innermost such conditional is used. */
+static void
+widen_to_arch_conditionals(struct az_tu *t, size_t file)
+{
+	const struct az_file *f = &t->files[file];
+	const char *s = f->text;
+	struct cond stack[64];
+	size_t depth = 0;
+	for (size_t bol = 0; bol < f->len;) {
+		size_t eol = bol; /* the logical line's end, continuations joined */
+		while (eol < f->len && !(s[eol] == '\n' && (eol == 0 || s[eol - 1] != '\\')))
+			eol++;
+		size_t i = bol;
+		while (i < eol && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i < eol && s[i] == '#') {
+			i++;
+			while (i < eol && (s[i] == ' ' || s[i] == '\t'))
+				i++;
+			const char *w = s + i;
+			if (strncmp(w, "if", 2) == 0 && depth < 64) {
+				stack[depth++] = (struct cond){ bol, mentions_arch(s, i, eol), 0 };
+			} else if (depth && (strncmp(w, "elif", 4) == 0 || strncmp(w, "else", 4) == 0)) {
+				stack[depth - 1].alternatives = 1;
+				stack[depth - 1].arch |= mentions_arch(s, i, eol);
+			} else if (depth && strncmp(w, "endif", 5) == 0) {
+				struct cond c = stack[--depth];
+				for (size_t g = 0; c.arch && c.alternatives && g < t->n_groups; g++) {
+					struct az_group *gr = &t->groups[g];
+					if (gr->file == file && gr->start >= c.start && gr->end <= eol &&
+					    gr->text_start == gr->start && gr->text_end == gr->end) {
+						gr->text_start = c.start;
+						gr->text_end = eol;
+					}
+				}
+				for (size_t m = 0; c.arch && c.alternatives && m < t->n_macros; m++) {
+					struct az_macro *mc = &t->macros[m];
+					if (mc->file == file && mc->start >= c.start && mc->end <= eol && mc->text_end == 0) {
+						mc->text_start = c.start;
+						mc->text_end = eol;
+					}
+				}
+			}
+		}
+		bol = eol + 1;
+	}
+}
+
 int
 az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struct strbuf *err)
 {
@@ -487,6 +555,12 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), group_visitor, &w);
 	free(w.ns);
 	finish_groups(t);
+	for (size_t i = 0; i < t->n_groups; i++) {
+		t->groups[i].text_start = t->groups[i].start;
+		t->groups[i].text_end = t->groups[i].end;
+	}
+	for (size_t f = 0; f < t->n_files; f++)
+		widen_to_arch_conditionals(t, f);
 	if (getenv("EGG_ANALYZER_DEBUG"))
 		fprintf(stderr, "walked: %ld ms, %zu files\n", (long)(clock() / (CLOCKS_PER_SEC / 1000)), t->n_files);
 	if (getenv("EGG_ANALYZER_DEBUG"))

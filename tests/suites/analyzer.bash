@@ -241,3 +241,16 @@ test_nvcc_spellings_and_environment_flags_reach_the_parse() {
 	expect_eq "$(cat r.rc)" 2 "a flag without its value"
 	expect_file_contains r.err "'-D' needs a value"
 }
+
+test_cuda_arch_alternatives_are_copied_whole_for_the_device_pass() {
+	analyze cuda_arch_alternatives
+	jq -r '.[0].closure' r.out >closure
+	expect_file_contains closure "#ifdef __CUDA_ARCH__"
+	expect_file_contains closure "return FAST_MUL(v, 3.f);"
+	expect_file_contains closure "return v * 3.f;"
+	expect_file_contains closure "#define USE_LDG 1"
+	expect_file_contains closure "#define USE_LDG 0"
+	expect_eq "$(grep -c 'inline float scaled' closure)" 2 "each alternative once"
+	# inside a body the #if stays as written, for nvcc to decide per pass
+	jq -r '.[0].closure' r.out | grep -q '^#if USE_LDG$' || fail "the body's #if was not kept"
+}
