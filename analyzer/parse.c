@@ -375,6 +375,16 @@ extend_start(const struct az_tu *t, const char *s, size_t start, size_t floor)
 		while (i > floor && isspace((unsigned char)s[i - 1])) {
 			if (s[i - 1] == '\n' && in_directive(s, i - 1))
 				return start; /* the line above is a directive */
+			if (s[i - 1] == '\n') { /* skip a // comment ending the line above */
+				size_t bol = i - 1;
+				while (bol > floor && s[bol - 1] != '\n')
+					bol--;
+				for (size_t c = bol; c + 1 < i - 1; c++)
+					if (s[c] == '/' && s[c + 1] == '/') {
+						i = c + 1;
+						break;
+					}
+			}
 			i--;
 		}
 		if (i <= floor)
