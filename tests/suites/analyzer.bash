@@ -254,3 +254,18 @@ test_cuda_arch_alternatives_are_copied_whole_for_the_device_pass() {
 	# inside a body the #if stays as written, for nvcc to decide per pass
 	jq -r '.[0].closure' r.out | grep -q '^#if USE_LDG$' || fail "the body's #if was not kept"
 }
+
+test_truncated_sources_never_crash_the_analyzer() {
+	local src=$DATA/cases/bad_clauses.cu size
+	size=$(wc -c <"$src")
+	for cut in $(seq 1 97 "$size"); do
+		head -c "$cut" "$src" >cut.cu
+		run_cmd r "$EGG" analyze cut.cu
+		[ "$(cat r.rc)" -le 1 ] || fail "exit $(cat r.rc) on the first $cut bytes"
+		jq -e 'type == "array"' r.out >/dev/null || fail "no JSON array on the first $cut bytes"
+	done
+	# a pragma cut in the middle of a clause is a diagnostic, not a crash
+	printf '#pragma egg optimize in(x[n\nvoid f(float *x, int n) {}\n' >cut.cu
+	run_cmd r "$EGG" analyze cut.cu
+	expect_file_contains r.err "cut.cu:1:24: warning: egg: missing ')' to close clause 'in'"
+}
