@@ -282,6 +282,9 @@ clause_buffers(struct parser *p, enum bundle_role role, struct arg body)
 		if (bp->role != ROLE_SCALAR)
 			diag(p, a.start, "parameter '%s' has two roles ('%s' and '%s')", name,
 			     bundle_role_name(bp->role), clause);
+		else if (bp->is_const && role != ROLE_IN)
+			diag(p, a.start, "'%s' points to const data, so it cannot be %s(...); did you mean in(...)?",
+			     name, clause);
 		size_t j = skip_blanks(p->text, a.start + len);
 		if (j >= a.end) {
 			bp->role = role;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A launcher (or kernel) with parameters "const float *x, float *y, int *idx, int n, int m". */
+/* A launcher (or kernel) with parameters "const float *x, float *y, float *idx, int n, int m". */
 static struct egg_bundle *
 target(enum bundle_kind kind)
 {
@@ -32,6 +32,7 @@ target(enum bundle_kind kind)
 		b->params[i].type = egg_xstrdup(spec[i].ptr ? "float *" : "int");
 		b->params[i].elem_type = egg_xstrdup(spec[i].ptr ? "float" : "int");
 		b->params[i].is_pointer = spec[i].ptr;
+		b->params[i].is_const = i == 0; /* const float *x */
 	}
 	return b;
 }
@@ -93,11 +94,11 @@ static void
 test_kernel_launch_clause_and_nested_commas(void **state)
 {
 	struct egg_bundle *b;
-	struct clause_diags d = parse("inout(x[max(n, m)]), in(y[n], idx[n]), launch(dim3(n, m), 256, 4 * n)",
+	struct clause_diags d = parse("inout(y[max(n, m)]), in(x[n], idx[n]), launch(dim3(n, m), 256, 4 * n)",
 				      BUNDLE_KERNEL, &b);
 	assert_int_equal(d.n, 0);
-	assert_string_equal(b->params[0].extent, "max(n, m)");
-	assert_int_equal(b->params[0].role, ROLE_INOUT);
+	assert_string_equal(b->params[1].extent, "max(n, m)");
+	assert_int_equal(b->params[1].role, ROLE_INOUT);
 	assert_string_equal(b->launch_grid, "dim3(n, m)");
 	assert_string_equal(b->launch_block, "256");
 	assert_string_equal(b->launch_smem, "4 * n");
@@ -121,7 +122,7 @@ test_each_malformed_clause_has_its_message_and_offset(void **state)
 	struct { const char *text; enum bundle_kind kind; size_t offset; const char *msg; } cases[] = {
 		{ "in(xs[n])", L, 3, "unknown parameter 'xs' in in(...); did you mean 'x'?" },
 		{ "inn(x[n])", L, 0, "unknown clause 'inn'; did you mean 'in'?" },
-		{ "out(x)", L, 5, "'x' in out(...) needs an extent: x[ELEMENTS]" },
+		{ "out(y)", L, 5, "'y' in out(...) needs an extent: y[ELEMENTS]" },
 		{ "in(x[n]) workload(n 3)", L, 18, "expected NAME = VALUE in workload(...)" },
 		{ "in(x[n]) range(x, 0)", L, 15, "range(...) takes three arguments: range(BUFFER, LO, HI)" },
 		{ "in(x[n]) tolerance(rtl = 1)", L, 19, "expected rtol = VALUE or atol = VALUE in tolerance(...)" },
@@ -136,6 +137,7 @@ test_each_malformed_clause_has_its_message_and_offset(void **state)
 		{ "in(x[])", L, 5, "empty expression in the extent of 'x'" },
 		{ "in(n[4])", L, 3, "'n' in in(...) is not a pointer parameter" },
 		{ "in(x[n]) out(x[n])", L, 13, "parameter 'x' has two roles ('in' and 'out')" },
+		{ "out(x[n])", L, 4, "'x' points to const data, so it cannot be out(...); did you mean in(...)?" },
 		{ "in(x[n]", L, 2, "missing ')' to close clause 'in'" },
 		{ "in x[n]", L, 3, "expected '(' after clause 'in'" },
 		{ "in(x[n]) 42", L, 9, "expected a clause name, found '4'" },
