@@ -15,8 +15,11 @@
  * kept as macros and every user macro the copied text names is copied too
  * (transitively, through macro bodies).  #if branches *inside* a function body
  * stay, on purpose: `#if __CUDA_ARCH__ >= 800` must be decided by nvcc's
- * device pass, which the host-side parse cannot stand in for.  Output order is
- * the translation unit's order, which is an order C++ already accepted.
+ * device pass, which the host-side parse cannot stand in for.  For the same
+ * reason a declaration or macro inside `#ifdef __CUDA_ARCH__ ... #else ...`
+ * is copied with the whole conditional (parse.c); references made only by the
+ * branch the host never sees are not followed.  Output order is the
+ * translation unit's order, which is an order C++ already accepted.
  */
 #include "config.h"
 #include "analyzer/internal.h"

@@ -18,6 +18,9 @@
  * the user's code is what we read, and KeepGoing keeps it whole.  The result
  * is fast (cuda_runtime.h parses in well under 100 ms) and needs nothing
  * installed beyond libclang and the toolkit.
+ *
+ * EGG_ANALYZER_DEBUG=1 prints the parse time and the declaration groups on
+ * stderr, for whoever has to find out why a closure is what it is.
  */
 #include "config.h"
 #include "analyzer/internal.h"
