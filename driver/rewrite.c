@@ -231,8 +231,11 @@ emit_launcher(const char *path, const char *src, const struct rewrite_target *t,
 	add_line_directive(out, pragma_line, path);
 	strbuf_addstr(out, t->winner);
 	strbuf_addf(out, "\n#undef %s\n", t->name);
-	/* The dispatcher: the original declaration text, the original name. */
+	/* The dispatcher: the original declaration text, the original name (and the
+	 * linkage, which for `extern "C" void f()` stands outside the definition). */
 	add_line_directive(out, line_of(src, t->definition.begin), path);
+	if (t->extern_c)
+		strbuf_addstr(out, "extern \"C\" ");
 	strbuf_add(out, src + t->definition.begin, t->name_tok.begin - t->definition.begin);
 	strbuf_addstr(out, t->name);
 	strbuf_add(out, src + t->name_tok.end, t->body.begin - t->name_tok.end);

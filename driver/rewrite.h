@@ -35,6 +35,7 @@ struct rewrite_span {
 struct rewrite_target {
 	enum bundle_kind kind;
 	const char *name;              /* unqualified name, as at name_tok */
+	int extern_c;                  /* the dispatcher is declared extern "C" */
 	struct rewrite_span pragma;    /* the #pragma's lines; {0,0} for _Pragma in a macro (left alone) */
 	struct rewrite_span definition;/* first token of the definition to its closing brace */
 	struct rewrite_span name_tok;  /* the name in the definition */

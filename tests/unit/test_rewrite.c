@@ -56,6 +56,7 @@ launcher_target(const char *winner)
 	struct rewrite_target t = { 0 };
 	t.kind = BUNDLE_LAUNCHER;
 	t.name = "scale";
+	t.extern_c = 1;
 	t.pragma = span_of(s, "#pragma egg optimize in(x[n]) out(y[n]) \\\n    workload(n = 1 << 20)", 0);
 	struct rewrite_span def = span_of(s, "extern \"C\" void scale(", 0);
 	t.name_tok = span_of(s, "scale(", def.begin);

@@ -1,0 +1,38 @@
+/*
+ * analyzer.h -- from a .cu file to bundles (common/bundle.h), with libclang.
+ *
+ * Only `egg` links this module (and later egg-cc loads it lazily): egg-cc's fast
+ * path must never pay for libclang.
+ *
+ * The file is parsed as CUDA for the host side (clang 14's CUDA wrapper headers
+ * do not parse CUDA 13's, so the real headers are read without them plus a
+ * small shim of the builtins; see parse.c).  Each `#pragma egg optimize` gives
+ * one bundle unless its clauses have problems: then it gives diagnostics in the
+ * compiler's format and no bundle, and the other pragmas of the file go on.
+ */
+#ifndef EGG_ANALYZER_H
+#define EGG_ANALYZER_H
+
+#include <stddef.h>
+
+#include "common/bundle.h"
+#include "common/strbuf.h"
+
+struct analyzer_result {
+	struct egg_bundle **bundles; /* owned, one per usable pragma, in file order */
+	size_t n_bundles;
+	size_t n_pragmas;            /* pragmas found, usable or not */
+	struct strbuf diags;         /* "file:line:col: warning: egg: ..." blocks */
+};
+
+/* Analyzes path with the build's own flags (a NULL-terminated list of -I DIR,
+ * -isystem DIR, -D X, -U X, -include F, -std=S, attached or separate; NULL for
+ * none).  Returns 0 and fills *res (release with analyzer_result_free) when the
+ * file could be read and parsed, even if some pragmas had problems; returns -1
+ * and appends a sentence to err when it could not. */
+int analyzer_analyze_file(const char *path, const char *const *clang_args,
+			  struct analyzer_result *res, struct strbuf *err);
+
+void analyzer_result_free(struct analyzer_result *res);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * test_clauses.c -- the clause parser of `#pragma egg optimize` and the
+ * canonical form, which need no libclang.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "analyzer/canon.h"
+#include "analyzer/clauses.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A launcher (or kernel) with parameters "const float *x, float *y, float *idx, int n, int m". */
+static struct egg_bundle *
+target(enum bundle_kind kind)
+{
+	static const struct { const char *name; int ptr; } spec[] = {
+		{ "x", 1 }, { "y", 1 }, { "idx", 1 }, { "n", 0 }, { "m", 0 },
+	};
+	struct egg_bundle *b = egg_xcalloc(1, sizeof *b);
+	b->kind = kind;
+	b->n_params = 5;
+	b->params = egg_xcalloc(5, sizeof *b->params);
+	for (size_t i = 0; i < 5; i++) {
+		b->params[i].name = egg_xstrdup(spec[i].name);
+		b->params[i].type = egg_xstrdup(spec[i].ptr ? "float *" : "int");
+		b->params[i].elem_type = egg_xstrdup(spec[i].ptr ? "float" : "int");
+		b->params[i].is_pointer = spec[i].ptr;
+		b->params[i].is_const = i == 0; /* const float *x */
+	}
+	return b;
+}
+
+/* Parses text; returns the diagnostics (caller frees) and the bundle in *out. */
+static struct clause_diags
+parse(const char *text, enum bundle_kind kind, struct egg_bundle **out)
+{
+	struct clause_diags d = { NULL, 0 };
+	*out = target(kind);
+	static const char *const known[] = { "TILE", "MODE_A", NULL };
+	size_t n = clauses_parse(text, *out, known, &d);
+	assert_int_equal(n, d.n);
+	return d;
+}
+
+static void
+expect_one(const char *text, enum bundle_kind kind, size_t offset, const char *message)
+{
+	struct egg_bundle *b;
+	struct clause_diags d = parse(text, kind, &b);
+	if (d.n != 1 || strcmp(d.v[0].message, message) != 0 || d.v[0].offset != offset) {
+		for (size_t i = 0; i < d.n; i++)
+			print_error("got %zu: %s\n", d.v[i].offset, d.v[i].message);
+		print_error("for %s\nwanted %zu: %s\n", text, offset, message);
+		fail();
+	}
+	clause_diags_free(&d);
+	bundle_free(b);
+}
+
+static void
+test_full_pragma_fills_every_field(void **state)
+{
+	struct egg_bundle *b;
+	struct clause_diags d = parse(
+		"in(x[n * m], idx[n]) out(y[n]) range(idx, 0, m) workload(n = 1 << 10, m = 3) "
+		"workload(n = 7, m = 2) tolerance(rtol = 1e-5, atol = 1e-6) precision(bf16)",
+		BUNDLE_LAUNCHER, &b);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(b->params[0].role, ROLE_IN);
+	assert_string_equal(b->params[0].extent, "n * m");
+	assert_int_equal(b->params[1].role, ROLE_OUT);
+	assert_int_equal(b->params[2].role, ROLE_IN);
+	assert_string_equal(b->params[2].range_lo, "0");
+	assert_string_equal(b->params[2].range_hi, "m");
+	assert_int_equal(b->params[3].role, ROLE_SCALAR);
+	assert_int_equal(b->n_workloads, 2);
+	assert_string_equal(b->workloads[0].bindings[0].value, "1 << 10");
+	assert_string_equal(b->workloads[1].bindings[1].name, "m");
+	assert_string_equal(b->rtol, "1e-5");
+	assert_string_equal(b->atol, "1e-6");
+	assert_int_equal(b->precision, PRECISION_BF16);
+	assert_null(b->launch_grid);
+	bundle_free(b);
+}
+
+static void
+test_kernel_launch_clause_and_nested_commas(void **state)
+{
+	struct egg_bundle *b;
+	struct clause_diags d = parse("inout(y[max(n, m)]), in(x[n], idx[n]), launch(dim3(n, m), 256, 4 * n)",
+				      BUNDLE_KERNEL, &b);
+	assert_int_equal(d.n, 0);
+	assert_string_equal(b->params[1].extent, "max(n, m)");
+	assert_int_equal(b->params[1].role, ROLE_INOUT);
+	assert_string_equal(b->launch_grid, "dim3(n, m)");
+	assert_string_equal(b->launch_block, "256");
+	assert_string_equal(b->launch_smem, "4 * n");
+	bundle_free(b);
+}
+
+static void
+test_extents_may_use_workload_names(void **state)
+{
+	struct egg_bundle *b;
+	struct clause_diags d = parse("in(x[batch * n], y[n], idx[n * TILE]) workload(n = 4, batch = MODE_A)",
+				      BUNDLE_LAUNCHER, &b);
+	assert_int_equal(d.n, 0);
+	bundle_free(b);
+}
+
+static void
+test_each_malformed_clause_has_its_message_and_offset(void **state)
+{
+	const enum bundle_kind L = BUNDLE_LAUNCHER, K = BUNDLE_KERNEL;
+	struct { const char *text; enum bundle_kind kind; size_t offset; const char *msg; } cases[] = {
+		{ "in(xs[n])", L, 3, "unknown parameter 'xs' in in(...); did you mean 'x'?" },
+		{ "inn(x[n])", L, 0, "unknown clause 'inn'; did you mean 'in'?" },
+		{ "out(y)", L, 5, "'y' in out(...) needs an extent: y[ELEMENTS]" },
+		{ "in(x[n]) workload(n 3)", L, 18, "expected NAME = VALUE in workload(...)" },
+		{ "in(x[n]) range(x, 0)", L, 15, "range(...) takes three arguments: range(BUFFER, LO, HI)" },
+		{ "in(x[n]) tolerance(rtl = 1)", L, 19, "expected rtol = VALUE or atol = VALUE in tolerance(...)" },
+		{ "in(x[n]) precision(fp8)", L, 19, "unknown precision 'fp8'; expected tf32, bf16 or fp16" },
+		{ "in(x[n]) precision(bf61)", L, 19, "unknown precision 'bf61'; expected tf32, bf16 or fp16; did you mean 'bf16'?" },
+		{ "in(x[n]) launch(n, 1)", L, 9, "launch(...) applies to a __global__ kernel; a launcher chooses its own geometry" },
+		{ "in(x[n]) launch(n)", K, 16, "launch(...) takes two or three arguments: launch(GRID, BLOCK[, SMEM])" },
+		{ "in(x[k])", L, 5, "unknown name 'k' in the extent of 'x'; it may use 'n', 'm'" },
+		{ "in(x[nn])", L, 5, "unknown name 'nn' in the extent of 'x'; did you mean 'n'?" },
+		{ "in(x[n]])", L, 6, "unbalanced ']' in the extent of 'x'" },
+		{ "in(x[n; 1])", L, 6, "unexpected character ';' in the extent of 'x'" },
+		{ "in(x[])", L, 5, "empty expression in the extent of 'x'" },
+		{ "in(n[4])", L, 3, "'n' in in(...) is not a pointer parameter" },
+		{ "in(x[n]) out(x[n])", L, 13, "parameter 'x' has two roles ('in' and 'out')" },
+		{ "out(x[n])", L, 4, "'x' points to const data, so it cannot be out(...); did you mean in(...)?" },
+		{ "in(x[n]", L, 2, "missing ')' to close clause 'in'" },
+		{ "in x[n]", L, 3, "expected '(' after clause 'in'" },
+		{ "in(x[n]) 42", L, 9, "expected a clause name, found '4'" },
+		{ "in(x[n]) workload(n = 1, n = 2)", L, 25, "'n' is bound twice in one workload(...)" },
+		{ "in(x[n]) range(q, 0, 1)", L, 15, "unknown parameter 'q' in range(...)" },
+		{ "in(x[n]) tolerance(rtol = 1) tolerance(atol = 2)", L, 39, "tolerance(...) is given twice" },
+		{ "in(x[n]) out(y[n])", L, CLAUSE_AT_PRAGMA,
+		  "pointer parameter 'idx' has no role; name it in in(...), out(...), inout(...) or temp(...) with its extent" },
+		{ "in(x[n]) out(y[n], idx[n])", K, CLAUSE_AT_PRAGMA,
+		  "a __global__ target needs launch(GRID, BLOCK[, SMEM]) to know its callers' geometry" },
+	};
+	/* A pragma with a problem is not also told about the roles it left out,
+	 * so each case shows exactly its own message. */
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		expect_one(cases[i].text, cases[i].kind, cases[i].offset, cases[i].msg);
+}
+
+static void
+test_suggest_finds_close_names_only(void **state)
+{
+	const char *names[] = { "rows", "cols", "x" };
+	assert_string_equal(clauses_suggest("row", names, 3), "rows");
+	assert_string_equal(clauses_suggest("xs", names, 3), "x");
+	assert_null(clauses_suggest("banana", names, 3));
+}
+
+static void
+test_canonical_form_drops_comments_and_layout(void **state)
+{
+	char *a = canon_text("__global__ void k(float *x) // c\n{\n  x[0] = 1.0f; /* b */\n}\n");
+	char *b = canon_text("__global__   void k( float* x ){x[0]=1.0f;}");
+	assert_string_equal(a, b);
+	assert_string_equal(a, "__global__ void k ( float * x ) { x [ 0 ] = 1.0f ; }\n");
+	free(a);
+	free(b);
+}
+
+static void
+test_canonical_form_keeps_directives_literals_and_operators(void **state)
+{
+	char *a = canon_text("#define SQ(x) \\\n  ((x)*(x))\n#define NEG (x)\nint s = SQ(a)>>1; const char *t = \"a  /* b */\";\n");
+	assert_string_equal(a, "# define SQ( x ) ( ( x ) * ( x ) )\n# define NEG ( x )\n"
+			       "int s = SQ ( a ) >> 1 ; const char * t = \"a  /* b */\" ;\n");
+	char *b = canon_text("float f = 1e-5f + .5 + 0x1p3 + x++ + ++y;");
+	assert_string_equal(b, "float f = 1e-5f + .5 + 0x1p3 + x ++ + ++ y ;\n");
+	free(a);
+	free(b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_pragma_fills_every_field),
+		cmocka_unit_test(test_kernel_launch_clause_and_nested_commas),
+		cmocka_unit_test(test_extents_may_use_workload_names),
+		cmocka_unit_test(test_each_malformed_clause_has_its_message_and_offset),
+		cmocka_unit_test(test_suggest_finds_close_names_only),
+		cmocka_unit_test(test_canonical_form_drops_comments_and_layout),
+		cmocka_unit_test(test_canonical_form_keeps_directives_literals_and_operators),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
