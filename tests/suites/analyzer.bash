@@ -271,3 +271,11 @@ test_truncated_sources_never_crash_the_analyzer() {
 	run_cmd r "$EGG" analyze cut.cu
 	expect_file_contains r.err "cut.cu:1:24: warning: egg: missing ')' to close clause 'in'"
 }
+
+test_egg_cc_never_links_libclang_and_egg_does() {
+	command -v ldd >/dev/null || skip "no ldd"
+	ldd "$EGG_CC" >cc.libs
+	expect_file_lacks cc.libs libclang
+	ldd "$EGG" >egg.libs
+	expect_file_contains egg.libs libclang
+}
