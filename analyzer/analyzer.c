@@ -356,10 +356,15 @@ build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, CXCursor fn, 
 	const char *text = p->clauses + skip;
 	while (isspace((unsigned char)*text))
 		text++;
-	b->pragma = egg_xstrdup(text);
-	size_t e = strlen(b->pragma);
-	while (e > 0 && isspace((unsigned char)b->pragma[e - 1]))
-		b->pragma[--e] = 0;
+	/* As written, with its continuation lines joined by one space. */
+	struct strbuf pragma = STRBUF_INIT;
+	for (const char *c = text; *c; c++) {
+		if (!isspace((unsigned char)*c))
+			strbuf_addch(&pragma, *c);
+		else if (c[1] && !isspace((unsigned char)c[1]))
+			strbuf_addch(&pragma, ' ');
+	}
+	b->pragma = strbuf_detach(&pragma);
 	b->file = egg_xstrdup(t->files[0].name);
 	az_line_col(&t->files[0], p->offset, &b->line, &b->column);
 	set_spans(t, p, fn, b);

@@ -17,8 +17,8 @@
  * stay, on purpose: `#if __CUDA_ARCH__ >= 800` must be decided by nvcc's
  * device pass, which the host-side parse cannot stand in for.  For the same
  * reason a declaration or macro inside `#ifdef __CUDA_ARCH__ ... #else ...`
- * is copied with the whole conditional (parse.c); references made only by the
- * branch the host never sees are not followed.  Output order is the
+ * is copied with the whole conditional (parse.c); the names in the branch the
+ * host never saw select their declarations by name.  Output order is the
  * translation unit's order, which is an order C++ already accepted.
  */
 #include "config.h"
@@ -229,9 +229,12 @@ enumerator_probe(CXCursor c, CXCursor parent, CXClientData data)
 }
 
 /* Clause expressions may name the file's constants and enumerators
- * (range(idx, 0, VOCAB)): the groups declaring them join the closure. */
+ * (range(idx, 0, VOCAB)), and the branch of an #ifdef __CUDA_ARCH__ that the
+ * host parse skipped may name anything (functions too): the groups declaring
+ * those names join the closure.  A name is matched as text, so this may copy
+ * a little more than needed, never less. */
 static void
-select_named_in(struct closure_walk *w, const char *s)
+select_named_in(struct closure_walk *w, const char *s, int functions)
 {
 	struct az_tu *t = w->t;
 	for (size_t i = 0; s[i];) {
@@ -250,7 +253,7 @@ select_named_in(struct closure_walk *w, const char *s)
 			struct name_probe p = { s + b, i - b, spelled(c, s + b, i - b) };
 			if (!p.found && clang_getCursorKind(c) == CXCursor_EnumDecl)
 				clang_visitChildren(c, enumerator_probe, &p);
-			if (p.found && clang_getCursorKind(c) != CXCursor_FunctionDecl)
+			if (p.found && (functions || clang_getCursorKind(c) != CXCursor_FunctionDecl))
 				select_group(w, g);
 		}
 	}
@@ -313,12 +316,17 @@ az_closure(struct az_tu *t, size_t target, const char *clauses, struct strbuf *o
 		t->macros[i].selected = 0;
 	struct closure_walk w = { t, NULL, 0 };
 	select_group(&w, target);
-	select_named_in(&w, clauses);
+	select_named_in(&w, clauses, 0);
 	for (size_t q = 0; q < w.n_queue; q++) {
 		const struct az_group *g = &t->groups[w.queue[q]];
 		for (size_t c = 0; c < g->n_cursors; c++) {
 			reference_visitor(g->cursors[c], clang_getNullCursor(), &w);
 			clang_visitChildren(g->cursors[c], reference_visitor, &w);
+		}
+		if (g->text_start != g->start || g->text_end != g->end) {
+			char *text = egg_xstrndup(t->files[g->file].text + g->text_start, g->text_end - g->text_start);
+			select_named_in(&w, text, 1);
+			free(text);
 		}
 	}
 	free(w.queue);

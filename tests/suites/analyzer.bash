@@ -246,7 +246,9 @@ test_cuda_arch_alternatives_are_copied_whole_for_the_device_pass() {
 	analyze cuda_arch_alternatives
 	jq -r '.[0].closure' r.out >closure
 	expect_file_contains closure "#ifdef __CUDA_ARCH__"
-	expect_file_contains closure "return FAST_MUL(v, 3.f);"
+	expect_file_contains closure "return FAST_MUL(v, three());"
+	# named only by the device branch, which the host parse never saw
+	expect_file_contains closure "__device__ inline float three(void)"
 	expect_file_contains closure "return v * 3.f;"
 	expect_file_contains closure "#define USE_LDG 1"
 	expect_file_contains closure "#define USE_LDG 0"
@@ -268,4 +270,12 @@ test_truncated_sources_never_crash_the_analyzer() {
 	printf '#pragma egg optimize in(x[n\nvoid f(float *x, int n) {}\n' >cut.cu
 	run_cmd r "$EGG" analyze cut.cu
 	expect_file_contains r.err "cut.cu:1:24: warning: egg: missing ')' to close clause 'in'"
+}
+
+test_egg_cc_never_links_libclang_and_egg_does() {
+	command -v ldd >/dev/null || skip "no ldd"
+	ldd "$EGG_CC" >cc.libs
+	expect_file_lacks cc.libs libclang
+	ldd "$EGG" >egg.libs
+	expect_file_contains egg.libs libclang
 }

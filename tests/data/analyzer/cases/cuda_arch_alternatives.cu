@@ -1,8 +1,10 @@
 #include <cuda_runtime.h>
 
+__device__ inline float three(void) { return 3.f; }
+
 #ifdef __CUDA_ARCH__
 #define FAST_MUL(a, b) __fmul_rn(a, b)
-__device__ inline float scaled(float v) { return FAST_MUL(v, 3.f); }
+__device__ inline float scaled(float v) { return FAST_MUL(v, three()); }
 #else
 __device__ inline float scaled(float v) { return v * 3.f; }
 #endif
