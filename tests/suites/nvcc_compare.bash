@@ -34,7 +34,8 @@
 #
 # Inputs (globals): nc_form (direct | launcher | masq, optionally +warn),
 # nc_prepare (a command run in the empty $T/w), nc_env (array of VAR=value),
-# nc_args (array: nvcc's arguments).
+# nc_args (array: nvcc's arguments); optional nc_wrap (array: a command that both
+# runs go through, such as setpriv).
 
 # nc_normalize FILE: prints FILE with nvcc's run-specific temp names and timings fixed.
 nc_normalize() {
@@ -75,7 +76,7 @@ nc_run() {
 	# -G debug info records each source's mtime: give both runs the same one.
 	find "$T/w" -exec touch -h -d @1700000000 {} +
 	nc_command "$side"
-	env "${nc_cmd_env[@]}" "${nc_env[@]}" timeout 300 "${nc_cmd[@]}" "${nc_args[@]}" \
+	"${nc_wrap[@]}" env "${nc_cmd_env[@]}" "${nc_env[@]}" timeout 300 "${nc_cmd[@]}" "${nc_args[@]}" \
 		</dev/null >"$T/$side.out" 2>"$T/$side.err"
 	echo $? >"$T/$side.rc"
 	cd "$T" || exit 1
@@ -94,9 +95,9 @@ nc_same_text() {
 	nc_normalize "$egg" >"$T/cmp.egg"
 	if [ -n "$allow" ]; then
 		local extra
-		extra=$(grep -cE '^(egg-cc|egg): ' "$T/cmp.egg")
+		extra=$(grep -acE '^(egg-cc|egg): ' "$T/cmp.egg")
 		[ "$extra" -le 1 ] || fail "$what: egg-cc added $extra lines of its own, at most 1 allowed"
-		grep -vE '^(egg-cc|egg): ' "$T/cmp.egg" >"$T/cmp.egg2"
+		grep -avE '^(egg-cc|egg): ' "$T/cmp.egg" >"$T/cmp.egg2"
 		mv "$T/cmp.egg2" "$T/cmp.egg"
 	fi
 	if ! cmp -s "$T/cmp.ref" "$T/cmp.egg"; then
