@@ -57,47 +57,43 @@ __global__ void bias_gelu(float *x, const float *bias, int rows, int cols)
 
 // ------------------------------------------------------------------ reductions
 
-__device__ __forceinline__ float warp_sum(float v)
+struct SumOp {
+	static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
+	static __device__ __forceinline__ float identity() { return 0.0f; }
+};
+
+struct MaxOp {
+	static __device__ __forceinline__ float apply(float a, float b) { return fmaxf(a, b); }
+	static __device__ __forceinline__ float identity() { return -INFINITY; }
+};
+
+template <typename Op>
+__device__ __forceinline__ float warp_reduce(float v)
 {
 	for (int off = 16; off > 0; off >>= 1)
-		v += __shfl_down_sync(0xffffffffu, v, off);
+		v = Op::apply(v, __shfl_down_sync(0xffffffffu, v, off));
 	return v;
 }
 
-__device__ __forceinline__ float warp_max(float v)
-{
-	for (int off = 16; off > 0; off >>= 1)
-		v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, off));
-	return v;
-}
-
-__device__ float block_sum(float v)
+// Reduces v over the block; the result is valid in thread 0.
+template <typename Op>
+__device__ float block_reduce(float v)
 {
 	__shared__ float partial[32];
 	int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-	v = warp_sum(v);
+	v = warp_reduce<Op>(v);
 	if (lane == 0)
 		partial[warp] = v;
 	__syncthreads();
-	v = threadIdx.x < blockDim.x / 32 ? partial[lane] : 0.0f;
+	v = threadIdx.x < blockDim.x / 32 ? partial[lane] : Op::identity();
 	if (warp == 0)
-		v = warp_sum(v);
+		v = warp_reduce<Op>(v);
+	__syncthreads();
 	return v;
 }
 
-__device__ float block_max(float v)
-{
-	__shared__ float partial[32];
-	int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-	v = warp_max(v);
-	if (lane == 0)
-		partial[warp] = v;
-	__syncthreads();
-	v = threadIdx.x < blockDim.x / 32 ? partial[lane] : -INFINITY;
-	if (warp == 0)
-		v = warp_max(v);
-	return v;
-}
+__device__ float block_sum(float v) { return block_reduce<SumOp>(v); }
+__device__ float block_max(float v) { return block_reduce<MaxOp>(v); }
 
 __global__ void sum_reduce(const float *x, float *out, int n)
 {
