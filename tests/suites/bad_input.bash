@@ -29,13 +29,19 @@ bi_expect_one_line_127() {
 
 # --- sources nvcc cannot read ------------------------------------------------
 
+PRAGMA_KERNEL="#pragma egg optimize
+$KERNEL"
+
+# Annotated sources, so that egg-cc's own reading of the source is what fails
+# first.  (fast_path.bash checks the same as an unprivileged user against nvcc's
+# streams; these also run as root and compare every output.)
 prepare_unreadable() {
-	echo "$KERNEL" >a.cu
+	echo "$PRAGMA_KERNEL" >a.cu
 	chmod 000 a.cu
 }
 
-test_unreadable_source_gets_nvccs_message_and_status() {
-	nc_form=direct nc_prepare=prepare_unreadable nc_env=() nc_args=(-c a.cu -o a.o)
+test_unreadable_annotated_source_gets_nvccs_message_and_status() {
+	nc_form=direct+warn nc_prepare=prepare_unreadable nc_env=() nc_args=(-c a.cu -o a.o)
 	# root reads anything: drop the capabilities that let it, for both runs.
 	if [ "$(id -u)" -eq 0 ]; then
 		setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null ||
@@ -51,11 +57,12 @@ test_unreadable_source_gets_nvccs_message_and_status() {
 }
 
 prepare_directory_source() {
-	mkdir a.cu
+	mkdir dir.cu
+	echo "$PRAGMA_KERNEL" >k.cu
 }
 
-test_source_that_is_a_directory_gets_nvccs_message_and_status() {
-	nc_form=direct nc_prepare=prepare_directory_source nc_env=() nc_args=(-c a.cu -o a.o)
+test_directory_among_inputs_next_to_an_annotated_source_gets_nvccs_answer() {
+	nc_form=direct+warn nc_prepare=prepare_directory_source nc_env=() nc_args=(-c k.cu dir.cu)
 	nc_run ref
 	nc_run egg
 	[ "$(cat ref.rc)" -ne 0 ] || fail "nvcc compiled a directory"
