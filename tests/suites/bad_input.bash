@@ -260,20 +260,18 @@ sig_run() {
 	cd "$T" || exit 1
 }
 
-# sig_compare SIGNAL group|pid: egg-cc ends as nvcc ends, with nvcc's stderr
+# sig_compare SIGNAL group|pid: egg-cc ends as nvcc ends, with nvcc's own stderr
 # lines (sorted: a signal to the group makes several processes write at once).
-# grep also drops empty lines, which only the compiler's children print.
 sig_compare() {
 	sig_run ref "$1" "$2"
 	sig_run egg "$1" "$2"
 	[ "$(cat ref.rc)" -ne 0 ] || fail "nvcc finished before the signal; the test proves nothing"
 	expect_eq "$(cat egg.rc)" "$(cat ref.rc)" "exit status after SIG$1 to the $2"
-	local keep=.
-	# Signalled alone, nvcc leaves its children running; they write to the same
-	# stderr whenever they notice their files are gone.  Only nvcc's lines count.
-	[ "$2" == pid ] && keep='^nvcc'
-	grep -a "$keep" ref.err | sort >ref.err.sorted
-	grep -a "$keep" egg.err | sort >egg.err.sorted
+	# Only nvcc's own lines count: what its children print depends on which of
+	# them the signal caught ("Compilation terminated." from gcc, seen in one run
+	# in ten), and nvcc signalled alone leaves them running to print later.
+	grep -a '^nvcc' ref.err | sort >ref.err.sorted
+	grep -a '^nvcc' egg.err | sort >egg.err.sorted
 	[ -s ref.err.sorted ] || fail "nvcc printed nothing after SIG$1; there is nothing to compare"
 	nc_same_text stderr ref.err.sorted egg.err.sorted
 }
