@@ -1,4 +1,4 @@
-# bench/: benchmarks, not tests (they measure, they do not fail on a slow machine).
+# bench/fastpath.mk: the fast-path benchmark (a fragment of its own: bench/local.mk is the suite's).
 EXTRA_DIST += bench/README.md bench/fastpath bench/data/fastpath.cu
 
 # make bench-fastpath [BENCH_ARGS="--runs 20"]: egg-cc's cost on a source without
