@@ -1,0 +1,2 @@
+/* inc/extra.h -- found only through -I inc. */
+#define EXTRA_VALUE 42

@@ -1,0 +1,5 @@
+/* plain.c -- a C input. */
+int c_helper(int v)
+{
+	return v + 1;
+}
