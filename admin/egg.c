@@ -19,9 +19,11 @@ struct command {
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+int cmd_generate(int argc, char **argv); /* cmd_generate.c */
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
+	{ "generate", cmd_generate, "run the builtin generator on a bundle (JOB.json)" },
 	{ "help", cmd_help, "list the commands" },
 };
 

@@ -1,0 +1,42 @@
+# builtin/: the builtin generator (lift, recipes, templates) -- issue 7.
+noinst_LIBRARIES += libeggbuiltin.a
+libeggbuiltin_a_SOURCES = \
+	builtin/builtin.c builtin/builtin.h \
+	builtin/ir.c builtin/ir.h \
+	builtin/parse.c builtin/parse.h \
+	builtin/lift.c builtin/lift_launcher.c builtin/lift.h \
+	builtin/emit.c builtin/emit.h \
+	builtin/check.c builtin/check.h \
+	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
+	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c
+
+templatesdir = $(pkgdatadir)/templates
+dist_templates_DATA = \
+	builtin/templates/prelude.cu builtin/templates/stream.cu \
+	builtin/templates/rows.cu builtin/templates/reduce_final.cu
+
+egg_SOURCES += admin/cmd_generate.c
+egg_LDADD += libeggbuiltin.a libeggbundle.a libeggcommon.a $(CJSON_LIBS)
+egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+
+check_PROGRAMS += tests/unit/test_builtin
+tests_unit_test_builtin_SOURCES = tests/unit/test_builtin.c
+tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin
+
+SUITES += tests/suites/builtin.bash
+EXTRA_DIST += builtin/tests/gpu-check.sh \
+	tests/data/builtin/bias_gelu.json \
+	tests/data/builtin/collatz.json \
+	tests/data/builtin/histogram.json \
+	tests/data/builtin/layernorm.json \
+	tests/data/builtin/log_softmax.json \
+	tests/data/builtin/relu.json \
+	tests/data/builtin/rmsnorm.json \
+	tests/data/builtin/rowsum.json \
+	tests/data/builtin/scale_residual.json \
+	tests/data/builtin/scan.json \
+	tests/data/builtin/silu_kernel.json \
+	tests/data/builtin/softmax.json \
+	tests/data/builtin/sumsq.json
