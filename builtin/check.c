@@ -44,7 +44,8 @@ renamed(const struct egg_bundle *b, const struct builtin_output *o, size_t k, st
 }
 
 static void
-call(const struct egg_bundle *b, const char *fn, const char *suffix, struct strbuf *out)
+call_at(const struct egg_bundle *b, const char *fn, const char *suffix, const char *offset,
+        struct strbuf *out)
 {
 	if (b->kind == BUNDLE_KERNEL)
 		strbuf_addf(out, "%s<<<(%s), (%s), (%s)>>>(", fn, b->launch_grid ? b->launch_grid : "1",
@@ -56,9 +57,29 @@ call(const struct egg_bundle *b, const char *fn, const char *suffix, struct strb
 		const struct bundle_param *p = &b->params[i];
 		strbuf_addf(out, "%s%s%s", i ? ", " : "", p->is_pointer ? "d_" : "", p->name);
 		if (p->is_pointer)
-			strbuf_addstr(out, suffix);
+			strbuf_addf(out, "%s%s", suffix, offset);
 	}
 	strbuf_addstr(out, ")");
+}
+
+static void
+call(const struct egg_bundle *b, const char *fn, const char *suffix, struct strbuf *out)
+{
+	call_at(b, fn, suffix, "", out);
+}
+
+/* Copies every output of the run on suffix's buffers (at offset) to DST_name. */
+static void
+fetch_outputs(const struct egg_bundle *b, const char *dst, const char *suffix, const char *offset,
+              const char *indent, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		if (p->is_pointer && (p->role == ROLE_OUT || p->role == ROLE_INOUT))
+			strbuf_addf(out, "%sEGG_CK(cudaMemcpy(%s_%s, d_%s%s%s, n_%s * sizeof(%s), "
+			            "cudaMemcpyDeviceToHost));\n", indent, dst, p->name, p->name, suffix, offset,
+			            p->name, p->elem_type);
+	}
 }
 
 void
@@ -113,6 +134,10 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		            p->elem_type, p->name, p->elem_type);
 		strbuf_addf(out, "\t%s *g_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
 		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *r_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *m_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
 		strbuf_addf(out, "\tegg_fill(h_%s, n_%s);\n", p->name, p->name);
 		strbuf_addf(out, "\t%s *d_%s_r, *d_%s_c;\n", p->elem_type, p->name, p->name);
 		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_r, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
@@ -124,8 +149,6 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		const struct bundle_param *p = &b->params[i];
 		if (!p->is_pointer)
 			continue;
-		const char *d = "cand ? d_%s_c : d_%s_r";
-		(void)d;
 		if (p->role == ROLE_IN || p->role == ROLE_INOUT)
 			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy(cand ? d_%s_c : d_%s_r, h_%s, n_%s * sizeof(%s),"
 			                 " cudaMemcpyHostToDevice));\n", p->name, p->name, p->name, p->name, p->elem_type);
@@ -135,10 +158,16 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 	}
 	strbuf_addstr(out, "\t};\n\tcudaEvent_t egg_e0, egg_e1;\n\tEGG_CK(cudaEventCreate(&egg_e0));\n"
 	                   "\tEGG_CK(cudaEventCreate(&egg_e1));\n\tfloat egg_ms;\n");
-	/* the reference once for the expected outputs, then its timing */
+	/* the reference once for the expected outputs (kept in r_), then its timing */
 	strbuf_addstr(out, "\tegg_reset(0);\n\t");
 	call(b, b->name, "_r", out);
-	strbuf_addstr(out, ";\n\tEGG_CK(cudaDeviceSynchronize());\n");
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
+	fetch_outputs(b, "r", "_r", "", "\t", out);
+	/* and once with every pointer one element off 16-byte alignment (the scalar paths) */
+	strbuf_addstr(out, "\tegg_reset(0);\n\t");
+	call_at(b, b->name, "_r", " + 1", out);
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
+	fetch_outputs(b, "m", "_r", " + 1", "\t", out);
 	strbuf_addstr(out, "\tfor (int egg_k = 0; egg_k < 3; egg_k++) ");
 	call(b, b->name, "_r", out);
 	strbuf_addstr(out, ";\n\tEGG_CK(cudaEventRecord(egg_e0));\n\tfor (int egg_k = 0; egg_k < 20; egg_k++) ");
@@ -146,28 +175,35 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 	strbuf_addstr(out, ";\n\tEGG_CK(cudaEventRecord(egg_e1));\n\tEGG_CK(cudaEventSynchronize(egg_e1));\n"
 	                   "\tEGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));\n"
 	                   "\tconst double egg_ref_ms = egg_ms / 20.0;\n");
-	/* the reference's outputs of its first run are gone after the timing runs for
-	 * inout buffers: recompute them once more */
-	strbuf_addstr(out, "\tegg_reset(0);\n\t");
-	call(b, b->name, "_r", out);
-	strbuf_addstr(out, ";\n\tEGG_CK(cudaDeviceSynchronize());\n");
 	for (size_t k = 0; k < o->n_candidates; k++) {
 		char *fn = egg_xasprintf("%s__egg_c%zu", b->name, k);
-		strbuf_addf(out, "\t{\n\t\tint ok = 1;\n\t\tdouble err = 0;\n\t\tegg_reset(1);\n\t\t");
+		strbuf_addf(out, "\tdo {\n\t\tint ok = 1;\n\t\tdouble err = 0;\n\t\tegg_reset(1);\n\t\t");
 		call(b, fn, "_c", out);
-		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaGetLastError());\n\t\tEGG_CK(cudaDeviceSynchronize());\n");
+		strbuf_addf(out, ";\n\t\tcudaError_t egg_x = cudaGetLastError();\n"
+		                 "\t\tif (egg_x == cudaSuccess)\n\t\t\tegg_x = cudaDeviceSynchronize();\n"
+		                 "\t\tif (egg_x != cudaSuccess) {\n"
+		                 "\t\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=0 max_err=inf correct=no %%s (error: %%s)\\n\", "
+		                 "\"%s\", %zu, egg_ref_ms, \"%s\", cudaGetErrorString(egg_x));\n\t\t\tbreak;\n\t\t}\n",
+		            b->name, k, o->candidates[k].label);
 		for (size_t i = 0; i < b->n_params; i++) {
 			const struct bundle_param *p = &b->params[i];
 			if (!p->is_pointer || (p->role != ROLE_OUT && p->role != ROLE_INOUT))
 				continue;
-			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy(h_%s, d_%s_r, n_%s * sizeof(%s), cudaMemcpyDeviceToHost));\n",
-			            p->name, p->name, p->name, p->elem_type);
 			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy(g_%s, d_%s_c, n_%s * sizeof(%s), cudaMemcpyDeviceToHost));\n",
 			            p->name, p->name, p->name, p->elem_type);
-			strbuf_addf(out, "\t\t{ double e = egg_err(h_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
+			strbuf_addf(out, "\t\t{ double e = egg_err(r_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
 			            p->name, p->name, p->name, b->rtol ? b->rtol : "1e-4", b->atol ? b->atol : "1e-5");
 		}
-		/* h_ of outputs now holds reference results; inputs are untouched */
+		strbuf_addstr(out, "\t\tegg_reset(1);\n\t\t");
+		call_at(b, fn, "_c", " + 1", out);
+		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaGetLastError());\n\t\tEGG_CK(cudaDeviceSynchronize());\n");
+		fetch_outputs(b, "g", "_c", " + 1", "\t\t", out);
+		for (size_t i = 0; i < b->n_params; i++) {
+			const struct bundle_param *p = &b->params[i];
+			if (p->is_pointer && (p->role == ROLE_OUT || p->role == ROLE_INOUT))
+				strbuf_addf(out, "\t\t{ double e = egg_err(m_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
+				            p->name, p->name, p->name, b->rtol ? b->rtol : "1e-4", b->atol ? b->atol : "1e-5");
+		}
 		strbuf_addstr(out, "\t\tfor (int egg_k = 0; egg_k < 3; egg_k++) ");
 		call(b, fn, "_c", out);
 		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaEventRecord(egg_e0));\n\t\tfor (int egg_k = 0; egg_k < 20; egg_k++) ");
@@ -175,7 +211,7 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaEventRecord(egg_e1));\n\t\tEGG_CK(cudaEventSynchronize(egg_e1));\n"
 		                   "\t\tEGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));\n");
 		strbuf_addf(out, "\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=%%.4f max_err=%%.3g correct=%%s %%s\\n\", "
-		                 "\"%s\", %zu, egg_ref_ms, egg_ms / 20.0, err, ok ? \"yes\" : \"no\", \"%s\");\n\t}\n",
+		                 "\"%s\", %zu, egg_ref_ms, egg_ms / 20.0, err, ok ? \"yes\" : \"no\", \"%s\");\n\t} while (0);\n",
 		            b->name, k, o->candidates[k].label);
 		free(fn);
 	}

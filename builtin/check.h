@@ -1,7 +1,9 @@
 /*
  * check.h -- the GPU check program for one bundle: a self-contained CUDA source
  * that runs the reference and every candidate of the builtin generator on the
- * bundle's first workload with random inputs, compares outputs and times both,
+ * bundle's first workload with random inputs (once with cudaMalloc'ed pointers,
+ * once with every pointer one element off 16-byte alignment, which exercises the
+ * scalar paths), compares outputs and times both,
  * printing one table line per candidate:
  *   CHECK <bundle> <candidate#> ref_ms=<..> cand_ms=<..> max_err=<..> correct=<yes|no> <label>
  * Candidates are renamed (NAME__egg_cN) so that all coexist with the reference.

@@ -117,7 +117,7 @@ emit_ctx_release(struct emit_ctx *c)
 static int
 read_only(const struct emit_ctx *c, const char *buffer)
 {
-	const struct ir_param *p = ir_program_param(c->prog, buffer);
+	const struct ir_param *p = c->prog ? ir_program_param(c->prog, buffer) : NULL;
 	return p && !p->written && emit_max_vector(p->elem_type) > 1;
 }
 
@@ -131,66 +131,34 @@ reg_name(const struct emit_ctx *c, int stream, struct strbuf *out)
 		strbuf_addf(out, ".%c", components[c->component]);
 }
 
+/* Loads: a stream's register in vector code, else the element (read-only
+ * buffers through __ldg). */
+static int
+emit_leaf(void *ctx, const struct ir_expr *e, struct strbuf *out)
+{
+	const struct emit_ctx *c = ctx;
+	if (e->kind != IR_LOAD)
+		return 0;
+	int s = c->component >= 0 ? find_stream(c, e->text, e->kids[0], 0) : -1;
+	if (s >= 0) {
+		reg_name(c, s, out);
+		return 1;
+	}
+	int ldg = read_only(c, e->text);
+	strbuf_addf(out, "%s%s[", ldg ? "__ldg(&" : "", e->text);
+	emit_expr(c, e->kids[0], out);
+	strbuf_addstr(out, ldg ? "])" : "]");
+	return 1;
+}
+
 void
 emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out)
 {
-	switch (e->kind) {
-	case IR_NUM:
-	case IR_VAR:
-	case IR_LOCAL:
-		strbuf_addstr(out, e->text);
-		return;
-	case IR_IDX:
-		strbuf_addstr(out, c->index_text[e->idx]);
-		return;
-	case IR_LOAD: {
-		int s = c->component >= 0 ? find_stream(c, e->text, e->kids[0], 0) : -1;
-		if (s >= 0) {
-			reg_name(c, s, out);
-			return;
-		}
-		int ldg = read_only(c, e->text);
-		strbuf_addf(out, "%s%s[", ldg ? "__ldg(&" : "", e->text);
-		emit_expr(c, e->kids[0], out);
-		strbuf_addstr(out, ldg ? "])" : "]");
-		return;
-	}
-	case IR_UN:
-		strbuf_addf(out, "(%s", e->text);
-		emit_expr(c, e->kids[0], out);
-		strbuf_addch(out, ')');
-		return;
-	case IR_BIN:
-		strbuf_addch(out, '(');
-		emit_expr(c, e->kids[0], out);
-		strbuf_addf(out, " %s ", e->text);
-		emit_expr(c, e->kids[1], out);
-		strbuf_addch(out, ')');
-		return;
-	case IR_CALL:
-		strbuf_addf(out, "%s(", e->text);
-		for (size_t i = 0; i < e->n_kids; i++) {
-			if (i)
-				strbuf_addstr(out, ", ");
-			emit_expr(c, e->kids[i], out);
-		}
-		strbuf_addch(out, ')');
-		return;
-	case IR_COND:
-		strbuf_addch(out, '(');
-		emit_expr(c, e->kids[0], out);
-		strbuf_addstr(out, " ? ");
-		emit_expr(c, e->kids[1], out);
-		strbuf_addstr(out, " : ");
-		emit_expr(c, e->kids[2], out);
-		strbuf_addch(out, ')');
-		return;
-	case IR_CAST:
-		strbuf_addf(out, "((%s)", e->text);
-		emit_expr(c, e->kids[0], out);
-		strbuf_addch(out, ')');
-		return;
-	}
+	struct ir_print_hooks h = { { c->index_text[0] ? c->index_text[0] : "0",
+		                      c->index_text[1] ? c->index_text[1] : "0",
+		                      c->index_text[2] ? c->index_text[2] : "0" },
+		                    emit_leaf, (void *)c };
+	ir_expr_print_with(e, &h, out);
 }
 
 void

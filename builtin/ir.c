@@ -170,8 +170,10 @@ ir_expr_has_load(const struct ir_expr *e)
 static const char *const index_names[] = { "i", "row", "col" };
 
 void
-ir_expr_print(const struct ir_expr *e, struct strbuf *out)
+ir_expr_print_with(const struct ir_expr *e, const struct ir_print_hooks *h, struct strbuf *out)
 {
+	if (h && h->leaf && h->leaf(h->ctx, e, out))
+		return;
 	switch (e->kind) {
 	case IR_NUM:
 	case IR_VAR:
@@ -179,23 +181,23 @@ ir_expr_print(const struct ir_expr *e, struct strbuf *out)
 		strbuf_addstr(out, e->text);
 		break;
 	case IR_IDX:
-		strbuf_addstr(out, index_names[e->idx]);
+		strbuf_addstr(out, h ? h->index_text[e->idx] : index_names[e->idx]);
 		break;
 	case IR_LOAD:
 		strbuf_addf(out, "%s[", e->text);
-		ir_expr_print(e->kids[0], out);
+		ir_expr_print_with(e->kids[0], h, out);
 		strbuf_addch(out, ']');
 		break;
 	case IR_UN:
 		strbuf_addf(out, "(%s", e->text);
-		ir_expr_print(e->kids[0], out);
+		ir_expr_print_with(e->kids[0], h, out);
 		strbuf_addch(out, ')');
 		break;
 	case IR_BIN:
 		strbuf_addch(out, '(');
-		ir_expr_print(e->kids[0], out);
+		ir_expr_print_with(e->kids[0], h, out);
 		strbuf_addf(out, " %s ", e->text);
-		ir_expr_print(e->kids[1], out);
+		ir_expr_print_with(e->kids[1], h, out);
 		strbuf_addch(out, ')');
 		break;
 	case IR_CALL:
@@ -203,25 +205,31 @@ ir_expr_print(const struct ir_expr *e, struct strbuf *out)
 		for (size_t i = 0; i < e->n_kids; i++) {
 			if (i)
 				strbuf_addstr(out, ", ");
-			ir_expr_print(e->kids[i], out);
+			ir_expr_print_with(e->kids[i], h, out);
 		}
 		strbuf_addch(out, ')');
 		break;
 	case IR_COND:
 		strbuf_addch(out, '(');
-		ir_expr_print(e->kids[0], out);
+		ir_expr_print_with(e->kids[0], h, out);
 		strbuf_addstr(out, " ? ");
-		ir_expr_print(e->kids[1], out);
+		ir_expr_print_with(e->kids[1], h, out);
 		strbuf_addstr(out, " : ");
-		ir_expr_print(e->kids[2], out);
+		ir_expr_print_with(e->kids[2], h, out);
 		strbuf_addch(out, ')');
 		break;
 	case IR_CAST:
 		strbuf_addf(out, "((%s)", e->text);
-		ir_expr_print(e->kids[0], out);
+		ir_expr_print_with(e->kids[0], h, out);
 		strbuf_addch(out, ')');
 		break;
 	}
+}
+
+void
+ir_expr_print(const struct ir_expr *e, struct strbuf *out)
+{
+	ir_expr_print_with(e, NULL, out);
 }
 
 static const char *const combine_names[] = { "sum", "max", "min" };

@@ -134,6 +134,15 @@ int ir_expr_has_load(const struct ir_expr *e);
 /* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
 void ir_expr_print(const struct ir_expr *e, struct strbuf *out);
 
+/* The same printer for code generation: index spellings, and a leaf hook that may
+ * print a node itself (returns 1) or leave it to the printer (returns 0). */
+struct ir_print_hooks {
+	const char *index_text[3];
+	int (*leaf)(void *ctx, const struct ir_expr *e, struct strbuf *out);
+	void *ctx;
+};
+void ir_expr_print_with(const struct ir_expr *e, const struct ir_print_hooks *h, struct strbuf *out);
+
 /* The human-readable description (one line per stage and statement); the lifting
  * tests compare it verbatim. */
 void ir_program_describe(const struct ir_program *p, struct strbuf *out);

@@ -286,6 +286,21 @@ lift_name(struct ctx *c, const char *name)
 	}
 }
 
+/* Lifts e's operands into r; frees r and returns NULL when one is refused. */
+static struct ir_expr *
+lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
+{
+	for (size_t i = 0; i < e->n_kids; i++) {
+		struct ir_expr *k = lift_expr(c, e->kids[i]);
+		if (!k) {
+			ir_expr_free(r);
+			return NULL;
+		}
+		ir_expr_add(r, k);
+	}
+	return r;
+}
+
 static struct ir_expr *
 lift_expr(struct ctx *c, const struct ast_expr *e)
 {
@@ -312,15 +327,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 			refuse(c, "a call to '%s', which is not a math function", e->text);
 			return NULL;
 		}
-		for (size_t i = 0; i < e->n_kids; i++) {
-			struct ir_expr *k = lift_expr(c, e->kids[i]);
-			if (!k) {
-				ir_expr_free(r);
-				return NULL;
-			}
-			ir_expr_add(r, k);
-		}
-		return r;
+		return lift_kids(c, e, r);
 	case AST_UN:
 		if (strcmp(e->text, "+") == 0)
 			return lift_expr(c, e->kids[0]);
@@ -352,15 +359,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		refuse(c, "an assignment or increment inside an expression");
 		return NULL;
 	}
-	for (size_t i = 0; i < e->n_kids; i++) {
-		struct ir_expr *k = lift_expr(c, e->kids[i]);
-		if (!k) {
-			ir_expr_free(r);
-			return NULL;
-		}
-		ir_expr_add(r, k);
-	}
-	return r;
+	return lift_kids(c, e, r);
 }
 
 /* ---- statements ---- */

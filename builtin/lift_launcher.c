@@ -183,9 +183,7 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 	struct ir_stage st = { .kind = IR_STAGE_MEMSET };
 	st.buffer = egg_xstrdup(bp->name);
 	struct strbuf t = STRBUF_INIT;
-	strbuf_addch(&t, '(');
 	host_print(h, call->kids[2], &t);
-	strbuf_addch(&t, ')');
 	st.n = ir_expr_new(IR_VAR, t.buf);
 	strbuf_release(&t);
 	p->stages = egg_xrealloc(p->stages, (p->n_stages + 1) * sizeof *p->stages);

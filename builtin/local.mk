@@ -27,6 +27,19 @@ UNIT_TESTS += tests/unit/test_builtin
 
 SUITES += tests/suites/builtin.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh \
+	builtin/tests/check/bias_gelu.cu \
+	builtin/tests/check/collatz.cu \
+	builtin/tests/check/histogram.cu \
+	builtin/tests/check/layernorm.cu \
+	builtin/tests/check/log_softmax.cu \
+	builtin/tests/check/relu.cu \
+	builtin/tests/check/rmsnorm.cu \
+	builtin/tests/check/rowsum.cu \
+	builtin/tests/check/scale_residual.cu \
+	builtin/tests/check/scan.cu \
+	builtin/tests/check/silu_kernel.cu \
+	builtin/tests/check/softmax.cu \
+	builtin/tests/check/sumsq.cu \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/histogram.json \

@@ -788,6 +788,18 @@ skip_item(struct parser *p)
 	}
 }
 
+static void
+skip_launch_bounds(struct parser *p)
+{
+	if (!accept(p, "__launch_bounds__"))
+		return;
+	int depth = 0;
+	do {
+		depth += is(p, "(") - is(p, ")");
+		p->pos++;
+	} while (depth > 0 && peek(p, 0)->kind != TK_END);
+}
+
 /* Tries a function definition at the current token; returns 1 and appends it on
  * success, 0 (position restored) when the item is something else. */
 static int
@@ -804,15 +816,10 @@ parse_function(struct parser *p, struct ast_unit *u)
 			strbuf_addf(&quals, "%s%s", quals.len ? " " : "", peek(p, 0)->text);
 		p->pos++;
 	}
-	if (accept(p, "__launch_bounds__")) {
-		int depth = 0;
-		do {
-			depth += is(p, "(") - is(p, ")");
-			p->pos++;
-		} while (depth > 0 && peek(p, 0)->kind != TK_END);
-	}
+	skip_launch_bounds(p);
 	struct ast_function f = { 0 };
 	f.ret_type = parse_pointers(p, parse_base_type(p));
+	skip_launch_bounds(p);
 	if (!f.ret_type[0] || peek(p, 0)->kind != TK_ID || strcmp(peek(p, 1)->text, "(") != 0) {
 		p->pos = start;
 		strbuf_release(&quals);
