@@ -12,6 +12,7 @@
 #include "builtin/builtin.h"
 #include "builtin/lift.h"
 #include "builtin/recipes/recipe.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -39,14 +40,14 @@ is_memset(const struct ir_stage *st)
 	return st->kind == IR_STAGE_MEMSET;
 }
 
-/* One candidate for point k; 0 and *src set, or -1 with why. */
+/* One candidate for point k, its kernels named PREFIX_kN; 0 and *src set, or
+ * -1 with why. */
 static int
 emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct strbuf *label,
                struct strbuf *src, struct strbuf *why)
 {
 	struct strbuf device = STRBUF_INIT, host = STRBUF_INIT, body = STRBUF_INIT;
-	char *pre = egg_xasprintf("%s_c%zu", prefix, k);
-	struct recipe_job job = { .prog = p, .prefix = pre, .device = &device, .host = &host,
+	struct recipe_job job = { .prog = p, .prefix = prefix, .device = &device, .host = &host,
 		                  .body = &body };
 	int rc = 0;
 	const struct recipe *seen[N_RECIPES] = { 0 };
@@ -88,11 +89,26 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct 
 			strbuf_addf(src, "{\n%s}\n", host.buf);
 		}
 	}
-	free(pre);
 	strbuf_release(&device);
 	strbuf_release(&host);
 	strbuf_release(&body);
 	return rc;
+}
+
+/* text without its comments (the label comments differ between points) */
+static char *
+code_only(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *s = text; *s;) {
+		if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+			s = e ? e + 2 : s + strlen(s);
+			continue;
+		}
+		strbuf_addch(&sb, *s++);
+	}
+	return strbuf_detach(&sb);
 }
 
 static size_t
@@ -140,27 +156,37 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
 	size_t n = n_points(out->program);
 	out->candidates = egg_xcalloc(n + 1, sizeof *out->candidates);
+	/* a point that changes nothing for this program (say, the online pass where
+	 * there is no softmax) gives the code of an earlier one: compare the code
+	 * emitted under one neutral prefix and keep the first */
+	struct strvec seen = STRVEC_INIT;
 	for (size_t k = 0; k < n; k++) {
-		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT;
+		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT;
 		strbuf_reset(&why);
-		strbuf_addstr(&src, pre);
-		if (emit_candidate(out->program, prefix, k, &label, &src, &why) != 0) {
-			strbuf_release(&label);
-			strbuf_release(&src);
-			continue;
-		}
+		int rc = emit_candidate(out->program, "egg_probe", k, &label, &probe, &why);
+		char *code = code_only(probe.buf);
 		int dup = 0;
-		for (size_t j = 0; j < out->n_candidates && !dup; j++)
-			dup = strcmp(out->candidates[j].label, label.buf) == 0;
-		if (dup) {
+		for (size_t j = 0; rc == 0 && j < seen.n && !dup; j++)
+			dup = strcmp(seen.v[j], code) == 0;
+		strbuf_reset(&label);
+		strbuf_addstr(&src, pre);
+		char *name = egg_xasprintf("%s_c%zu", prefix, k);
+		if (rc == 0 && !dup)
+			rc = emit_candidate(out->program, name, k, &label, &src, &why);
+		free(name);
+		strbuf_release(&probe);
+		if (rc != 0 || dup) {
+			free(code);
 			strbuf_release(&label);
 			strbuf_release(&src);
 			continue;
 		}
+		strvec_push_owned(&seen, code);
 		out->candidates[out->n_candidates].label = strbuf_detach(&label);
 		out->candidates[out->n_candidates].source = strbuf_detach(&src);
 		out->n_candidates++;
 	}
+	strvec_clear(&seen);
 	if (out->n_candidates == 0)
 		out->not_lifted = strbuf_detach(&why);
 	strbuf_release(&why);

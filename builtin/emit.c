@@ -313,6 +313,8 @@ emit_components(struct emit_ctx *c, const struct ir_block *b, const char *base_t
 		c->component = k;
 		strbuf_addf(out, "%s{\n", indent);
 		emit_block(c, b, in2.buf, out);
+		if (c->component_tail)
+			strbuf_addf(out, "%s%s\n", in2.buf, c->component_tail);
 		strbuf_addf(out, "%s}\n", indent);
 		free(ix);
 	}

@@ -31,6 +31,7 @@ struct emit_ctx {
 	int vec;                   /* V: 1 = scalar registers */
 	int component;             /* -1: no stream replacement (scalar code); else k */
 	const char *reg_suffix;    /* "[egg_u]" when streams are per-u arrays, else "" */
+	const char *component_tail; /* code appended to each component's block, or NULL */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

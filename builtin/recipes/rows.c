@@ -12,7 +12,11 @@
  * separates loops so that a loop reading what an earlier one stored sees it.
  * Row-level stores are done by the group's first thread.
  *
- * Points: threads per row x threads per block x vector width x unroll.
+ * A max loop followed by a loop summing exp(value - max) over the same values is
+ * emitted as one online pass (running max and rescaled sum, merged pairwise across
+ * the group), saving a read of the row.
+ *
+ * Points: threads per row x threads per block x vector width x unroll x online.
  */
 #include "config.h"
 
@@ -23,17 +27,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { int g, tpb, vec, unroll; } points[] = {
-	{ 32, 256, 4, 1 }, { 32, 128, 4, 2 }, { 128, 128, 4, 1 }, { 256, 256, 4, 1 },
-	{ 512, 512, 4, 1 }, { 1024, 1024, 4, 1 }, { 32, 256, 1, 4 },
+/* online: a max loop followed by a sum of exp(value - max) loop over the same
+ * values becomes one pass (the online softmax normalizer); 0 keeps the passes as
+ * written, for comparison. */
+static const struct { int g, tpb, vec, unroll, online; } points[] = {
+	{ 32, 256, 4, 1, 1 }, { 32, 128, 4, 2, 1 }, { 128, 128, 4, 1, 1 }, { 256, 256, 4, 1, 1 },
+	{ 512, 512, 4, 1, 1 }, { 1024, 1024, 4, 1, 1 }, { 32, 256, 1, 4, 1 }, { 32, 256, 4, 1, 0 },
+	{ 256, 256, 4, 1, 0 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "rows threads_per_row=%d tpb=%d vec=%d unroll=%d", points[pt].g,
-	            points[pt].tpb, points[pt].vec, points[pt].unroll);
+	strbuf_addf(out, "rows threads_per_row=%d tpb=%d vec=%d unroll=%d passes=%s", points[pt].g,
+	            points[pt].tpb, points[pt].vec, points[pt].unroll,
+	            points[pt].online ? "online" : "as-written");
 }
 
 static int
@@ -98,6 +107,140 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, size_t pt, struct 
 	emit_ctx_release(&c);
 }
 
+/* ---- the online normalizer: max loop + sum-of-exp loop in one pass ---- */
+
+static int
+reads_local(const struct ir_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOCAL && strcmp(e->text, name) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (reads_local(e->kids[i], name))
+			return 1;
+	return 0;
+}
+
+static int
+is_exp(const char *f)
+{
+	return strcmp(f, "expf") == 0 || strcmp(f, "__expf") == 0 || strcmp(f, "exp") == 0;
+}
+
+/* b->stmts[i] is "loop: acc max m <- E", and the next loop, after row-level
+ * statements that do not touch m, is "loop: acc sum s <- exp(E - m)" over the
+ * same bound: returns that loop's index (else 0). */
+static size_t
+match_online(const struct ir_block *b, size_t i)
+{
+	const struct ir_stmt *a = b->stmts[i];
+	if (a->kind != IR_LOOP || a->body.n != 1 || a->body.stmts[0]->kind != IR_ACC ||
+	    a->body.stmts[0]->combine != IR_MAX)
+		return 0;
+	const struct ir_stmt *am = a->body.stmts[0];
+	if (strcmp(am->type, "float") != 0 && strcmp(am->type, "double") != 0)
+		return 0;
+	size_t j = i + 1;
+	for (; j < b->n && b->stmts[j]->kind != IR_LOOP; j++) {
+		const struct ir_stmt *s = b->stmts[j];
+		if (s->kind == IR_STORE || reads_local(s->value, am->name) ||
+		    (s->name && strcmp(s->name, am->name) == 0))
+			return 0;
+	}
+	if (j == b->n)
+		return 0;
+	const struct ir_stmt *l = b->stmts[j];
+	if (!ir_expr_equal(l->bound, a->bound) || l->body.n != 1 || l->body.stmts[0]->kind != IR_ACC)
+		return 0;
+	const struct ir_stmt *as = l->body.stmts[0];
+	const struct ir_expr *v = as->value;
+	if (as->combine != IR_SUM || strcmp(as->type, am->type) != 0 || v->kind != IR_CALL ||
+	    !is_exp(v->text) || v->n_kids != 1)
+		return 0;
+	const struct ir_expr *d = v->kids[0];
+	if (d->kind != IR_BIN || strcmp(d->text, "-") != 0 || !ir_expr_equal(d->kids[0], am->value) ||
+	    d->kids[1]->kind != IR_LOCAL || strcmp(d->kids[1]->text, am->name) != 0)
+		return 0;
+	return j;
+}
+
+static void
+emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stmt *l, size_t pt,
+            struct strbuf *out)
+{
+	const int g = points[pt].g;
+	const struct ir_stmt *am = a->body.stmts[0], *as = l->body.stmts[0];
+	const char *t = am->type, *ex = as->value->text;
+	unsigned u = job->uniq++;
+	/* the per-element value as a let, so streams and components apply to it */
+	struct ir_block vb = { 0 };
+	struct ir_stmt *let = ir_stmt_new(IR_LET);
+	let->name = egg_xstrdup("egg_v");
+	let->type = egg_xstrdup(t);
+	let->value = ir_expr_copy(am->value);
+	ir_block_add(&vb, let);
+	struct strbuf step = STRBUF_INIT;
+	strbuf_addf(&step, "if (egg_v > egg_om) { egg_os = egg_os * %s(egg_om - egg_v) + 1; egg_om = egg_v; } "
+	                   "else if (egg_v != -INFINITY) { egg_os += %s(egg_v - egg_om); }", ex, ex);
+
+	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
+	c.index_text[IR_I] = "0";
+	c.index_text[IR_ROW] = "egg_row";
+	c.index_text[IR_COL] = "egg_j";
+	emit_collect_streams(&c, &vb);
+	c.vec = recipe_stream_vector(&c, points[pt].vec);
+	strbuf_addf(out, "\t\t{\n\t\t\t%s egg_om = -INFINITY, egg_os = 0;\n\t\t\tconst long long egg_cn = ", t);
+	emit_expr(&c, a->bound, out);
+	strbuf_addstr(out, ";\n\t\t\tlong long egg_j0 = 0;\n");
+	if (c.vec > 1 && c.n_streams > 0) {
+		strbuf_addstr(out, "\t\t\tif (");
+		emit_aligned_test(&c, "0", out);
+		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n"
+		                 "\t\t\t\tfor (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += %d) {\n",
+		            c.vec, g);
+		char *base = egg_xasprintf("egg_jv * %d", c.vec);
+		emit_stream_loads(&c, base, "\t\t\t\t\t", out);
+		c.component_tail = step.buf;
+		emit_components(&c, &vb, base, "\t\t\t\t\t", out);
+		c.component_tail = NULL;
+		free(base);
+		strbuf_addf(out, "\t\t\t\t}\n\t\t\t\tegg_j0 = egg_cv * %d;\n\t\t\t}\n", c.vec);
+	}
+	strbuf_addf(out, "\t\t\tfor (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += %d) {\n", g);
+	emit_block(&c, &vb, "\t\t\t\t", out);
+	strbuf_addf(out, "\t\t\t\t%s\n\t\t\t}\n", step.buf);
+	/* merge (max, sum) pairs across the group */
+	const char *merge = "{ %s egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; "
+	                    "egg_os = (egg_om == -INFINITY ? 0 : egg_os * %s(egg_om - egg_nm)) + "
+	                    "(egg_m2 == -INFINITY ? 0 : egg_s2 * %s(egg_m2 - egg_nm)); egg_om = egg_nm; }\n";
+	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_o = 16; egg_o > 0; egg_o >>= 1) {\n"
+	                 "\t\t\t\tconst %s egg_m2 = __shfl_xor_sync(0xffffffffu, egg_om, egg_o);\n"
+	                 "\t\t\t\tconst %s egg_s2 = __shfl_xor_sync(0xffffffffu, egg_os, egg_o);\n\t\t\t\t",
+	            t, t);
+	strbuf_addf(out, merge, t, ex, ex);
+	strbuf_addstr(out, "\t\t\t}\n");
+	if (g > 32) {
+		strbuf_addf(out, "\t\t\t__shared__ %s egg_shm%u[32], egg_shs%u[32];\n\t\t\t__syncthreads();\n"
+		                 "\t\t\tif ((threadIdx.x & 31) == 0) { egg_shm%u[threadIdx.x >> 5] = egg_om; "
+		                 "egg_shs%u[threadIdx.x >> 5] = egg_os; }\n\t\t\t__syncthreads();\n"
+		                 "\t\t\tegg_om = egg_shm%u[0];\n\t\t\tegg_os = egg_shs%u[0];\n"
+		                 "\t\t\tfor (int egg_k = 1; egg_k < %d; egg_k++) {\n"
+		                 "\t\t\t\tconst %s egg_m2 = egg_shm%u[egg_k], egg_s2 = egg_shs%u[egg_k];\n\t\t\t\t",
+		            t, u, u, u, u, u, u, g / 32, t, u, u);
+		strbuf_addf(out, merge, t, ex, ex);
+		strbuf_addstr(out, "\t\t\t}\n");
+	}
+	strbuf_addf(out, "\t\t\t%s = ", am->name);
+	emit_combine(am, am->name, "egg_om", out);
+	strbuf_addf(out, ";\n\t\t\t%s = %s + (egg_om == -INFINITY ? 0 : egg_os * %s(egg_om - %s));\n",
+	            as->name, as->name, ex, am->name);
+	strbuf_addf(out, "\t\t\t%s;\n\t\t}\n", g == 32 ? "__syncwarp()" : "__syncthreads()");
+	strbuf_release(&step);
+	ir_block_free(&vb);
+	emit_ctx_release(&c);
+}
+
 static void
 emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t pt, struct strbuf *out)
 {
@@ -108,6 +251,17 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t pt, struc
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
 		struct ir_block one = { (struct ir_stmt **)&b->stmts[i], 1 };
+		size_t j = points[pt].online ? match_online(b, i) : 0;
+		if (j) {
+			/* the row-level statements between the loops do not touch the max */
+			for (size_t k = i + 1; k < j; k++) {
+				struct ir_block mid = { (struct ir_stmt **)&b->stmts[k], 1 };
+				emit_block(&c, &mid, "\t\t", out);
+			}
+			emit_online(job, s, b->stmts[j], pt, out);
+			i = j;
+			continue;
+		}
 		if (s->kind == IR_LOOP) {
 			emit_loop(job, s, pt, out);
 		} else if (s->kind == IR_STORE) {

@@ -34,7 +34,7 @@ void layer_norm(const float *x, const float *gamma, const float *beta, float *y,
     layer_norm_kernel<<<(rows + threads - 1) / threads, threads>>>(x, gamma, beta, y, rows, cols, eps);
 }
 
-/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 */
+/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -52,7 +52,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_layer_norm_c0_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -192,7 +192,7 @@ void layer_norm__egg_c0(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 */
+/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -210,7 +210,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_layer_norm_c1_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -350,7 +350,7 @@ void layer_norm__egg_c1(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 */
+/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -368,7 +368,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_layer_norm_c2_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -524,7 +524,7 @@ void layer_norm__egg_c2(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 */
+/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -542,7 +542,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_layer_norm_c3_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -698,7 +698,7 @@ void layer_norm__egg_c3(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 */
+/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -716,7 +716,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(512) egg_layer_norm_c4_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -872,7 +872,7 @@ void layer_norm__egg_c4(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 */
+/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -890,7 +890,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1: 1024 threads per row, 1 rows per block of 1024; column loops are strided
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(1024) egg_layer_norm_c5_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -1046,7 +1046,7 @@ void layer_norm__egg_c5(const float *x, const float *gamma, const float *beta, f
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 */
+/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1064,7 +1064,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_layer_norm_c6_k0(const float *__restrict__ x, const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y, int rows, int cols, float eps)
@@ -1226,7 +1226,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1243,7 +1243,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1254,7 +1254,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1271,7 +1271,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1282,7 +1282,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1299,7 +1299,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1310,7 +1310,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1327,7 +1327,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1338,7 +1338,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1355,7 +1355,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1366,7 +1366,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1383,7 +1383,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1394,7 +1394,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "layer_norm", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1411,7 +1411,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "layer_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

@@ -34,7 +34,7 @@ void log_softmax(const float *x, float *y, int rows, int cols)
     cudaDeviceSynchronize();
 }
 
-/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 */
+/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -52,7 +52,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_log_softmax_c0_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -195,7 +195,7 @@ void log_softmax__egg_c0(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 */
+/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -213,7 +213,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_log_softmax_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -356,7 +356,7 @@ void log_softmax__egg_c1(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 */
+/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -374,7 +374,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_log_softmax_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -533,7 +533,7 @@ void log_softmax__egg_c2(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 */
+/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -551,7 +551,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_log_softmax_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -710,7 +710,7 @@ void log_softmax__egg_c3(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 */
+/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -728,7 +728,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(512) egg_log_softmax_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -887,7 +887,7 @@ void log_softmax__egg_c4(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 */
+/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -905,7 +905,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1: 1024 threads per row, 1 rows per block of 1024; column loops are strided
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(1024) egg_log_softmax_c5_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -1064,7 +1064,7 @@ void log_softmax__egg_c5(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 */
+/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1082,7 +1082,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_log_softmax_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
@@ -1222,7 +1222,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1239,7 +1239,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1250,7 +1250,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1267,7 +1267,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1278,7 +1278,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1295,7 +1295,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1306,7 +1306,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1323,7 +1323,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1334,7 +1334,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1351,7 +1351,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1362,7 +1362,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1379,7 +1379,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1390,7 +1390,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1407,7 +1407,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

@@ -25,7 +25,7 @@ void rms_norm(const float *x, const float *w, float *y, int rows, int dim)
     rms_norm_kernel<<<(rows + 255) / 256, 256>>>(x, w, y, rows, dim);
 }
 
-/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 */
+/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -43,7 +43,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_rms_norm_c0_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -140,7 +140,7 @@ void rms_norm__egg_c0(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 */
+/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -158,7 +158,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_rms_norm_c1_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -255,7 +255,7 @@ void rms_norm__egg_c1(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 */
+/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -273,7 +273,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_rms_norm_c2_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -378,7 +378,7 @@ void rms_norm__egg_c2(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 */
+/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -396,7 +396,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_rms_norm_c3_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -501,7 +501,7 @@ void rms_norm__egg_c3(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 */
+/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -519,7 +519,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(512) egg_rms_norm_c4_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -624,7 +624,7 @@ void rms_norm__egg_c4(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 */
+/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -642,7 +642,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1: 1024 threads per row, 1 rows per block of 1024; column loops are strided
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(1024) egg_rms_norm_c5_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -747,7 +747,7 @@ void rms_norm__egg_c5(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 */
+/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -765,7 +765,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_rms_norm_c6_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
@@ -898,7 +898,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -915,7 +915,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -926,7 +926,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -943,7 +943,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -954,7 +954,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -971,7 +971,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -982,7 +982,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -999,7 +999,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1010,7 +1010,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1027,7 +1027,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1038,7 +1038,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1055,7 +1055,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1066,7 +1066,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1083,7 +1083,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

@@ -35,7 +35,7 @@ void row_stats(const float *x, float *sums, float *means, int rows, int cols)
     row_mean_kernel<<<(rows + 255) / 256, 256>>>(x, means, rows, cols);
 }
 
-/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 */
+/* candidate 0: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -53,7 +53,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c0_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c0_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c0_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -173,7 +173,7 @@ void row_stats__egg_c0(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 */
+/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -191,7 +191,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_row_stats_c1_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c1_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_row_stats_c1_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -311,7 +311,7 @@ void row_stats__egg_c1(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 */
+/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -329,7 +329,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_row_stats_c2_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c2_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -465,7 +465,7 @@ void row_stats__egg_c2(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 */
+/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -483,7 +483,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -541,7 +541,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c3_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -619,7 +619,7 @@ void row_stats__egg_c3(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 */
+/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -637,7 +637,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -695,7 +695,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(512) egg_row_stats_c4_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -773,7 +773,7 @@ void row_stats__egg_c4(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 */
+/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -791,7 +791,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1: 1024 threads per row, 1 rows per block of 1024; column loops are strided
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(1024) egg_row_stats_c5_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -849,7 +849,7 @@ __global__ void __launch_bounds__(1024) egg_row_stats_c5_k0(const float *__restr
 
 	}
 }
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1: 1024 threads per row, 1 rows per block of 1024; column loops are strided
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(1024) egg_row_stats_c5_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -927,7 +927,7 @@ void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 */
+/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -945,7 +945,7 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c6_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -975,7 +975,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c6_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4: 32 threads per row, 8 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_stats_c6_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
@@ -1110,7 +1110,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 0, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1131,7 +1131,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 0, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1142,7 +1142,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1163,7 +1163,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1174,7 +1174,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1195,7 +1195,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1206,7 +1206,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1227,7 +1227,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1238,7 +1238,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1259,7 +1259,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1270,7 +1270,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1291,7 +1291,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1302,7 +1302,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1323,7 +1323,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

@@ -250,85 +250,7 @@ __global__ void silu__egg_c2(const float *x, float *y, int n)
 
 }
 
-/* candidate 3: elementwise tpb=128 vec=4 inflight=4 */
-/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
-#ifndef EGG_BUILTIN_PRELUDE
-#define EGG_BUILTIN_PRELUDE
-#include <math.h>
-static int egg_builtin_sm_count(void)
-{
-	static int sms = 0;
-	if (sms <= 0) {
-		int dev = 0;
-		cudaGetDevice(&dev);
-		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-		if (sms <= 0)
-			sms = 1;
-	}
-	return sms;
-}
-#endif
-/* elementwise tpb=128 vec=4 inflight=4: a grid-stride pass over n elements; 4 elements per 16-byte access when
- * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
- * thread, scalar tail and scalar fallback. */
-__global__ void silu__egg_c3(const float *x, float *y, int n)
-
-{
-	const long long egg_n = n;
-	const long long egg_stride = (long long)gridDim.x * blockDim.x;
-	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	long long egg_done = 0;
-
-	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
-		const long long egg_nv = egg_n / 4;
-		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
-			float4 egg_l0[4];
-
-#pragma unroll
-			for (int egg_u = 0; egg_u < 4; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
-
-				}
-			}
-#pragma unroll
-			for (int egg_u = 0; egg_u < 4; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					float4 egg_s1;
-					{
-						float st0_0 = (egg_l0[egg_u].x / (1.0f + expf((-egg_l0[egg_u].x))));
-						egg_s1.x = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].y / (1.0f + expf((-egg_l0[egg_u].y))));
-						egg_s1.y = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].z / (1.0f + expf((-egg_l0[egg_u].z))));
-						egg_s1.z = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].w / (1.0f + expf((-egg_l0[egg_u].w))));
-						egg_s1.w = st0_0;
-					}
-					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
-
-				}
-			}
-		}
-		egg_done = egg_nv * 4;
-	}
-	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
-		float st0_0 = (__ldg(&x[egg_e]) / (1.0f + expf((-__ldg(&x[egg_e])))));
-		y[egg_e] = st0_0;
-
-	}
-
-}
-
-/* candidate 4: elementwise tpb=256 vec=1 inflight=4 */
+/* candidate 3: elementwise tpb=256 vec=1 inflight=4 */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -349,7 +271,7 @@ static int egg_builtin_sm_count(void)
 /* elementwise tpb=256 vec=1 inflight=4: a grid-stride pass over n elements; 1 elements per 16-byte access when
  * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
  * thread, scalar tail and scalar fallback. */
-__global__ void silu__egg_c4(const float *x, float *y, int n)
+__global__ void silu__egg_c3(const float *x, float *y, int n)
 
 {
 	const long long egg_n = n;
@@ -385,84 +307,6 @@ __global__ void silu__egg_c4(const float *x, float *y, int n)
 			}
 		}
 		egg_done = egg_nv * 1;
-	}
-	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
-		float st0_0 = (__ldg(&x[egg_e]) / (1.0f + expf((-__ldg(&x[egg_e])))));
-		y[egg_e] = st0_0;
-
-	}
-
-}
-
-/* candidate 5: elementwise tpb=1024 vec=4 inflight=2 */
-/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
-#ifndef EGG_BUILTIN_PRELUDE
-#define EGG_BUILTIN_PRELUDE
-#include <math.h>
-static int egg_builtin_sm_count(void)
-{
-	static int sms = 0;
-	if (sms <= 0) {
-		int dev = 0;
-		cudaGetDevice(&dev);
-		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-		if (sms <= 0)
-			sms = 1;
-	}
-	return sms;
-}
-#endif
-/* elementwise tpb=1024 vec=4 inflight=2: a grid-stride pass over n elements; 4 elements per 16-byte access when
- * every streamed pointer is aligned (checked at run time), 2 accesses in flight per
- * thread, scalar tail and scalar fallback. */
-__global__ void silu__egg_c5(const float *x, float *y, int n)
-
-{
-	const long long egg_n = n;
-	const long long egg_stride = (long long)gridDim.x * blockDim.x;
-	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	long long egg_done = 0;
-
-	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
-		const long long egg_nv = egg_n / 4;
-		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 2) {
-			float4 egg_l0[2];
-
-#pragma unroll
-			for (int egg_u = 0; egg_u < 2; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
-
-				}
-			}
-#pragma unroll
-			for (int egg_u = 0; egg_u < 2; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					float4 egg_s1;
-					{
-						float st0_0 = (egg_l0[egg_u].x / (1.0f + expf((-egg_l0[egg_u].x))));
-						egg_s1.x = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].y / (1.0f + expf((-egg_l0[egg_u].y))));
-						egg_s1.y = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].z / (1.0f + expf((-egg_l0[egg_u].z))));
-						egg_s1.z = st0_0;
-					}
-					{
-						float st0_0 = (egg_l0[egg_u].w / (1.0f + expf((-egg_l0[egg_u].w))));
-						egg_s1.w = st0_0;
-					}
-					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
-
-				}
-			}
-		}
-		egg_done = egg_nv * 4;
 	}
 	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
 		float st0_0 = (__ldg(&x[egg_e]) / (1.0f + expf((-__ldg(&x[egg_e])))));
@@ -628,7 +472,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "silu", 3, egg_ref_ms, "elementwise tpb=128 vec=4 inflight=4", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "silu", 3, egg_ref_ms, "elementwise tpb=256 vec=1 inflight=4", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -645,63 +489,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "silu", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=128 vec=4 inflight=4");
-	} while (0);
-	do {
-		int ok = 1;
-		double err = 0;
-		egg_reset(1);
-		silu__egg_c4<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		cudaError_t egg_x = cudaGetLastError();
-		if (egg_x == cudaSuccess)
-			egg_x = cudaDeviceSynchronize();
-		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "silu", 4, egg_ref_ms, "elementwise tpb=256 vec=1 inflight=4", cudaGetErrorString(egg_x));
-			break;
-		}
-		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
-		silu__egg_c4<<<((n + 255) / 256), (256), (0)>>>(d_x_c + 1, d_y_c + 1, n);
-		EGG_CK(cudaGetLastError());
-		EGG_CK(cudaDeviceSynchronize());
-		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		for (int egg_k = 0; egg_k < 3; egg_k++) silu__egg_c4<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		EGG_CK(cudaEventRecord(egg_e0));
-		for (int egg_k = 0; egg_k < 20; egg_k++) silu__egg_c4<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		EGG_CK(cudaEventRecord(egg_e1));
-		EGG_CK(cudaEventSynchronize(egg_e1));
-		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "silu", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=1 inflight=4");
-	} while (0);
-	do {
-		int ok = 1;
-		double err = 0;
-		egg_reset(1);
-		silu__egg_c5<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		cudaError_t egg_x = cudaGetLastError();
-		if (egg_x == cudaSuccess)
-			egg_x = cudaDeviceSynchronize();
-		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "silu", 5, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2", cudaGetErrorString(egg_x));
-			break;
-		}
-		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
-		silu__egg_c5<<<((n + 255) / 256), (256), (0)>>>(d_x_c + 1, d_y_c + 1, n);
-		EGG_CK(cudaGetLastError());
-		EGG_CK(cudaDeviceSynchronize());
-		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		for (int egg_k = 0; egg_k < 3; egg_k++) silu__egg_c5<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		EGG_CK(cudaEventRecord(egg_e0));
-		for (int egg_k = 0; egg_k < 20; egg_k++) silu__egg_c5<<<((n + 255) / 256), (256), (0)>>>(d_x_c, d_y_c, n);
-		EGG_CK(cudaEventRecord(egg_e1));
-		EGG_CK(cudaEventSynchronize(egg_e1));
-		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "silu", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "silu", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=1 inflight=4");
 	} while (0);
 	return 0;
 }
