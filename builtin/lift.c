@@ -127,32 +127,65 @@ is_builtin(const struct ast_expr *e, const char *var, const char *field)
 }
 
 static int
-is_product(const struct ast_expr *e, const char *a, const char *b)
+is_product_dim(const struct ast_expr *e, const char *a, const char *b, const char *dim)
 {
 	e = strip_casts(e);
 	return e && e->kind == AST_BIN && strcmp(e->text, "*") == 0 &&
-	       ((is_builtin(e->kids[0], a, "x") && is_builtin(e->kids[1], b, "x")) ||
-	        (is_builtin(e->kids[0], b, "x") && is_builtin(e->kids[1], a, "x")));
+	       ((is_builtin(e->kids[0], a, dim) && is_builtin(e->kids[1], b, dim)) ||
+	        (is_builtin(e->kids[0], b, dim) && is_builtin(e->kids[1], a, dim)));
 }
 
-/* blockIdx.x * blockDim.x + threadIdx.x, in either order, casts allowed */
+/* blockIdx.D * blockDim.D + threadIdx.D, in either order, casts allowed */
 static int
-is_global_index(const struct ast_expr *e)
+is_global_index_dim(const struct ast_expr *e, const char *dim)
 {
 	e = strip_casts(e);
 	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
 		return 0;
 	for (int s = 0; s < 2; s++)
-		if (is_product(e->kids[s], "blockIdx", "blockDim") &&
-		    is_builtin(e->kids[1 - s], "threadIdx", "x"))
+		if (is_product_dim(e->kids[s], "blockIdx", "blockDim", dim) &&
+		    is_builtin(e->kids[1 - s], "threadIdx", dim))
 			return 1;
 	return 0;
 }
 
 static int
+is_global_index(const struct ast_expr *e)
+{
+	return is_global_index_dim(e, "x");
+}
+
+static int
 is_grid_stride(const struct ast_expr *e)
 {
-	return is_product(e, "blockDim", "gridDim");
+	return is_product_dim(e, "blockDim", "gridDim", "x");
+}
+
+/* (i / C) * C + i % C, in any operand order, is i: the flat index of a 2-D map */
+static struct ir_expr *
+simplify_index(struct ir_expr *e)
+{
+	for (size_t k = 0; k < e->n_kids; k++)
+		e->kids[k] = simplify_index(e->kids[k]);
+	if (e->kind != IR_BIN || strcmp(e->text, "+") != 0)
+		return e;
+	for (int s = 0; s < 2; s++) {
+		const struct ir_expr *mod = e->kids[s], *mul = e->kids[1 - s];
+		if (mod->kind != IR_BIN || strcmp(mod->text, "%") != 0 || mul->kind != IR_BIN ||
+		    strcmp(mul->text, "*") != 0)
+			continue;
+		for (int t = 0; t < 2; t++) {
+			const struct ir_expr *div = mul->kids[t], *c = mul->kids[1 - t];
+			if (div->kind == IR_BIN && strcmp(div->text, "/") == 0 &&
+			    ir_expr_equal(div->kids[0], mod->kids[0]) && ir_expr_equal(div->kids[1], c) &&
+			    ir_expr_equal(mod->kids[1], c)) {
+				struct ir_expr *x = ir_expr_copy(mod->kids[0]);
+				ir_expr_free(e);
+				return x;
+			}
+		}
+	}
+	return e;
 }
 
 /* ---- expressions ---- */
@@ -235,7 +268,7 @@ lift_element(struct ctx *c, const struct ast_expr *base, const struct ast_expr *
 		return NULL;
 	if (b->kind == B_ALIAS)
 		ix = bin("+", ir_expr_copy(b->expr), ix);
-	return ix;
+	return simplify_index(ix);
 }
 
 static struct ir_expr *
@@ -742,19 +775,41 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			b->expr = ir_expr_new(IR_VAR, args[i].scalar);
 	}
 	const struct ast_stmt *body = k->body;
-	const char *gid = NULL;
-	const struct ast_expr *bound = NULL;
+	const char *gid = NULL, *gid_y = NULL;
+	const struct ast_expr *bound = NULL, *bound_y = NULL;
 	const struct ast_stmt *inner = NULL;
 	struct ir_block pre = { 0 };
+	int rows = 0; /* loops in the body: the thread index is a row */
+	for (size_t j = 0; j < body->n_body; j++) {
+		const struct ast_stmt *s = body->body[j];
+		rows |= s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
+		        s->init->n_decls == 1 && is_global_index(s->init->decls[0].init) ?
+		        contains_loop(s->then) : contains_loop(s);
+	}
 	size_t i = 0;
 	for (; i < body->n_body && !c.failed && !bound; i++) {
 		const struct ast_stmt *s = body->body[i];
 		if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index(s->decls[0].init)) {
 			gid = s->decls[0].name;
-		} else if (s->kind == AST_IF && gid && !s->otherwise &&
+			bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index_dim(s->decls[0].init, "y")) {
+			gid_y = s->decls[0].name;
+		} else if (s->kind == AST_IF && gid && gid_y && !s->otherwise && s->expr->kind == AST_BIN &&
+		           (strcmp(s->expr->text, "&&") == 0 || strcmp(s->expr->text, "||") == 0)) {
+			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; */
+			int ret = strcmp(s->expr->text, "||") == 0;
+			const char *lt = ret ? ">=" : "<", *gt = ret ? "<=" : ">";
+			for (int t = 0; t < 2 && !bound; t++) {
+				bound_y = guard_bound(s->expr->kids[t], gid_y, lt, gt);
+				bound = bound_y ? guard_bound(s->expr->kids[1 - t], gid, lt, gt) : NULL;
+			}
+			if (!bound || (ret && !body_is_return(s->then)))
+				refuse(&c, "a 2-D guard that is not 'y < rows && x < cols'");
+			inner = ret ? NULL : s->then;
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
 		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
 			inner = s->then;
-		} else if (s->kind == AST_IF && gid && !s->otherwise && body_is_return(s->then) &&
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && body_is_return(s->then) &&
 		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
 			inner = NULL; /* the rest of the body */
 		} else if (s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
@@ -762,6 +817,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		           s->step && s->step->kind == AST_ASSIGN && strcmp(s->step->text, "+=") == 0 &&
 		           is_grid_stride(s->step->kids[1])) {
 			gid = s->init->decls[0].name;
+			bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
 			bound = guard_bound(s->expr, gid, "<", ">");
 			inner = s->then;
 			if (!bound)
@@ -776,19 +832,22 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		refuse(&c, "no global thread index with a bounds guard in '%s'", k->name);
 	if (!c.failed && inner && i < body->n_body)
 		refuse(&c, "statements after the guarded body in '%s'", k->name);
-	int rows = 0;
-	if (!c.failed) {
-		if (inner)
-			rows = contains_loop(inner);
-		else
-			for (size_t j = i; j < body->n_body; j++)
-				rows |= contains_loop(body->body[j]);
-	}
+	if (!c.failed && bound_y && rows)
+		refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
 	struct ir_stage st = { 0 };
 	if (!c.failed) {
 		st.n = lift_expr(&c, bound);
-		bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
-		/* the pre-guard lets were lifted before the index existed; keep them first */
+		if (bound_y && st.n) {
+			/* a 2-D map is a map over rows * cols: y = i / cols, x = i % cols */
+			struct ir_expr *ny = lift_expr(&c, bound_y), *i_idx = ir_expr_new(IR_IDX, NULL);
+			i_idx->idx = IR_I;
+			struct binding *by = bind(&c, gid_y, B_SCALAR), *bx;
+			by->expr = bin("/", ir_expr_copy(i_idx), ir_expr_copy(st.n));
+			bx = bind(&c, gid, B_SCALAR);
+			bx->expr = bin("%", i_idx, ir_expr_copy(st.n));
+			st.n = ny ? bin("*", ny, st.n) : (ir_expr_free(st.n), NULL);
+		}
+		/* the pre-guard lets come first */
 		st.body = pre;
 		pre.stmts = NULL;
 		pre.n = 0;

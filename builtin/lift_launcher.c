@@ -203,14 +203,16 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 	case AST_DECL:
 		for (size_t i = 0; i < s->n_decls; i++) {
 			const struct ast_decl *d = &s->decls[i];
-			if (strchr(d->type, '*') || !d->init || !host_is_pure(d->init)) {
+			int geometry = d->init && d->init->kind == AST_CALL && d->init->text &&
+			               (strcmp(d->init->text, d->name) == 0 || strcmp(d->init->text, "dim3") == 0);
+			if (strchr(d->type, '*') || !d->init || (!geometry && !host_is_pure(d->init))) {
 				strbuf_addf(why, "the launcher declares '%s', which is not a scalar "
 				            "computed from the parameters", d->name);
 				return -1;
 			}
 			struct strbuf t = STRBUF_INIT;
-			if (d->init->kind == AST_CALL && d->init->text && strcmp(d->init->text, d->name) == 0)
-				strbuf_addstr(&t, "0"); /* dim3 g(...) parsed as a call: geometry only */
+			if (geometry)
+				strbuf_addstr(&t, "0"); /* dim3: geometry only, never a kernel argument */
 			else if (d->init->kind == AST_NAME || d->init->kind == AST_NUM || d->init->kind == AST_BIN)
 				host_print(h, d->init, &t);
 			else {

@@ -28,6 +28,7 @@ UNIT_TESTS += tests/unit/test_builtin
 SUITES += tests/suites/builtin.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh \
 	builtin/tests/check/bias_gelu.cu \
+	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/collatz.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
@@ -41,6 +42,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh \
 	builtin/tests/check/softmax.cu \
 	builtin/tests/check/sumsq.cu \
 	tests/data/builtin/bias_gelu.json \
+	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \

@@ -625,8 +625,16 @@ parse_decl(struct parser *p)
 		}
 		if (accept(p, "="))
 			d.init = parse_assign(p);
-		else if (is(p, "(")) /* dim3 g(x, y) */
-			d.init = parse_postfix(p);
+		else if (accept(p, "(")) { /* dim3 g(x, y): a call named after the variable */
+			struct ast_expr *c = node(p, AST_CALL, d.name);
+			if (!accept(p, ")")) {
+				do
+					kid(p, c, parse_assign(p));
+				while (!p->failed && accept(p, ","));
+				expect(p, ")");
+			}
+			d.init = c;
+		}
 		s->decls = pgrow(p->pool, s->decls, s->n_decls, sizeof *s->decls);
 		s->decls[s->n_decls++] = d;
 	} while (!p->failed && accept(p, ","));

@@ -7,7 +7,7 @@ DATA=$EGG_SRCDIR/tests/data/builtin
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
-LIFTED="bias_gelu layernorm log_softmax relu rmsnorm rowsum scale_residual silu_kernel softmax sumsq"
+LIFTED="bias_gelu bias_relu_2d layernorm log_softmax relu rmsnorm rowsum scale_residual silu_kernel softmax sumsq"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -17,6 +17,16 @@ test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/sumsq.json" >ss.txt || fail "sumsq"
 	expect_file_contains ss.txt "stage 1 reduce kernel=sumsq_kernel"
 	expect_file_contains ss.txt "acc sum out[0] <- (x[i] * x[i])"
+	"$EGG" generate --describe "$DATA/bias_relu_2d.json" >b2.txt || fail "2-D"
+	expect_file_contains b2.txt "store y[i] = st0_0"
+}
+
+test_duplicate_points_are_emitted_once() {
+	# layer norm has no online pass: the online and as-written points give one code
+	"$EGG" generate "$DATA/layernorm.json" >ln.json || fail "generate"
+	expect_eq "$(grep -c '"label":' ln.json)" 7 "candidates"
+	"$EGG" generate "$DATA/softmax.json" >sm.json || fail "generate"
+	expect_eq "$(grep -c '"label":' sm.json)" 9 "candidates"
 }
 
 test_code_outside_the_families_is_not_lifted_with_a_reason() {
@@ -52,7 +62,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 10 programs for sm_90"
+	expect_file_contains gc.out "compiled 11 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {

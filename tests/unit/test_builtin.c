@@ -133,6 +133,35 @@ broadcast_and_host_locals_lift(void **state)
 	                   "  store y[i] = st0_0\n");
 }
 
+static void
+two_d_maps_flatten_to_one_index(void **state)
+{
+	/* dim3 geometry, a 2-D guard, r * cols + c folded back to the flat index,
+	 * and a row/column split computed before the guard */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, const float *b:in, float *y:out, float *z:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void k(const float *x, const float *b, float *y, int rows, int cols) {\n"
+	                               "  int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	                               "  if (r >= rows || c >= cols) return;\n"
+	                               "  y[r * cols + c] = x[r * cols + c] * b[c];\n}\n"
+	                               "__global__ void k2(const float *b, float *z, int n, int cols) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int col = i % cols;\n"
+	                               "  if (i < n) z[i] = b[col];\n}\n",
+	                               "void f(const float *x, const float *b, float *y, float *z, int rows, int cols) {\n"
+	                               "  dim3 block(32, 8);\n  dim3 grid((cols + 31) / 32, (rows + 7) / 8);\n"
+	                               "  k<<<grid, block>>>(x, b, y, rows, cols);\n"
+	                               "  k2<<<(rows * cols + 255) / 256, 256>>>(b, z, rows * cols, cols);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=(rows * cols)\n"
+	                   "  let float st0_0 = (x[i] * b[(i % cols)])\n"
+	                   "  store y[i] = st0_0\n"
+	                   "stage 1 map kernel=k2 n=(rows * cols)\n"
+	                   "  let int col_1 = (i % cols)\n"
+	                   "  let float st0_1 = b[col_1]\n"
+	                   "  store z[i] = st0_1\n");
+}
+
 static const char softmax_closure[] =
 	"__global__ void sm(const float *x, float *y, int rows, int cols) {\n"
 	"  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -337,6 +366,11 @@ rows_and_reductions_emit_every_point(void **state)
 	}
 	assert_true(warp >= 2);
 	assert_int_equal(block, 1);
+	/* the max and sum loops run as one online pass, and as written in another point */
+	assert_non_null(strstr(o.candidates[0].label, "passes=online"));
+	assert_non_null(strstr(o.candidates[0].source, "egg_om"));
+	assert_non_null(strstr(o.candidates[o.n_candidates - 1].label, "passes=as-written"));
+	assert_null(strstr(o.candidates[o.n_candidates - 1].source, "egg_om"));
 	builtin_output_release(&o);
 
 	o = generate(make_bundle(BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",
@@ -415,6 +449,7 @@ main(void)
 		cmocka_unit_test(map_lifts_with_launcher_names),
 		cmocka_unit_test(guards_and_index_spellings_lift),
 		cmocka_unit_test(broadcast_and_host_locals_lift),
+		cmocka_unit_test(two_d_maps_flatten_to_one_index),
 		cmocka_unit_test(softmax_lifts_as_rows_with_accumulators),
 		cmocka_unit_test(norm_lifts_with_row_level_code),
 		cmocka_unit_test(full_reduction_lifts_with_its_memset),
