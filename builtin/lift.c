@@ -169,6 +169,17 @@ simplify_index(struct ir_expr *e)
 		e->kids[k] = simplify_index(e->kids[k]);
 	if (e->kind != IR_BIN || strcmp(e->text, "+") != 0)
 		return e;
+	/* X + (v + S) is (X + S) + v for an index v: streams are "invariant + v" */
+	struct ir_expr *r = e->kids[1];
+	if (r->kind == IR_BIN && strcmp(r->text, "+") == 0 && r->kids[0]->kind == IR_IDX &&
+	    !ir_expr_uses_index(e->kids[0], r->kids[0]->idx) &&
+	    !ir_expr_uses_index(r->kids[1], r->kids[0]->idx)) {
+		struct ir_expr *v = r->kids[0];
+		r->kids[0] = e->kids[0];
+		e->kids[0] = r;
+		e->kids[1] = v;
+		return e;
+	}
 	for (int s = 0; s < 2; s++) {
 		const struct ir_expr *mod = e->kids[s], *mul = e->kids[1 - s];
 		if (mod->kind != IR_BIN || strcmp(mod->text, "%") != 0 || mul->kind != IR_BIN ||
@@ -633,10 +644,11 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
 	                           &s->init->decls[0] : NULL;
 	const struct ast_expr *init = d ? strip_casts(d->init) : NULL;
-	if (!d || !init || init->kind != AST_NUM || strcmp(init->text, "0") != 0) {
-		refuse(c, "a loop that does not start at 0 with a fresh index");
+	if (!d || !init) {
+		refuse(c, "a loop without a fresh index");
 		return;
 	}
+	int from_zero = init->kind == AST_NUM && strcmp(init->text, "0") == 0;
 	const struct ast_expr *cond = s->expr, *step = s->step;
 	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 ||
 	    strip_casts(cond->kids[0])->kind != AST_NAME ||
@@ -656,14 +668,24 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
 	ir_block_add(out, loop);
 	loop->bound = lift_expr(c, cond->kids[1]);
-	if (!loop->bound)
+	struct ir_expr *start = from_zero ? NULL : lift_expr(c, init);
+	if (!loop->bound || (!from_zero && !start))
 		return;
-	if (ir_expr_has_load(loop->bound)) {
+	if (ir_expr_has_load(loop->bound) || ir_expr_has_load(start)) {
 		refuse(c, "a data-dependent loop bound");
+		ir_expr_free(start);
 		return;
 	}
 	size_t mark = c->n_env, stores = c->n_stores;
-	bind(c, d->name, B_INDEX)->idx = IR_COL;
+	if (from_zero) {
+		bind(c, d->name, B_INDEX)->idx = IR_COL;
+	} else {
+		/* for (j = S; j < B; j++) runs col in [0, B - S) with j = col + S */
+		struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
+		col->idx = IR_COL;
+		loop->bound = bin("-", loop->bound, ir_expr_copy(start));
+		bind(c, d->name, B_SCALAR)->expr = bin("+", col, start);
+	}
 	lift_stmt(c, s->then, LV_COL, &loop->body);
 	unbind_to(c, mark);
 	for (size_t i = 0; i < loop->body.n && !c->failed; i++) {
@@ -673,6 +695,106 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	c->n_stores = stores;
 	c->has_loop = 1;
+}
+
+static int
+ast_equal(const struct ast_expr *a, const struct ast_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind || a->n_kids != b->n_kids ||
+	    (a->text && b->text ? strcmp(a->text, b->text) != 0 : a->text != b->text))
+		return 0;
+	for (size_t i = 0; i < a->n_kids; i++)
+		if (!ast_equal(a->kids[i], b->kids[i]))
+			return 0;
+	return 1;
+}
+
+/* The one assignment a branch holds, or NULL. */
+static const struct ast_expr *
+branch_assignment(const struct ast_stmt *s)
+{
+	while (s && s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s && s->kind == AST_EXPR && s->expr->kind == AST_ASSIGN ? s->expr : NULL;
+}
+
+/* if/else around single assignments becomes a select, so that element-wise code
+ * keeps one path: "if (c) v = a; else v = b;" is v = c ? a : b, "if (c) v = a;"
+ * is v = c ? a : v, "if (c) s += e;" is s = s + (c ? e : 0), and in a column
+ * loop "if (e > m) m = e;" is a max accumulator.  A store in one branch only is
+ * a partial write and is refused. */
+static void
+lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
+{
+	const struct ast_expr *t = branch_assignment(s->then);
+	const struct ast_expr *e = s->otherwise ? branch_assignment(s->otherwise) : NULL;
+	if (!t || (s->otherwise && (!e || !ast_equal(t->kids[0], e->kids[0])))) {
+		refuse(c, "a data-dependent branch");
+		return;
+	}
+	const struct ast_expr *lhs = strip_casts(t->kids[0]), *cond = s->expr;
+	/* in a column loop: if (E > m) m = E; (or <, for a min) */
+	if (lv == LV_COL && !e && lhs->kind == AST_NAME && strcmp(t->text, "=") == 0 &&
+	    cond->kind == AST_BIN) {
+		struct binding *b = lookup(c, lhs->text);
+		int gt = strcmp(cond->text, ">") == 0 || strcmp(cond->text, ">=") == 0;
+		int lt = strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0;
+		if (b && b->kind == B_LOCAL && b->level != LV_COL && (gt || lt)) {
+			for (int side = 0; side < 2; side++) {
+				const struct ast_expr *v = strip_casts(cond->kids[side]),
+				                      *other = cond->kids[1 - side];
+				if (v->kind != AST_NAME || strcmp(v->text, lhs->text) != 0 ||
+				    !ast_equal(other, t->kids[1]))
+					continue;
+				int is_max = side == 1 ? gt : lt; /* E > m, or m < E */
+				struct ir_stmt *a = ir_stmt_new(IR_ACC);
+				a->name = egg_xstrdup(b->renamed);
+				a->type = egg_xstrdup(b->type);
+				a->combine = is_max ? IR_MAX : IR_MIN;
+				a->combine_fn = egg_xstrdup(strcmp(b->type, "float") == 0 ? (is_max ? "fmaxf" : "fminf") :
+				                            strcmp(b->type, "double") == 0 ? (is_max ? "fmax" : "fmin") :
+				                            (is_max ? "max" : "min"));
+				a->value = lift_expr(c, other);
+				ir_block_add(out, a);
+				return;
+			}
+		}
+	}
+	if (!e && lhs->kind != AST_NAME) {
+		refuse(c, "a store under a data-dependent condition (a partial write)");
+		return;
+	}
+	/* synthesize "lhs = cond ? a : b" (or the conditional sum) and lift that */
+	struct ast_expr zero = { AST_NUM, (char *)"0", NULL, 0 };
+	struct ast_expr *k_then[2], *k_else[2], *k_sel[3], *k_sum[2], *k_asg[2];
+	struct ast_expr bin_then = { AST_BIN, NULL, k_then, 2 }, bin_else = { AST_BIN, NULL, k_else, 2 };
+	struct ast_expr sel = { AST_COND, NULL, k_sel, 3 }, sum = { AST_BIN, (char *)"+", k_sum, 2 };
+	struct ast_expr asg = { AST_ASSIGN, (char *)"=", k_asg, 2 };
+	char op_then[3] = { t->text[0], 0, 0 }, op_else[3] = { e ? e->text[0] : 0, 0, 0 };
+	const struct ast_expr *a = t->kids[1], *bval = e ? e->kids[1] : t->kids[0];
+	if (strcmp(t->text, "+=") == 0 && !e) { /* if (c) s += e; */
+		k_sel[0] = (struct ast_expr *)cond, k_sel[1] = (struct ast_expr *)a, k_sel[2] = &zero;
+		k_sum[0] = t->kids[0], k_sum[1] = &sel;
+		k_asg[0] = t->kids[0], k_asg[1] = &sum;
+		lift_assign(c, &asg, lv, out);
+		return;
+	}
+	if (strcmp(t->text, "=") != 0) {
+		bin_then.text = op_then;
+		k_then[0] = t->kids[0], k_then[1] = (struct ast_expr *)a;
+		a = &bin_then;
+	}
+	if (e && strcmp(e->text, "=") != 0) {
+		bin_else.text = op_else;
+		k_else[0] = e->kids[0], k_else[1] = e->kids[1];
+		bval = &bin_else;
+	}
+	k_sel[0] = (struct ast_expr *)cond, k_sel[1] = (struct ast_expr *)a;
+	k_sel[2] = (struct ast_expr *)bval;
+	k_asg[0] = t->kids[0], k_asg[1] = &sel;
+	lift_assign(c, &asg, lv, out);
 }
 
 static void
@@ -712,7 +834,7 @@ lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 		lift_loop(c, s, lv, out);
 		return;
 	case AST_IF:
-		refuse(c, "a data-dependent branch");
+		lift_if(c, s, lv, out);
 		return;
 	case AST_WHILE:
 		refuse(c, "a data-dependent loop (while)");

@@ -27,6 +27,7 @@ UNIT_TESTS += tests/unit/test_builtin
 
 SUITES += tests/suites/builtin.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh \
+	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/collatz.cu \
@@ -35,12 +36,14 @@ EXTRA_DIST += builtin/tests/gpu-check.sh \
 	builtin/tests/check/log_softmax.cu \
 	builtin/tests/check/relu.cu \
 	builtin/tests/check/rmsnorm.cu \
+	builtin/tests/check/row_max_posum.cu \
 	builtin/tests/check/rowsum.cu \
 	builtin/tests/check/scale_residual.cu \
 	builtin/tests/check/scan.cu \
 	builtin/tests/check/silu_kernel.cu \
 	builtin/tests/check/softmax.cu \
 	builtin/tests/check/sumsq.cu \
+	tests/data/builtin/axpy_double.json \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/collatz.json \
@@ -49,6 +52,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh \
 	tests/data/builtin/log_softmax.json \
 	tests/data/builtin/relu.json \
 	tests/data/builtin/rmsnorm.json \
+	tests/data/builtin/row_max_posum.json \
 	tests/data/builtin/rowsum.json \
 	tests/data/builtin/scale_residual.json \
 	tests/data/builtin/scan.json \

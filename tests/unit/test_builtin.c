@@ -162,6 +162,41 @@ two_d_maps_flatten_to_one_index(void **state)
 	                   "  store z[i] = st0_1\n");
 }
 
+static void
+branches_become_selects(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, float *m:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) {\n    float v = x[i];\n    if (v < 0.0f) v = 0.0f;\n"
+	                               "    if (v > 6.0f) y[i] = 6.0f; else y[i] = v;\n  }\n}\n"
+	                               "__global__ void r(const float *x, float *m, int rows, int cols) {\n"
+	                               "  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (row < rows) {\n    float best = x[row * cols], pos = 0.0f;\n"
+	                               "    for (int j = 1; j < cols; j++) {\n"
+	                               "      if (x[row * cols + j] > best) best = x[row * cols + j];\n    }\n"
+	                               "    for (int j = 0; j < cols; j++)\n      if (x[row * cols + j] > 0.0f) pos += x[row * cols + j];\n"
+	                               "    m[row] = best + pos;\n  }\n}\n",
+	                               "void f(const float *x, float *y, float *m, int rows, int cols) {\n"
+	                               "  k<<<rows * cols / 256 + 1, 256>>>(x, y, rows * cols);\n"
+	                               "  r<<<rows / 256 + 1, 256>>>(x, m, rows, cols);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=(rows * cols)\n"
+	                   "  let float v_0 = x[i]\n"
+	                   "  set v_0 = ((v_0 < 0.0f) ? 0.0f : v_0)\n"
+	                   "  let float st0_0 = ((v_0 > 6.0f) ? 6.0f : v_0)\n"
+	                   "  store y[i] = st0_0\n"
+	                   "stage 1 rows kernel=r n=rows\n"
+	                   "  let float best_1 = x[(row * cols)]\n"
+	                   "  let float pos_1 = 0.0f\n"
+	                   "  loop col < (cols - 1)\n"
+	                   "    acc max best_1 <- x[(((row * cols) + 1) + col)]\n"
+	                   "  loop col < cols\n"
+	                   "    acc sum pos_1 <- ((x[((row * cols) + col)] > 0.0f) ? x[((row * cols) + col)] : 0)\n"
+	                   "  let float st0_1 = (best_1 + pos_1)\n"
+	                   "  store m[row] = st0_1\n");
+}
+
 static const char softmax_closure[] =
 	"__global__ void sm(const float *x, float *y, int rows, int cols) {\n"
 	"  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -292,6 +327,10 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
 	                  "  if (i < n) { if (x[i] > 0) y[i] = 1; }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "partial write");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { float v = x[i]; if (v > 0) { v = 1; y[i] = v; } }\n}\n",
 	                  "k<<<n, 1>>>(x, y, n);", "data-dependent branch");
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
@@ -450,6 +489,7 @@ main(void)
 		cmocka_unit_test(guards_and_index_spellings_lift),
 		cmocka_unit_test(broadcast_and_host_locals_lift),
 		cmocka_unit_test(two_d_maps_flatten_to_one_index),
+		cmocka_unit_test(branches_become_selects),
 		cmocka_unit_test(softmax_lifts_as_rows_with_accumulators),
 		cmocka_unit_test(norm_lifts_with_row_level_code),
 		cmocka_unit_test(full_reduction_lifts_with_its_memset),
