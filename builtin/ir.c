@@ -155,6 +155,19 @@ ir_expr_loads(const struct ir_expr *e, const char *buffer)
 }
 
 int
+ir_expr_reads_local(const struct ir_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOCAL && strcmp(e->text, name) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_reads_local(e->kids[i], name))
+			return 1;
+	return 0;
+}
+
+int
 ir_expr_has_load(const struct ir_expr *e)
 {
 	if (!e)

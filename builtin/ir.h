@@ -130,6 +130,7 @@ int ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b);
 int ir_expr_uses_index(const struct ir_expr *e, enum ir_index idx);
 int ir_expr_loads(const struct ir_expr *e, const char *buffer);
 int ir_expr_has_load(const struct ir_expr *e);
+int ir_expr_reads_local(const struct ir_expr *e, const char *name);
 
 /* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
 void ir_expr_print(const struct ir_expr *e, struct strbuf *out);

@@ -3,8 +3,9 @@ noinst_LIBRARIES += libeggbuiltin.a
 libeggbuiltin_a_SOURCES = \
 	builtin/builtin.c builtin/builtin.h \
 	builtin/ir.c builtin/ir.h \
-	builtin/parse.c builtin/parse.h \
-	builtin/lift.c builtin/lift_launcher.c builtin/lift.h \
+	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
+	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
+	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \

@@ -8,250 +8,13 @@
  */
 #include "config.h"
 
-#include "builtin/parse.h"
+#include "builtin/parse_internal.h"
 #include "common/util.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum tok_kind { TK_ID, TK_NUM, TK_STR, TK_PUNCT, TK_END };
-
-struct token {
-	enum tok_kind kind;
-	char *text;
-	size_t off;
-};
-
-struct pool {
-	void **ptrs;
-	size_t n, cap;
-};
-
-struct macro {
-	char *name;
-	struct token *toks;
-	size_t n;
-};
-
-struct parser {
-	struct pool *pool;
-	struct token *toks;
-	size_t n, cap, pos;
-	struct macro *macros;
-	size_t n_macros;
-	char **typenames;
-	size_t n_typenames;
-	struct strbuf *err;
-	int failed;
-};
-
-static void *
-palloc(struct pool *pl, size_t size)
-{
-	void *p = egg_xcalloc(1, size);
-	if (pl->n == pl->cap) {
-		pl->cap = pl->cap ? 2 * pl->cap : 64;
-		pl->ptrs = egg_xrealloc(pl->ptrs, pl->cap * sizeof *pl->ptrs);
-	}
-	pl->ptrs[pl->n++] = p;
-	return p;
-}
-
-static char *
-pstrdup(struct pool *pl, const char *s, size_t n)
-{
-	char *d = palloc(pl, n + 1);
-	memcpy(d, s, n);
-	return d;
-}
-
-static void *
-pgrow(struct pool *pl, void *arr, size_t n, size_t size)
-{
-	/* arrays grow by copying into a fresh pool block: parse trees are small */
-	void *d = palloc(pl, (n + 1) * size);
-	if (n)
-		memcpy(d, arr, n * size);
-	return d;
-}
-
-static void
-fail(struct parser *p, const char *fmt, ...)
-{
-	if (p->failed)
-		return;
-	p->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(p->err, fmt, ap);
-	va_end(ap);
-}
-
-/* ---- tokenizer ---- */
-
-static const char *const puncts[] = {
-	"<<<", ">>>", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
-	"&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", NULL,
-};
-
-static void
-push_tok(struct parser *p, enum tok_kind kind, const char *s, size_t n, size_t off)
-{
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 256;
-		p->toks = egg_xrealloc(p->toks, p->cap * sizeof *p->toks);
-	}
-	p->toks[p->n].kind = kind;
-	p->toks[p->n].text = pstrdup(p->pool, s, n);
-	p->toks[p->n].off = off;
-	p->n++;
-}
-
-static const struct macro *
-find_macro(const struct parser *p, const char *name)
-{
-	for (size_t i = 0; i < p->n_macros; i++)
-		if (strcmp(p->macros[i].name, name) == 0)
-			return &p->macros[i];
-	return NULL;
-}
-
-static void
-push_expanded(struct parser *p, enum tok_kind kind, const char *s, size_t n, size_t off, int depth)
-{
-	if (kind == TK_ID && depth < 8) {
-		char *name = egg_xstrndup(s, n);
-		const struct macro *m = find_macro(p, name);
-		free(name);
-		if (m) {
-			for (size_t i = 0; i < m->n; i++)
-				push_expanded(p, m->toks[i].kind, m->toks[i].text,
-				              strlen(m->toks[i].text), off, depth + 1);
-			return;
-		}
-	}
-	push_tok(p, kind, s, n, off);
-}
-
-/* Scans one token at s; returns its length and kind (0 at the end). */
-static size_t
-scan_token(const char *s, enum tok_kind *kind)
-{
-	if (isalpha((unsigned char)*s) || *s == '_') {
-		size_t n = 1;
-		while (isalnum((unsigned char)s[n]) || s[n] == '_')
-			n++;
-		*kind = TK_ID;
-		return n;
-	}
-	if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
-		size_t n = 1;
-		while (isalnum((unsigned char)s[n]) || s[n] == '.' ||
-		       ((s[n] == '+' || s[n] == '-') && (s[n - 1] == 'e' || s[n - 1] == 'E') &&
-		        !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))))
-			n++;
-		*kind = TK_NUM;
-		return n;
-	}
-	if (*s == '"' || *s == '\'') {
-		size_t n = 1;
-		while (s[n] && s[n] != *s)
-			n += s[n] == '\\' && s[n + 1] ? 2 : 1;
-		*kind = TK_STR;
-		return s[n] ? n + 1 : n;
-	}
-	for (int i = 0; puncts[i]; i++)
-		if (strncmp(s, puncts[i], strlen(puncts[i])) == 0) {
-			*kind = TK_PUNCT;
-			return strlen(puncts[i]);
-		}
-	*kind = TK_PUNCT;
-	return 1;
-}
-
-/* Handles one preprocessor line starting at s ('#'); returns the offset after it. */
-static size_t
-directive(struct parser *p, const char *s)
-{
-	size_t n = 0;
-	while (s[n] && !(s[n] == '\n' && (n == 0 || s[n - 1] != '\\')))
-		n++;
-	char *line = egg_xstrndup(s, n);
-	for (char *c = line; *c; c++)
-		if (*c == '\\' && c[1] == '\n')
-			c[0] = c[1] = ' ';
-	const char *c = line + 1;
-	while (*c == ' ' || *c == '\t')
-		c++;
-	if (strncmp(c, "define", 6) == 0 && (c[6] == ' ' || c[6] == '\t')) {
-		c += 6;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		enum tok_kind k;
-		size_t len = scan_token(c, &k);
-		if (k == TK_ID && c[len] != '(') {
-			struct macro m = { egg_xstrndup(c, len), NULL, 0 };
-			c += len;
-			for (;;) {
-				while (*c && isspace((unsigned char)*c))
-					c++;
-				if (!*c || (c[0] == '/' && (c[1] == '/' || c[1] == '*')))
-					break;
-				len = scan_token(c, &k);
-				m.toks = egg_xrealloc(m.toks, (m.n + 1) * sizeof *m.toks);
-				m.toks[m.n].kind = k;
-				m.toks[m.n].text = pstrdup(p->pool, c, len);
-				m.toks[m.n].off = 0;
-				m.n++;
-				c += len;
-			}
-			p->macros = egg_xrealloc(p->macros, (p->n_macros + 1) * sizeof *p->macros);
-			p->macros[p->n_macros++] = m;
-		}
-	}
-	free(line);
-	return n;
-}
-
-static void
-tokenize(struct parser *p, const char *text)
-{
-	const char *s = text;
-	int line_start = 1;
-	while (*s) {
-		if (*s == '\n') {
-			line_start = 1;
-			s++;
-			continue;
-		}
-		if (isspace((unsigned char)*s)) {
-			s++;
-			continue;
-		}
-		if (s[0] == '/' && s[1] == '/') {
-			while (*s && *s != '\n')
-				s++;
-			continue;
-		}
-		if (s[0] == '/' && s[1] == '*') {
-			const char *e = strstr(s + 2, "*/");
-			s = e ? e + 2 : s + strlen(s);
-			continue;
-		}
-		if (*s == '#' && line_start) {
-			s += directive(p, s);
-			continue;
-		}
-		line_start = 0;
-		enum tok_kind k;
-		size_t len = scan_token(s, &k);
-		push_expanded(p, k, s, len, (size_t)(s - text), 0);
-		s += len;
-	}
-	push_tok(p, TK_END, "", 0, (size_t)(s - text));
-}
 
 /* ---- token helpers ---- */
 
@@ -283,7 +46,7 @@ expect(struct parser *p, const char *text)
 {
 	if (accept(p, text))
 		return 1;
-	fail(p, "expected '%s' before '%s'", text, peek(p, 0)->text);
+	parse_fail(p, "expected '%s' before '%s'", text, peek(p, 0)->text);
 	return 0;
 }
 
@@ -334,7 +97,7 @@ parse_base_type(struct parser *p)
 			strbuf_addch(&sb, ' ');
 		strbuf_addstr(&sb, w);
 	}
-	char *s = pstrdup(p->pool, sb.buf, sb.len);
+	char *s = parse_strdup(p->pool, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return s;
 }
@@ -354,7 +117,7 @@ parse_pointers(struct parser *p, const char *base)
 		else
 			break;
 	}
-	char *s = pstrdup(p->pool, sb.buf, sb.len);
+	char *s = parse_strdup(p->pool, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return s;
 }
@@ -367,16 +130,16 @@ static struct ast_expr *parse_assign(struct parser *p);
 static struct ast_expr *
 node(struct parser *p, enum ast_expr_kind kind, const char *text)
 {
-	struct ast_expr *e = palloc(p->pool, sizeof *e);
+	struct ast_expr *e = parse_alloc(p->pool, sizeof *e);
 	e->kind = kind;
-	e->text = text ? pstrdup(p->pool, text, strlen(text)) : NULL;
+	e->text = text ? parse_strdup(p->pool, text, strlen(text)) : NULL;
 	return e;
 }
 
 static void
 kid(struct parser *p, struct ast_expr *e, struct ast_expr *k)
 {
-	e->kids = pgrow(p->pool, e->kids, e->n_kids, sizeof *e->kids);
+	e->kids = parse_grow(p->pool, e->kids, e->n_kids, sizeof *e->kids);
 	e->kids[e->n_kids++] = k;
 }
 
@@ -444,7 +207,7 @@ parse_primary(struct parser *p)
 		p->pos++;
 		return parse_primary(p);
 	}
-	fail(p, "unexpected '%s' in an expression", t->text);
+	parse_fail(p, "unexpected '%s' in an expression", t->text);
 	p->pos++;
 	return node(p, AST_NUM, "0");
 }
@@ -572,7 +335,7 @@ parse_expr(struct parser *p)
 {
 	struct ast_expr *e = parse_assign(p);
 	if (is(p, ","))
-		fail(p, "the comma operator is outside the subset");
+		parse_fail(p, "the comma operator is outside the subset");
 	return e;
 }
 
@@ -583,7 +346,7 @@ static struct ast_stmt *parse_stmt(struct parser *p);
 static struct ast_stmt *
 stmt(struct parser *p, enum ast_stmt_kind kind)
 {
-	struct ast_stmt *s = palloc(p->pool, sizeof *s);
+	struct ast_stmt *s = parse_alloc(p->pool, sizeof *s);
 	s->kind = kind;
 	return s;
 }
@@ -612,7 +375,7 @@ parse_decl(struct parser *p)
 		d.type = parse_pointers(p, base);
 		d.is_shared = shared;
 		if (peek(p, 0)->kind != TK_ID) {
-			fail(p, "expected a name in a declaration, found '%s'", peek(p, 0)->text);
+			parse_fail(p, "expected a name in a declaration, found '%s'", peek(p, 0)->text);
 			return s;
 		}
 		d.name = peek(p, 0)->text;
@@ -635,7 +398,7 @@ parse_decl(struct parser *p)
 			}
 			d.init = c;
 		}
-		s->decls = pgrow(p->pool, s->decls, s->n_decls, sizeof *s->decls);
+		s->decls = parse_grow(p->pool, s->decls, s->n_decls, sizeof *s->decls);
 		s->decls[s->n_decls++] = d;
 	} while (!p->failed && accept(p, ","));
 	return s;
@@ -648,7 +411,7 @@ parse_block(struct parser *p)
 	expect(p, "{");
 	while (!p->failed && !is(p, "}") && peek(p, 0)->kind != TK_END) {
 		struct ast_stmt *c = parse_stmt(p);
-		s->body = pgrow(p->pool, s->body, s->n_body, sizeof *s->body);
+		s->body = parse_grow(p->pool, s->body, s->n_body, sizeof *s->body);
 		s->body[s->n_body++] = c;
 	}
 	expect(p, "}");
@@ -663,14 +426,14 @@ parse_launch(struct parser *p)
 	p->pos++;
 	expect(p, "<<<");
 	do {
-		s->launch = pgrow(p->pool, s->launch, s->n_config, sizeof *s->launch);
+		s->launch = parse_grow(p->pool, s->launch, s->n_config, sizeof *s->launch);
 		s->launch[s->n_config++] = parse_binary(p, 1);
 	} while (!p->failed && accept(p, ","));
 	expect(p, ">>>");
 	expect(p, "(");
 	if (!accept(p, ")")) {
 		do {
-			s->launch = pgrow(p->pool, s->launch, s->n_config + s->n_args, sizeof *s->launch);
+			s->launch = parse_grow(p->pool, s->launch, s->n_config + s->n_args, sizeof *s->launch);
 			s->launch[s->n_config + s->n_args++] = parse_assign(p);
 		} while (!p->failed && accept(p, ","));
 		expect(p, ")");
@@ -834,7 +597,7 @@ parse_function(struct parser *p, struct ast_unit *u)
 		return 0;
 	}
 	f.begin = p->toks[start].off;
-	f.qualifiers = pstrdup(p->pool, quals.buf, quals.len);
+	f.qualifiers = parse_strdup(p->pool, quals.buf, quals.len);
 	strbuf_release(&quals);
 	f.name = peek(p, 0)->text;
 	p->pos += 2;
@@ -843,7 +606,7 @@ parse_function(struct parser *p, struct ast_unit *u)
 			struct ast_decl d = { 0 };
 			d.type = parse_pointers(p, parse_base_type(p));
 			if (peek(p, 0)->kind != TK_ID) {
-				fail(p, "unnamed or unsupported parameter in '%s'", f.name);
+				parse_fail(p, "unnamed or unsupported parameter in '%s'", f.name);
 				return 1;
 			}
 			d.name = peek(p, 0)->text;
@@ -851,9 +614,9 @@ parse_function(struct parser *p, struct ast_unit *u)
 			if (accept(p, "[")) {
 				expect(p, "]");
 				d.type = parse_pointers(p, d.type);
-				d.type = pstrdup(p->pool, d.type, strlen(d.type)); /* T x[] == T *x */
+				d.type = parse_strdup(p->pool, d.type, strlen(d.type)); /* T x[] == T *x */
 			}
-			f.params = pgrow(p->pool, f.params, f.n_params, sizeof *f.params);
+			f.params = parse_grow(p->pool, f.params, f.n_params, sizeof *f.params);
 			f.params[f.n_params++] = d;
 		} while (!p->failed && accept(p, ","));
 		expect(p, ")");
@@ -863,7 +626,7 @@ parse_function(struct parser *p, struct ast_unit *u)
 	f.body_begin = peek(p, 0)->off;
 	f.body = parse_block(p);
 	f.end = p->toks[p->pos - 1].off + 1;
-	u->functions = pgrow(p->pool, u->functions, u->n_functions, sizeof *u->functions);
+	u->functions = parse_grow(p->pool, u->functions, u->n_functions, sizeof *u->functions);
 	u->functions[u->n_functions++] = f;
 	return 1;
 }
@@ -875,10 +638,10 @@ parse_unit(const char *text, struct strbuf *err)
 	struct pool *pool = egg_xcalloc(1, sizeof *pool);
 	u->pool = pool;
 	struct parser p = { .pool = pool, .err = err };
-	tokenize(&p, text);
+	parse_tokenize(&p, text);
 	while (!p.failed && peek(&p, 0)->kind != TK_END) {
 		if (is(&p, "template")) {
-			fail(&p, "templates are outside the subset");
+			parse_fail(&p, "templates are outside the subset");
 			break;
 		}
 		if (!parse_function(&p, u))

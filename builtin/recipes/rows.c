@@ -110,19 +110,6 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, size_t pt, struct 
 /* ---- the online normalizer: max loop + sum-of-exp loop in one pass ---- */
 
 static int
-reads_local(const struct ir_expr *e, const char *name)
-{
-	if (!e)
-		return 0;
-	if (e->kind == IR_LOCAL && strcmp(e->text, name) == 0)
-		return 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (reads_local(e->kids[i], name))
-			return 1;
-	return 0;
-}
-
-static int
 is_exp(const char *f)
 {
 	return strcmp(f, "expf") == 0 || strcmp(f, "__expf") == 0 || strcmp(f, "exp") == 0;
@@ -144,7 +131,7 @@ match_online(const struct ir_block *b, size_t i)
 	size_t j = i + 1;
 	for (; j < b->n && b->stmts[j]->kind != IR_LOOP; j++) {
 		const struct ir_stmt *s = b->stmts[j];
-		if (s->kind == IR_STORE || reads_local(s->value, am->name) ||
+		if (s->kind == IR_STORE || ir_expr_reads_local(s->value, am->name) ||
 		    (s->name && strcmp(s->name, am->name) == 0))
 			return 0;
 	}
