@@ -11,6 +11,7 @@
 #include "builtin/check.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +33,8 @@ renamed(const struct egg_bundle *b, const struct builtin_output *o, size_t k, st
 	for (const char *s = strstr(src, o->program->header); s; s = strstr(s + 1, o->program->header))
 		h = s;
 	const char *name = h ? strstr(h, b->name) : NULL;
-	while (name && (name[strlen(b->name)] != '(' && name[strlen(b->name)] != ' ')) 
+	while (name && ((name[strlen(b->name)] != '(' && name[strlen(b->name)] != ' ') ||
+	                (name > h && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))))
 		name = strstr(name + 1, b->name);
 	if (!name) { /* cannot happen: the header is the target's own */
 		strbuf_addstr(out, src);

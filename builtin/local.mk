@@ -27,7 +27,7 @@ tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(C
 UNIT_TESTS += tests/unit/test_builtin
 
 SUITES += tests/suites/builtin.bash
-EXTRA_DIST += builtin/tests/gpu-check.sh \
+EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \

@@ -30,19 +30,29 @@
 /* online: a max loop followed by a sum of exp(value - max) loop over the same
  * values becomes one pass (the online softmax normalizer); 0 keeps the passes as
  * written, for comparison. */
-static const struct { int g, tpb, vec, unroll, online; } points[] = {
-	{ 32, 256, 4, 1, 1 }, { 32, 128, 4, 2, 1 }, { 128, 128, 4, 1, 1 }, { 256, 256, 4, 1, 1 },
-	{ 512, 512, 4, 1, 1 }, { 1024, 1024, 4, 1, 1 }, { 32, 256, 1, 4, 1 }, { 32, 256, 4, 1, 0 },
-	{ 256, 256, 4, 1, 0 },
+struct row_point {
+	int g, tpb, vec, unroll, online; /* g == 0: auto, chosen per call by the row length */
 };
+static const struct row_point points[] = {
+	{ 32, 256, 4, 1, 1 }, { 0, 0, 4, 1, 1 }, { 32, 128, 4, 2, 1 }, { 128, 128, 4, 1, 1 },
+	{ 256, 256, 4, 1, 1 }, { 512, 512, 4, 1, 1 }, { 1024, 1024, 4, 1, 1 }, { 32, 256, 1, 4, 1 },
+	{ 32, 256, 4, 1, 0 }, { 256, 256, 4, 1, 0 },
+};
+/* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
+#define AUTO_WARP_MAX 2048
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1 }, auto_block = { 512, 512, 4, 1, 1 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "rows threads_per_row=%d tpb=%d vec=%d unroll=%d passes=%s", points[pt].g,
-	            points[pt].tpb, points[pt].vec, points[pt].unroll,
-	            points[pt].online ? "online" : "as-written");
+	if (points[pt].g == 0)
+		strbuf_addf(out, "rows threads_per_row=auto(32 up to %d columns, else 512) vec=%d "
+		            "passes=online", AUTO_WARP_MAX, points[pt].vec);
+	else
+		strbuf_addf(out, "rows threads_per_row=%d tpb=%d vec=%d unroll=%d passes=%s",
+		            points[pt].g, points[pt].tpb, points[pt].vec, points[pt].unroll,
+		            points[pt].online ? "online" : "as-written");
 }
 
 static int
@@ -55,16 +65,17 @@ has_acc(const struct ir_block *b, size_t upto, const char *name)
 }
 
 static void
-emit_loop(struct recipe_job *job, const struct ir_stmt *loop, size_t pt, struct strbuf *out)
+emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_point *rp,
+          struct strbuf *out)
 {
-	const int g = points[pt].g;
+	const int g = rp->g;
 	const struct ir_block *b = &loop->body;
 	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
 	c.index_text[IR_ROW] = "egg_row";
 	c.index_text[IR_COL] = "egg_j";
 	emit_collect_streams(&c, b);
-	c.vec = recipe_stream_vector(&c, points[pt].vec);
+	c.vec = recipe_stream_vector(&c, rp->vec);
 
 	strbuf_addstr(out, "\t\t{\n");
 	for (size_t i = 0; i < b->n; i++)
@@ -80,7 +91,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, size_t pt, struct 
 		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n"
 		                 "#pragma unroll %d\n"
 		                 "\t\t\t\tfor (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += %d) {\n",
-		            c.vec, points[pt].unroll, g);
+		            c.vec, rp->unroll, g);
 		char *base = egg_xasprintf("egg_jv * %d", c.vec);
 		emit_stream_loads(&c, base, "\t\t\t\t\t", out);
 		emit_components(&c, b, base, "\t\t\t\t\t", out);
@@ -89,7 +100,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, size_t pt, struct 
 	}
 	strbuf_addf(out, "#pragma unroll %d\n"
 	                 "\t\t\tfor (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += %d) {\n",
-	            c.vec > 1 ? 1 : points[pt].unroll, g);
+	            c.vec > 1 ? 1 : rp->unroll, g);
 	emit_block(&c, b, "\t\t\t\t", out);
 	strbuf_addstr(out, "\t\t\t}\n");
 	for (size_t i = 0; i < b->n; i++) {
@@ -153,10 +164,10 @@ match_online(const struct ir_block *b, size_t i)
 }
 
 static void
-emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stmt *l, size_t pt,
-            struct strbuf *out)
+emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stmt *l,
+            const struct row_point *rp, struct strbuf *out)
 {
-	const int g = points[pt].g;
+	const int g = rp->g;
 	const struct ir_stmt *am = a->body.stmts[0], *as = l->body.stmts[0];
 	const char *t = am->type, *ex = as->value->text;
 	unsigned u = job->uniq++;
@@ -176,7 +187,7 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 	c.index_text[IR_ROW] = "egg_row";
 	c.index_text[IR_COL] = "egg_j";
 	emit_collect_streams(&c, &vb);
-	c.vec = recipe_stream_vector(&c, points[pt].vec);
+	c.vec = recipe_stream_vector(&c, rp->vec);
 	strbuf_addf(out, "\t\t{\n\t\t\t%s egg_om = -INFINITY, egg_os = 0;\n\t\t\tconst long long egg_cn = ", t);
 	emit_expr(&c, a->bound, out);
 	strbuf_addstr(out, ";\n\t\t\tlong long egg_j0 = 0;\n");
@@ -229,7 +240,8 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 }
 
 static void
-emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t pt, struct strbuf *out)
+emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row_point *rp,
+              struct strbuf *out)
 {
 	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
@@ -238,19 +250,19 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t pt, struc
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
 		struct ir_block one = { (struct ir_stmt **)&b->stmts[i], 1 };
-		size_t j = points[pt].online ? match_online(b, i) : 0;
+		size_t j = rp->online ? match_online(b, i) : 0;
 		if (j) {
 			/* the row-level statements between the loops do not touch the max */
 			for (size_t k = i + 1; k < j; k++) {
 				struct ir_block mid = { (struct ir_stmt **)&b->stmts[k], 1 };
 				emit_block(&c, &mid, "\t\t", out);
 			}
-			emit_online(job, s, b->stmts[j], pt, out);
+			emit_online(job, s, b->stmts[j], rp, out);
 			i = j;
 			continue;
 		}
 		if (s->kind == IR_LOOP) {
-			emit_loop(job, s, pt, out);
+			emit_loop(job, s, rp, out);
 		} else if (s->kind == IR_STORE) {
 			strbuf_addstr(out, "\t\tif (egg_lane == 0)\n");
 			emit_block(&c, &one, "\t\t\t", out);
@@ -258,6 +270,66 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t pt, struc
 			emit_block(&c, &one, "\t\t", out);
 		}
 	}
+}
+
+/* One kernel for the stage at configuration rp, and its launch. */
+static int
+emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
+            const char *lab, struct strbuf *why)
+{
+	struct strbuf sig = STRBUF_INIT, rowbody = STRBUF_INIT, num = STRBUF_INIT;
+	struct emit_ctx c = { .prog = job->prog, .component = -1 };
+	char *name = recipe_kernel_name(job);
+	const int r = rp->tpb / rp->g;
+	recipe_kernel_signature(job, name, rp->tpb, &sig);
+	emit_row_body(job, &st->body, rp, &rowbody);
+	emit_expr(&c, st->n, &num);
+	char g[16], rs[16], tpb[16], v[16];
+	snprintf(g, sizeof g, "%d", rp->g);
+	snprintf(rs, sizeof rs, "%d", r);
+	snprintf(tpb, sizeof tpb, "%d", rp->tpb);
+	snprintf(v, sizeof v, "%d", rp->vec);
+	const char *keys[] = { "LABEL", "SIG", "N", "G", "R", "TPB", "ROWBODY", "V" };
+	const char *vals[] = { lab, sig.buf, num.buf, g, rs, tpb, rowbody.buf, v };
+	int rc = recipe_fill("rows.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
+	if (rc == 0)
+		recipe_host_launch(job, name, num.buf, r, rp->tpb, 0);
+	free(name);
+	strbuf_release(&sig);
+	strbuf_release(&rowbody);
+	strbuf_release(&num);
+	return rc;
+}
+
+static int
+has_local(const struct ir_expr *e)
+{
+	if (e->kind == IR_LOCAL)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (has_local(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* The bound every column loop of the row program shares, when the host can
+ * evaluate it (no row index, no load); else NULL. */
+static const struct ir_expr *
+common_bound(const struct ir_block *b)
+{
+	const struct ir_expr *bound = NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (s->kind != IR_LOOP)
+			continue;
+		if (bound && !ir_expr_equal(bound, s->bound))
+			return NULL;
+		bound = s->bound;
+	}
+	if (!bound || ir_expr_uses_index(bound, IR_ROW) || ir_expr_uses_index(bound, IR_I) ||
+	    ir_expr_has_load(bound) || has_local(bound))
+		return NULL;
+	return bound;
 }
 
 static int
@@ -268,38 +340,30 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 		                   "recipe needs a launcher target");
 		return -1;
 	}
-	for (size_t i = first; i < first + n; i++) {
+	struct strbuf lab = STRBUF_INIT;
+	label(pt, &lab);
+	int rc = 0;
+	for (size_t i = first; i < first + n && rc == 0; i++) {
 		const struct ir_stage *st = &job->prog->stages[i];
-		struct strbuf sig = STRBUF_INIT, lab = STRBUF_INIT, rowbody = STRBUF_INIT,
-		              num = STRBUF_INIT, gs = STRBUF_INIT, rs = STRBUF_INIT;
-		struct emit_ctx c = { .prog = job->prog, .component = -1 };
-		char *name = recipe_kernel_name(job);
-		const int r = points[pt].tpb / points[pt].g;
-		label(pt, &lab);
-		recipe_kernel_signature(job, name, points[pt].tpb, &sig);
-		emit_row_body(job, &st->body, pt, &rowbody);
-		emit_expr(&c, st->n, &num);
-		strbuf_addf(&gs, "%d", points[pt].g);
-		strbuf_addf(&rs, "%d", r);
-		const char *keys[] = { "LABEL", "SIG", "N", "G", "R", "TPB", "ROWBODY", "V" };
-		char tpb[16], v[16];
-		snprintf(tpb, sizeof tpb, "%d", points[pt].tpb);
-		snprintf(v, sizeof v, "%d", points[pt].vec);
-		const char *vals[] = { lab.buf, sig.buf, num.buf, gs.buf, rs.buf, tpb, rowbody.buf, v };
-		int rc = recipe_fill("rows.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
-		if (rc == 0)
-			recipe_host_launch(job, name, num.buf, r, points[pt].tpb, 0);
-		free(name);
-		strbuf_release(&sig);
-		strbuf_release(&lab);
-		strbuf_release(&rowbody);
-		strbuf_release(&num);
-		strbuf_release(&gs);
-		strbuf_release(&rs);
-		if (rc)
-			return rc;
+		const struct ir_expr *bound = points[pt].g ? NULL : common_bound(&st->body);
+		if (points[pt].g) {
+			rc = emit_kernel(job, st, &points[pt], lab.buf, why);
+		} else if (!bound) {
+			rc = emit_kernel(job, st, &auto_warp, lab.buf, why);
+		} else {
+			struct emit_ctx c = { .prog = job->prog, .component = -1 };
+			strbuf_addstr(job->host, "\tif ((long long)(");
+			emit_expr(&c, bound, job->host);
+			strbuf_addf(job->host, ") <= %d) {\n", AUTO_WARP_MAX);
+			rc = emit_kernel(job, st, &auto_warp, lab.buf, why);
+			strbuf_addstr(job->host, "\t} else {\n");
+			if (rc == 0)
+				rc = emit_kernel(job, st, &auto_block, lab.buf, why);
+			strbuf_addstr(job->host, "\t}\n");
+		}
 	}
-	return 0;
+	strbuf_release(&lab);
+	return rc;
 }
 
 const struct recipe recipe_rows = {

@@ -24,9 +24,9 @@ test_describe_names_the_stages_of_each_family() {
 test_duplicate_points_are_emitted_once() {
 	# layer norm has no online pass: the online and as-written points give one code
 	"$EGG" generate "$DATA/layernorm.json" >ln.json || fail "generate"
-	expect_eq "$(grep -c '"label":' ln.json)" 7 "candidates"
+	expect_eq "$(grep -c '"label":' ln.json)" 8 "candidates"
 	"$EGG" generate "$DATA/softmax.json" >sm.json || fail "generate"
-	expect_eq "$(grep -c '"label":' sm.json)" 9 "candidates"
+	expect_eq "$(grep -c '"label":' sm.json)" 10 "candidates"
 }
 
 test_code_outside_the_families_is_not_lifted_with_a_reason() {
@@ -102,4 +102,20 @@ test_bad_jobs_and_missing_templates_are_reported() {
 	expect_file_contains m.err "EGG_BUILTIN_TEMPLATES"
 	run_cmd u "$EGG" generate && fail "no argument accepted"
 	expect_file_contains u.err "usage: egg generate"
+}
+
+# The files whose change changes what is generated.
+generator_files() {
+	(cd "$EGG_SRCDIR" && ls builtin/*.c builtin/*.h builtin/recipes/*.c builtin/recipes/*.h \
+		builtin/templates/* | grep -v -e '^builtin/check\.' | LC_ALL=C sort)
+}
+
+test_builtin_version_changes_with_the_recipes() {
+	local hash recorded version
+	hash=$(cd "$EGG_SRCDIR" && cat $(generator_files) | sha256sum | cut -d' ' -f1)
+	recorded=$(cut -d' ' -f1 "$EGG_SRCDIR/builtin/version.sha256")
+	version=$(cut -d' ' -f2- "$EGG_SRCDIR/builtin/version.sha256")
+	"$EGG" generate "$DATA/relu.json" >r.json || fail "generate"
+	expect_file_contains r.json "\"version\":	\"$version\""
+	[ "$hash" = "$recorded" ] || fail "the generator's sources changed ($hash): bump BUILTIN_VERSION in builtin/builtin.h (it is in the cache key) and record '$hash <new version>' in builtin/version.sha256"
 }

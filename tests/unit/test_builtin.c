@@ -405,6 +405,10 @@ rows_and_reductions_emit_every_point(void **state)
 	}
 	assert_true(warp >= 2);
 	assert_int_equal(block, 1);
+	/* the auto point chooses warp or block per call from the row length */
+	assert_non_null(strstr(o.candidates[1].label, "threads_per_row=auto"));
+	assert_non_null(strstr(o.candidates[1].source, "if ((long long)(cols) <= 2048) {"));
+	assert_int_equal(count(o.candidates[1].source, "<<<"), 2);
 	/* the max and sum loops run as one online pass, and as written in another point */
 	assert_non_null(strstr(o.candidates[0].label, "passes=online"));
 	assert_non_null(strstr(o.candidates[0].source, "egg_om"));

@@ -195,7 +195,326 @@ void log_softmax__egg_c0(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* candidate 1: rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_log_softmax_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
+		float mx_0 = __ldg(&x[((egg_row * cols) + 0)]);
+		{
+			float egg_p_mx_0 = -INFINITY;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.x);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.y);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.z);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_mx_0 = max(egg_p_mx_0, __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_mx_0 = max(egg_p_mx_0, __shfl_xor_sync(0xffffffffu, egg_p_mx_0, egg_o));
+			mx_0 = max(mx_0, egg_p_mx_0);
+			__syncwarp();
+		}
+		float s_0 = 0.0f;
+		{
+			float egg_p_s_0 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = (egg_l0.x - mx_0);
+						egg_s1.x = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.y - mx_0);
+						egg_s1.y = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.z - mx_0);
+						egg_s1.z = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.w - mx_0);
+						egg_s1.w = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				float st0_0 = (__ldg(&x[((egg_row * cols) + egg_j)]) - mx_0);
+				y[((egg_row * cols) + egg_j)] = st0_0;
+				egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+			s_0 = (s_0 + egg_p_s_0);
+			__syncwarp();
+		}
+		float ls_0 = logf(s_0);
+		{
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = *reinterpret_cast<const float4 *>(&y[((egg_row * cols)) + egg_jv * 4]);
+					float4 egg_s1;
+					{
+						float st1_0 = (egg_l0.x - ls_0);
+						egg_s1.x = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.y - ls_0);
+						egg_s1.y = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.z - ls_0);
+						egg_s1.z = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.w - ls_0);
+						egg_s1.w = st1_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				float st1_0 = (y[((egg_row * cols) + egg_j)] - ls_0);
+				y[((egg_row * cols) + egg_j)] = st1_0;
+			}
+			__syncwarp();
+		}
+
+	}
+}
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(512) egg_log_softmax_c1_k1(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float mx_0 = __ldg(&x[((egg_row * cols) + 0)]);
+		{
+			float egg_p_mx_0 = -INFINITY;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.x);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.y);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.z);
+					}
+					{
+						egg_p_mx_0 = max(egg_p_mx_0, egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				egg_p_mx_0 = max(egg_p_mx_0, __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_mx_0 = max(egg_p_mx_0, __shfl_xor_sync(0xffffffffu, egg_p_mx_0, egg_o));
+			__shared__ float egg_sh2[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh2[threadIdx.x >> 5] = egg_p_mx_0;
+			__syncthreads();
+			egg_p_mx_0 = egg_sh2[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_mx_0 = max(egg_p_mx_0, egg_sh2[egg_k]);
+			mx_0 = max(mx_0, egg_p_mx_0);
+			__syncthreads();
+		}
+		float s_0 = 0.0f;
+		{
+			float egg_p_s_0 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = (egg_l0.x - mx_0);
+						egg_s1.x = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.y - mx_0);
+						egg_s1.y = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.z - mx_0);
+						egg_s1.z = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					{
+						float st0_0 = (egg_l0.w - mx_0);
+						egg_s1.w = st0_0;
+						egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				float st0_0 = (__ldg(&x[((egg_row * cols) + egg_j)]) - mx_0);
+				y[((egg_row * cols) + egg_j)] = st0_0;
+				egg_p_s_0 = (egg_p_s_0 + expf(st0_0));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+			__shared__ float egg_sh3[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh3[threadIdx.x >> 5] = egg_p_s_0;
+			__syncthreads();
+			egg_p_s_0 = egg_sh3[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_s_0 = (egg_p_s_0 + egg_sh3[egg_k]);
+			s_0 = (s_0 + egg_p_s_0);
+			__syncthreads();
+		}
+		float ls_0 = logf(s_0);
+		{
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = *reinterpret_cast<const float4 *>(&y[((egg_row * cols)) + egg_jv * 4]);
+					float4 egg_s1;
+					{
+						float st1_0 = (egg_l0.x - ls_0);
+						egg_s1.x = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.y - ls_0);
+						egg_s1.y = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.z - ls_0);
+						egg_s1.z = st1_0;
+					}
+					{
+						float st1_0 = (egg_l0.w - ls_0);
+						egg_s1.w = st1_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				float st1_0 = (y[((egg_row * cols) + egg_j)] - ls_0);
+				y[((egg_row * cols) + egg_j)] = st1_0;
+			}
+			__syncthreads();
+		}
+
+	}
+}
+void log_softmax__egg_c1(const float *x, float *y, int rows, int cols)
+{
+	if ((long long)(cols) <= 2048) {
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_log_softmax_c1_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+	}
+	} else {
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_log_softmax_c1_k1<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
+	}
+	}
+}
+
+/* candidate 2: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -216,7 +535,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_log_softmax_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_log_softmax_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -344,7 +663,7 @@ __global__ void __launch_bounds__(128) egg_log_softmax_c1_k0(const float *__rest
 
 	}
 }
-void log_softmax__egg_c1(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c2(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
@@ -352,11 +671,11 @@ void log_softmax__egg_c1(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c1_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
+		egg_log_softmax_c2_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
+/* candidate 3: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -377,7 +696,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_log_softmax_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_log_softmax_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -521,7 +840,7 @@ __global__ void __launch_bounds__(128) egg_log_softmax_c2_k0(const float *__rest
 
 	}
 }
-void log_softmax__egg_c2(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c3(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -529,11 +848,11 @@ void log_softmax__egg_c2(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c2_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
+		egg_log_softmax_c3_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
+/* candidate 4: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -554,7 +873,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_log_softmax_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_log_softmax_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -698,7 +1017,7 @@ __global__ void __launch_bounds__(256) egg_log_softmax_c3_k0(const float *__rest
 
 	}
 }
-void log_softmax__egg_c3(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c4(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -706,11 +1025,11 @@ void log_softmax__egg_c3(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c3_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_log_softmax_c4_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* candidate 5: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -731,7 +1050,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_log_softmax_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_log_softmax_c5_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -875,7 +1194,7 @@ __global__ void __launch_bounds__(512) egg_log_softmax_c4_k0(const float *__rest
 
 	}
 }
-void log_softmax__egg_c4(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c5(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -883,11 +1202,11 @@ void log_softmax__egg_c4(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c4_k0<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
+		egg_log_softmax_c5_k0<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
+/* candidate 6: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -908,7 +1227,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_log_softmax_c5_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_log_softmax_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -1052,7 +1371,7 @@ __global__ void __launch_bounds__(1024) egg_log_softmax_c5_k0(const float *__res
 
 	}
 }
-void log_softmax__egg_c5(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c6(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -1060,11 +1379,11 @@ void log_softmax__egg_c5(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c5_k0<<<(unsigned)egg_g, 1024>>>(x, y, rows, cols);
+		egg_log_softmax_c6_k0<<<(unsigned)egg_g, 1024>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
+/* candidate 7: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1085,7 +1404,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_log_softmax_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_log_softmax_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1137,7 +1456,7 @@ __global__ void __launch_bounds__(256) egg_log_softmax_c6_k0(const float *__rest
 
 	}
 }
-void log_softmax__egg_c6(const float *x, float *y, int rows, int cols)
+void log_softmax__egg_c7(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -1145,7 +1464,7 @@ void log_softmax__egg_c6(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_log_softmax_c6_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_log_softmax_c7_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
@@ -1250,7 +1569,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 1, egg_ref_ms, "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1267,7 +1586,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1278,7 +1597,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 2, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1295,7 +1614,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1306,7 +1625,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 3, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1323,7 +1642,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1334,7 +1653,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 4, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1351,7 +1670,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1362,7 +1681,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 5, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1379,7 +1698,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1390,7 +1709,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 6, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1407,7 +1726,35 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1);
+		log_softmax__egg_c7(d_x_c, d_y_c, rows, cols);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "log_softmax", 7, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1);
+		log_softmax__egg_c7(d_x_c + 1, d_y_c + 1, rows, cols);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) log_softmax__egg_c7(d_x_c, d_y_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) log_softmax__egg_c7(d_x_c, d_y_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "log_softmax", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

@@ -140,7 +140,226 @@ void rms_norm__egg_c0(const float *x, const float *w, float *y, int rows, int di
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* candidate 1: rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_rms_norm_c1_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
+		float ss_0 = 0.0f;
+		{
+			float egg_p_ss_0 = 0;
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * dim)) + egg_jv * 4]));
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.x * egg_l0.x));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.y * egg_l0.y));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.z * egg_l0.z));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.w * egg_l0.w));
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_ss_0 = (egg_p_ss_0 + (__ldg(&x[((egg_row * dim) + egg_j)]) * __ldg(&x[((egg_row * dim) + egg_j)])));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_ss_0 = (egg_p_ss_0 + __shfl_xor_sync(0xffffffffu, egg_p_ss_0, egg_o));
+			ss_0 = (ss_0 + egg_p_ss_0);
+			__syncwarp();
+		}
+		float scale_0 = rsqrtf(((ss_0 / dim) + 1e-6f));
+		{
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&w[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * dim)) + egg_jv * 4]));
+					const float4 egg_l1 = __ldg(reinterpret_cast<const float4 *>(&w[egg_jv * 4]));
+					float4 egg_s2;
+					{
+						float st0_0 = ((egg_l0.x * scale_0) * egg_l1.x);
+						egg_s2.x = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.y * scale_0) * egg_l1.y);
+						egg_s2.y = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.z * scale_0) * egg_l1.z);
+						egg_s2.z = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.w * scale_0) * egg_l1.w);
+						egg_s2.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * dim)) + egg_jv * 4]) = egg_s2;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				float st0_0 = ((__ldg(&x[((egg_row * dim) + egg_j)]) * scale_0) * __ldg(&w[egg_j]));
+				y[((egg_row * dim) + egg_j)] = st0_0;
+			}
+			__syncwarp();
+		}
+
+	}
+}
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(512) egg_rms_norm_c1_k1(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float ss_0 = 0.0f;
+		{
+			float egg_p_ss_0 = 0;
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * dim)) + egg_jv * 4]));
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.x * egg_l0.x));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.y * egg_l0.y));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.z * egg_l0.z));
+					}
+					{
+						egg_p_ss_0 = (egg_p_ss_0 + (egg_l0.w * egg_l0.w));
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				egg_p_ss_0 = (egg_p_ss_0 + (__ldg(&x[((egg_row * dim) + egg_j)]) * __ldg(&x[((egg_row * dim) + egg_j)])));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_ss_0 = (egg_p_ss_0 + __shfl_xor_sync(0xffffffffu, egg_p_ss_0, egg_o));
+			__shared__ float egg_sh1[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh1[threadIdx.x >> 5] = egg_p_ss_0;
+			__syncthreads();
+			egg_p_ss_0 = egg_sh1[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_ss_0 = (egg_p_ss_0 + egg_sh1[egg_k]);
+			ss_0 = (ss_0 + egg_p_ss_0);
+			__syncthreads();
+		}
+		float scale_0 = rsqrtf(((ss_0 / dim) + 1e-6f));
+		{
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&w[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * dim)) + egg_jv * 4]));
+					const float4 egg_l1 = __ldg(reinterpret_cast<const float4 *>(&w[egg_jv * 4]));
+					float4 egg_s2;
+					{
+						float st0_0 = ((egg_l0.x * scale_0) * egg_l1.x);
+						egg_s2.x = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.y * scale_0) * egg_l1.y);
+						egg_s2.y = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.z * scale_0) * egg_l1.z);
+						egg_s2.z = st0_0;
+					}
+					{
+						float st0_0 = ((egg_l0.w * scale_0) * egg_l1.w);
+						egg_s2.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * dim)) + egg_jv * 4]) = egg_s2;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				float st0_0 = ((__ldg(&x[((egg_row * dim) + egg_j)]) * scale_0) * __ldg(&w[egg_j]));
+				y[((egg_row * dim) + egg_j)] = st0_0;
+			}
+			__syncthreads();
+		}
+
+	}
+}
+void rms_norm__egg_c1(const float *x, const float *w, float *y, int rows, int dim)
+{
+	if ((long long)(dim) <= 2048) {
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_rms_norm_c1_k0<<<(unsigned)egg_g, 256>>>(x, w, y, rows, dim);
+	}
+	} else {
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_rms_norm_c1_k1<<<(unsigned)egg_g, 512>>>(x, w, y, rows, dim);
+	}
+	}
+}
+
+/* candidate 2: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -161,7 +380,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_rms_norm_c1_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(128) egg_rms_norm_c2_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -243,7 +462,7 @@ __global__ void __launch_bounds__(128) egg_rms_norm_c1_k0(const float *__restric
 
 	}
 }
-void rms_norm__egg_c1(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c2(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
@@ -251,11 +470,11 @@ void rms_norm__egg_c1(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c1_k0<<<(unsigned)egg_g, 128>>>(x, w, y, rows, dim);
+		egg_rms_norm_c2_k0<<<(unsigned)egg_g, 128>>>(x, w, y, rows, dim);
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
+/* candidate 3: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -276,7 +495,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_rms_norm_c2_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(128) egg_rms_norm_c3_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -366,7 +585,7 @@ __global__ void __launch_bounds__(128) egg_rms_norm_c2_k0(const float *__restric
 
 	}
 }
-void rms_norm__egg_c2(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c3(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -374,11 +593,11 @@ void rms_norm__egg_c2(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c2_k0<<<(unsigned)egg_g, 128>>>(x, w, y, rows, dim);
+		egg_rms_norm_c3_k0<<<(unsigned)egg_g, 128>>>(x, w, y, rows, dim);
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
+/* candidate 4: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -399,7 +618,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_rms_norm_c3_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(256) egg_rms_norm_c4_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -489,7 +708,7 @@ __global__ void __launch_bounds__(256) egg_rms_norm_c3_k0(const float *__restric
 
 	}
 }
-void rms_norm__egg_c3(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c4(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -497,11 +716,11 @@ void rms_norm__egg_c3(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c3_k0<<<(unsigned)egg_g, 256>>>(x, w, y, rows, dim);
+		egg_rms_norm_c4_k0<<<(unsigned)egg_g, 256>>>(x, w, y, rows, dim);
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* candidate 5: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -522,7 +741,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_rms_norm_c4_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(512) egg_rms_norm_c5_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -612,7 +831,7 @@ __global__ void __launch_bounds__(512) egg_rms_norm_c4_k0(const float *__restric
 
 	}
 }
-void rms_norm__egg_c4(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c5(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -620,11 +839,11 @@ void rms_norm__egg_c4(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c4_k0<<<(unsigned)egg_g, 512>>>(x, w, y, rows, dim);
+		egg_rms_norm_c5_k0<<<(unsigned)egg_g, 512>>>(x, w, y, rows, dim);
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
+/* candidate 6: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -645,7 +864,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_rms_norm_c5_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(1024) egg_rms_norm_c6_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -735,7 +954,7 @@ __global__ void __launch_bounds__(1024) egg_rms_norm_c5_k0(const float *__restri
 
 	}
 }
-void rms_norm__egg_c5(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c6(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -743,11 +962,11 @@ void rms_norm__egg_c5(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c5_k0<<<(unsigned)egg_g, 1024>>>(x, w, y, rows, dim);
+		egg_rms_norm_c6_k0<<<(unsigned)egg_g, 1024>>>(x, w, y, rows, dim);
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
+/* candidate 7: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -768,7 +987,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_rms_norm_c6_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
+__global__ void __launch_bounds__(256) egg_rms_norm_c7_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int rows, int dim)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -803,7 +1022,7 @@ __global__ void __launch_bounds__(256) egg_rms_norm_c6_k0(const float *__restric
 
 	}
 }
-void rms_norm__egg_c6(const float *x, const float *w, float *y, int rows, int dim)
+void rms_norm__egg_c7(const float *x, const float *w, float *y, int rows, int dim)
 {
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -811,7 +1030,7 @@ void rms_norm__egg_c6(const float *x, const float *w, float *y, int rows, int di
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_rms_norm_c6_k0<<<(unsigned)egg_g, 256>>>(x, w, y, rows, dim);
+		egg_rms_norm_c7_k0<<<(unsigned)egg_g, 256>>>(x, w, y, rows, dim);
 	}
 }
 
@@ -926,7 +1145,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 1, egg_ref_ms, "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -943,7 +1162,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -954,7 +1173,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 2, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -971,7 +1190,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -982,7 +1201,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 3, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -999,7 +1218,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1010,7 +1229,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 4, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1027,7 +1246,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1038,7 +1257,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 5, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1055,7 +1274,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1066,7 +1285,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 6, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1083,7 +1302,35 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1);
+		rms_norm__egg_c7(d_x_c, d_w_c, d_y_c, rows, dim);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "rms_norm", 7, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1);
+		rms_norm__egg_c7(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) rms_norm__egg_c7(d_x_c, d_w_c, d_y_c, rows, dim);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) rms_norm__egg_c7(d_x_c, d_w_c, d_y_c, rows, dim);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "rms_norm", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

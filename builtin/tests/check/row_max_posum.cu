@@ -233,7 +233,7 @@ void row_max_posum__egg_c0(const float *x, float *y, float *m, int rows, int col
 	}
 }
 
-/* candidate 1: elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* candidate 1: elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -319,15 +319,15 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c1_k0(const float *__re
 	}
 
 }
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_row_max_posum_c1_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_max_posum_c1_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
-	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 4) {
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
 		float best_1 = __ldg(&x[(egg_row * cols)]);
 		float pos_1 = 0.0f;
 		{
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(128) egg_row_max_posum_c1_k1(const float *__re
 			long long egg_j0 = 0;
 			if ((((unsigned long long)(&x[(((egg_row * cols) + 1)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
-#pragma unroll 2
+#pragma unroll 1
 				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[(((egg_row * cols) + 1)) + egg_jv * 4]));
 					{
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(128) egg_row_max_posum_c1_k1(const float *__re
 			long long egg_j0 = 0;
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
-#pragma unroll 2
+#pragma unroll 1
 				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
@@ -418,16 +418,16 @@ void row_max_posum__egg_c1(const float *x, float *y, float *m, int rows, int col
 		egg_row_max_posum_c1_k0<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
 	}
 	{
-		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c1_k1<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c1_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
 	}
 }
 
-/* candidate 2: elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
+/* candidate 2: elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -513,10 +513,204 @@ __global__ void __launch_bounds__(512) egg_row_max_posum_c2_k0(const float *__re
 	}
 
 }
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(128) egg_row_max_posum_c2_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 4) {
+		float best_1 = __ldg(&x[(egg_row * cols)]);
+		float pos_1 = 0.0f;
+		{
+			float egg_p_best_1 = -INFINITY;
+			const long long egg_cn = (cols - 1);
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[(((egg_row * cols) + 1)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 2
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[(((egg_row * cols) + 1)) + egg_jv * 4]));
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.x);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.y);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.z);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_best_1 = fmaxf(egg_p_best_1, __ldg(&x[(((egg_row * cols) + 1) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_best_1 = fmaxf(egg_p_best_1, __shfl_xor_sync(0xffffffffu, egg_p_best_1, egg_o));
+			best_1 = fmaxf(best_1, egg_p_best_1);
+			__syncwarp();
+		}
+		{
+			float egg_p_pos_1 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 2
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.x > 0.0f) ? egg_l0.x : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.y > 0.0f) ? egg_l0.y : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.z > 0.0f) ? egg_l0.z : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.w > 0.0f) ? egg_l0.w : 0));
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_pos_1 = (egg_p_pos_1 + ((__ldg(&x[((egg_row * cols) + egg_j)]) > 0.0f) ? __ldg(&x[((egg_row * cols) + egg_j)]) : 0));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_pos_1 = (egg_p_pos_1 + __shfl_xor_sync(0xffffffffu, egg_p_pos_1, egg_o));
+			pos_1 = (pos_1 + egg_p_pos_1);
+			__syncwarp();
+		}
+		float st0_1 = (best_1 + pos_1);
+		if (egg_lane == 0)
+			m[egg_row] = st0_1;
+
+	}
+}
+void row_max_posum__egg_c2(const float *x, float *y, float *m, int rows, int cols)
+{
+	{
+		long long egg_g = ((long long)(((rows * cols)) / 4) + 512 - 1) / 512;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 4;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_max_posum_c2_k0<<<(unsigned)egg_g, 512>>>(x, y, m, rows, cols);
+	}
+	{
+		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_max_posum_c2_k1<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
+	}
+}
+
+/* candidate 3: elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* elementwise tpb=128 vec=4 inflight=4: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
+ * thread, scalar tail and scalar fallback. */
+__global__ void __launch_bounds__(128) egg_row_max_posum_c3_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+{
+	const long long egg_n = (rows * cols);
+	const long long egg_stride = (long long)gridDim.x * blockDim.x;
+	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long egg_done = 0;
+
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
+			float4 egg_l0[4];
+
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+
+				}
+			}
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					float4 egg_s1;
+					{
+						float v_0 = egg_l0[egg_u].x;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.x = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].y;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.y = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].z;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.z = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].w;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
+
+				}
+			}
+		}
+		egg_done = egg_nv * 4;
+	}
+	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
+		float v_0 = __ldg(&x[egg_e]);
+		v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+		float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+		y[egg_e] = st0_0;
+
+	}
+
+}
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(128) egg_row_max_posum_c3_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -614,18 +808,18 @@ __global__ void __launch_bounds__(128) egg_row_max_posum_c2_k1(const float *__re
 
 	}
 }
-void row_max_posum__egg_c2(const float *x, float *y, float *m, int rows, int cols)
+void row_max_posum__egg_c3(const float *x, float *y, float *m, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(((rows * cols)) / 4) + 512 - 1) / 512;
-		const long long egg_cap = (long long)egg_builtin_sm_count() * 4;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 16;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c2_k0<<<(unsigned)egg_g, 512>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c3_k0<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -633,11 +827,11 @@ void row_max_posum__egg_c2(const float *x, float *y, float *m, int rows, int col
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c2_k1<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c3_k1<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
 	}
 }
 
-/* candidate 3: elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
+/* candidate 4: elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -655,26 +849,26 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* elementwise tpb=128 vec=4 inflight=4: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
+/* elementwise tpb=256 vec=1 inflight=4: a grid-stride pass over (rows * cols) elements; 1 elements per 16-byte access when
  * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
  * thread, scalar tail and scalar fallback. */
-__global__ void __launch_bounds__(128) egg_row_max_posum_c3_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_max_posum_c4_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_n = (rows * cols);
 	const long long egg_stride = (long long)gridDim.x * blockDim.x;
 	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long egg_done = 0;
 
-	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
-		const long long egg_nv = egg_n / 4;
+	if (1) {
+		const long long egg_nv = egg_n / 1;
 		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
-			float4 egg_l0[4];
+			float egg_l0[4];
 
 #pragma unroll
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float *>(&x[egg_w * 1]));
 
 				}
 			}
@@ -682,37 +876,19 @@ __global__ void __launch_bounds__(128) egg_row_max_posum_c3_k0(const float *__re
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					float4 egg_s1;
+					float egg_s1;
 					{
-						float v_0 = egg_l0[egg_u].x;
+						float v_0 = egg_l0[egg_u];
 						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
 						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.x = st0_0;
+						egg_s1 = st0_0;
 					}
-					{
-						float v_0 = egg_l0[egg_u].y;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.y = st0_0;
-					}
-					{
-						float v_0 = egg_l0[egg_u].z;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.z = st0_0;
-					}
-					{
-						float v_0 = egg_l0[egg_u].w;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.w = st0_0;
-					}
-					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
+					*reinterpret_cast<float *>(&y[egg_w * 1]) = egg_s1;
 
 				}
 			}
 		}
-		egg_done = egg_nv * 4;
+		egg_done = egg_nv * 1;
 	}
 	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
 		float v_0 = __ldg(&x[egg_e]);
@@ -726,7 +902,7 @@ __global__ void __launch_bounds__(128) egg_row_max_posum_c3_k0(const float *__re
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_max_posum_c3_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_max_posum_c4_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -824,18 +1000,18 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c3_k1(const float *__re
 
 	}
 }
-void row_max_posum__egg_c3(const float *x, float *y, float *m, int rows, int cols)
+void row_max_posum__egg_c4(const float *x, float *y, float *m, int rows, int cols)
 {
 	{
-		long long egg_g = ((long long)(((rows * cols)) / 4) + 512 - 1) / 512;
-		const long long egg_cap = (long long)egg_builtin_sm_count() * 16;
+		long long egg_g = ((long long)(((rows * cols)) / 1) + 1024 - 1) / 1024;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c3_k0<<<(unsigned)egg_g, 128>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c4_k0<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -843,11 +1019,11 @@ void row_max_posum__egg_c3(const float *x, float *y, float *m, int rows, int col
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c3_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c4_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
 	}
 }
 
-/* candidate 4: elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* candidate 5: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -865,46 +1041,64 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* elementwise tpb=256 vec=1 inflight=4: a grid-stride pass over (rows * cols) elements; 1 elements per 16-byte access when
- * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
+/* elementwise tpb=1024 vec=4 inflight=2: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 2 accesses in flight per
  * thread, scalar tail and scalar fallback. */
-__global__ void __launch_bounds__(256) egg_row_max_posum_c4_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_row_max_posum_c5_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_n = (rows * cols);
 	const long long egg_stride = (long long)gridDim.x * blockDim.x;
 	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long egg_done = 0;
 
-	if (1) {
-		const long long egg_nv = egg_n / 1;
-		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
-			float egg_l0[4];
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 2) {
+			float4 egg_l0[2];
 
 #pragma unroll
-			for (int egg_u = 0; egg_u < 4; egg_u++) {
+			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					egg_l0[egg_u] = __ldg(reinterpret_cast<const float *>(&x[egg_w * 1]));
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
 
 				}
 			}
 #pragma unroll
-			for (int egg_u = 0; egg_u < 4; egg_u++) {
+			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					float egg_s1;
+					float4 egg_s1;
 					{
-						float v_0 = egg_l0[egg_u];
+						float v_0 = egg_l0[egg_u].x;
 						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
 						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1 = st0_0;
+						egg_s1.x = st0_0;
 					}
-					*reinterpret_cast<float *>(&y[egg_w * 1]) = egg_s1;
+					{
+						float v_0 = egg_l0[egg_u].y;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.y = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].z;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.z = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].w;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
 
 				}
 			}
 		}
-		egg_done = egg_nv * 1;
+		egg_done = egg_nv * 4;
 	}
 	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
 		float v_0 = __ldg(&x[egg_e]);
@@ -918,7 +1112,7 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c4_k0(const float *__re
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_row_max_posum_c4_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_row_max_posum_c5_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -1016,18 +1210,18 @@ __global__ void __launch_bounds__(512) egg_row_max_posum_c4_k1(const float *__re
 
 	}
 }
-void row_max_posum__egg_c4(const float *x, float *y, float *m, int rows, int cols)
+void row_max_posum__egg_c5(const float *x, float *y, float *m, int rows, int cols)
 {
 	{
-		long long egg_g = ((long long)(((rows * cols)) / 1) + 1024 - 1) / 1024;
-		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
+		long long egg_g = ((long long)(((rows * cols)) / 4) + 2048 - 1) / 2048;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c4_k0<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c5_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -1035,11 +1229,11 @@ void row_max_posum__egg_c4(const float *x, float *y, float *m, int rows, int col
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c4_k1<<<(unsigned)egg_g, 512>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c5_k1<<<(unsigned)egg_g, 512>>>(x, y, m, rows, cols);
 	}
 }
 
-/* candidate 5: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
+/* candidate 6: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1060,7 +1254,7 @@ static int egg_builtin_sm_count(void)
 /* elementwise tpb=1024 vec=4 inflight=2: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
  * every streamed pointer is aligned (checked at run time), 2 accesses in flight per
  * thread, scalar tail and scalar fallback. */
-__global__ void __launch_bounds__(1024) egg_row_max_posum_c5_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_row_max_posum_c6_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_n = (rows * cols);
 	const long long egg_stride = (long long)gridDim.x * blockDim.x;
@@ -1128,7 +1322,7 @@ __global__ void __launch_bounds__(1024) egg_row_max_posum_c5_k0(const float *__r
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_row_max_posum_c5_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_row_max_posum_c6_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -1226,160 +1420,6 @@ __global__ void __launch_bounds__(1024) egg_row_max_posum_c5_k1(const float *__r
 
 	}
 }
-void row_max_posum__egg_c5(const float *x, float *y, float *m, int rows, int cols)
-{
-	{
-		long long egg_g = ((long long)(((rows * cols)) / 4) + 2048 - 1) / 2048;
-		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
-		if (egg_g > egg_cap)
-			egg_g = egg_cap;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
-		if (egg_g < 1)
-			egg_g = 1;
-		egg_row_max_posum_c5_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
-	}
-	{
-		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
-		if (egg_g < 1)
-			egg_g = 1;
-		egg_row_max_posum_c5_k1<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
-	}
-}
-
-/* candidate 6: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
-/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
-#ifndef EGG_BUILTIN_PRELUDE
-#define EGG_BUILTIN_PRELUDE
-#include <math.h>
-static int egg_builtin_sm_count(void)
-{
-	static int sms = 0;
-	if (sms <= 0) {
-		int dev = 0;
-		cudaGetDevice(&dev);
-		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-		if (sms <= 0)
-			sms = 1;
-	}
-	return sms;
-}
-#endif
-/* elementwise tpb=1024 vec=4 inflight=2: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
- * every streamed pointer is aligned (checked at run time), 2 accesses in flight per
- * thread, scalar tail and scalar fallback. */
-__global__ void __launch_bounds__(1024) egg_row_max_posum_c6_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
-{
-	const long long egg_n = (rows * cols);
-	const long long egg_stride = (long long)gridDim.x * blockDim.x;
-	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	long long egg_done = 0;
-
-	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
-		const long long egg_nv = egg_n / 4;
-		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 2) {
-			float4 egg_l0[2];
-
-#pragma unroll
-			for (int egg_u = 0; egg_u < 2; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
-
-				}
-			}
-#pragma unroll
-			for (int egg_u = 0; egg_u < 2; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
-					float4 egg_s1;
-					{
-						float v_0 = egg_l0[egg_u].x;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.x = st0_0;
-					}
-					{
-						float v_0 = egg_l0[egg_u].y;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.y = st0_0;
-					}
-					{
-						float v_0 = egg_l0[egg_u].z;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.z = st0_0;
-					}
-					{
-						float v_0 = egg_l0[egg_u].w;
-						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-						egg_s1.w = st0_0;
-					}
-					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
-
-				}
-			}
-		}
-		egg_done = egg_nv * 4;
-	}
-	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
-		float v_0 = __ldg(&x[egg_e]);
-		v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
-		float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
-		y[egg_e] = st0_0;
-
-	}
-
-}
-/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
- * by the group with 1-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_max_posum_c6_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
-{
-	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 32;
-	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 8) {
-		float best_1 = __ldg(&x[(egg_row * cols)]);
-		float pos_1 = 0.0f;
-		{
-			float egg_p_best_1 = -INFINITY;
-			const long long egg_cn = (cols - 1);
-			long long egg_j0 = 0;
-#pragma unroll 4
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
-				egg_p_best_1 = fmaxf(egg_p_best_1, __ldg(&x[(((egg_row * cols) + 1) + egg_j)]));
-			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_best_1 = fmaxf(egg_p_best_1, __shfl_xor_sync(0xffffffffu, egg_p_best_1, egg_o));
-			best_1 = fmaxf(best_1, egg_p_best_1);
-			__syncwarp();
-		}
-		{
-			float egg_p_pos_1 = 0;
-			const long long egg_cn = cols;
-			long long egg_j0 = 0;
-#pragma unroll 4
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
-				egg_p_pos_1 = (egg_p_pos_1 + ((__ldg(&x[((egg_row * cols) + egg_j)]) > 0.0f) ? __ldg(&x[((egg_row * cols) + egg_j)]) : 0));
-			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_pos_1 = (egg_p_pos_1 + __shfl_xor_sync(0xffffffffu, egg_p_pos_1, egg_o));
-			pos_1 = (pos_1 + egg_p_pos_1);
-			__syncwarp();
-		}
-		float st0_1 = (best_1 + pos_1);
-		if (egg_lane == 0)
-			m[egg_row] = st0_1;
-
-	}
-}
 void row_max_posum__egg_c6(const float *x, float *y, float *m, int rows, int cols)
 {
 	{
@@ -1394,16 +1434,16 @@ void row_max_posum__egg_c6(const float *x, float *y, float *m, int rows, int col
 		egg_row_max_posum_c6_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
 	}
 	{
-		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c6_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c6_k1<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
 	}
 }
 
-/* candidate 7: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written */
+/* candidate 7: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1489,8 +1529,8 @@ __global__ void __launch_bounds__(1024) egg_row_max_posum_c7_k0(const float *__r
 	}
 
 }
-/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written: 32 threads per row, 8 rows per block of 256; column loops are strided
- * by the group with 4-element vector accesses when the row's pointers are aligned
+/* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
+ * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_max_posum_c7_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
@@ -1504,27 +1544,7 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c7_k1(const float *__re
 			float egg_p_best_1 = -INFINITY;
 			const long long egg_cn = (cols - 1);
 			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[(((egg_row * cols) + 1)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[(((egg_row * cols) + 1)) + egg_jv * 4]));
-					{
-						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.x);
-					}
-					{
-						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.y);
-					}
-					{
-						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.z);
-					}
-					{
-						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.w);
-					}
-				}
-				egg_j0 = egg_cv * 4;
-			}
-#pragma unroll 1
+#pragma unroll 4
 			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
 				egg_p_best_1 = fmaxf(egg_p_best_1, __ldg(&x[(((egg_row * cols) + 1) + egg_j)]));
 			}
@@ -1538,27 +1558,7 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c7_k1(const float *__re
 			float egg_p_pos_1 = 0;
 			const long long egg_cn = cols;
 			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
-					{
-						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.x > 0.0f) ? egg_l0.x : 0));
-					}
-					{
-						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.y > 0.0f) ? egg_l0.y : 0));
-					}
-					{
-						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.z > 0.0f) ? egg_l0.z : 0));
-					}
-					{
-						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.w > 0.0f) ? egg_l0.w : 0));
-					}
-				}
-				egg_j0 = egg_cv * 4;
-			}
-#pragma unroll 1
+#pragma unroll 4
 			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
 				egg_p_pos_1 = (egg_p_pos_1 + ((__ldg(&x[((egg_row * cols) + egg_j)]) > 0.0f) ? __ldg(&x[((egg_row * cols) + egg_j)]) : 0));
 			}
@@ -1597,7 +1597,7 @@ void row_max_posum__egg_c7(const float *x, float *y, float *m, int rows, int col
 	}
 }
 
-/* candidate 8: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written */
+/* candidate 8: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1683,10 +1683,204 @@ __global__ void __launch_bounds__(1024) egg_row_max_posum_c8_k0(const float *__r
 	}
 
 }
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
 __global__ void __launch_bounds__(256) egg_row_max_posum_c8_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
+		float best_1 = __ldg(&x[(egg_row * cols)]);
+		float pos_1 = 0.0f;
+		{
+			float egg_p_best_1 = -INFINITY;
+			const long long egg_cn = (cols - 1);
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[(((egg_row * cols) + 1)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[(((egg_row * cols) + 1)) + egg_jv * 4]));
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.x);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.y);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.z);
+					}
+					{
+						egg_p_best_1 = fmaxf(egg_p_best_1, egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_best_1 = fmaxf(egg_p_best_1, __ldg(&x[(((egg_row * cols) + 1) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_best_1 = fmaxf(egg_p_best_1, __shfl_xor_sync(0xffffffffu, egg_p_best_1, egg_o));
+			best_1 = fmaxf(best_1, egg_p_best_1);
+			__syncwarp();
+		}
+		{
+			float egg_p_pos_1 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.x > 0.0f) ? egg_l0.x : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.y > 0.0f) ? egg_l0.y : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.z > 0.0f) ? egg_l0.z : 0));
+					}
+					{
+						egg_p_pos_1 = (egg_p_pos_1 + ((egg_l0.w > 0.0f) ? egg_l0.w : 0));
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_pos_1 = (egg_p_pos_1 + ((__ldg(&x[((egg_row * cols) + egg_j)]) > 0.0f) ? __ldg(&x[((egg_row * cols) + egg_j)]) : 0));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_pos_1 = (egg_p_pos_1 + __shfl_xor_sync(0xffffffffu, egg_p_pos_1, egg_o));
+			pos_1 = (pos_1 + egg_p_pos_1);
+			__syncwarp();
+		}
+		float st0_1 = (best_1 + pos_1);
+		if (egg_lane == 0)
+			m[egg_row] = st0_1;
+
+	}
+}
+void row_max_posum__egg_c8(const float *x, float *y, float *m, int rows, int cols)
+{
+	{
+		long long egg_g = ((long long)(((rows * cols)) / 4) + 2048 - 1) / 2048;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_max_posum_c8_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
+	}
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_max_posum_c8_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
+	}
+}
+
+/* candidate 9: elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* elementwise tpb=1024 vec=4 inflight=2: a grid-stride pass over (rows * cols) elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 2 accesses in flight per
+ * thread, scalar tail and scalar fallback. */
+__global__ void __launch_bounds__(1024) egg_row_max_posum_c9_k0(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
+{
+	const long long egg_n = (rows * cols);
+	const long long egg_stride = (long long)gridDim.x * blockDim.x;
+	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long egg_done = 0;
+
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 2) {
+			float4 egg_l0[2];
+
+#pragma unroll
+			for (int egg_u = 0; egg_u < 2; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+
+				}
+			}
+#pragma unroll
+			for (int egg_u = 0; egg_u < 2; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					float4 egg_s1;
+					{
+						float v_0 = egg_l0[egg_u].x;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.x = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].y;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.y = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].z;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.z = st0_0;
+					}
+					{
+						float v_0 = egg_l0[egg_u].w;
+						v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+						float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+						egg_s1.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[egg_w * 4]) = egg_s1;
+
+				}
+			}
+		}
+		egg_done = egg_nv * 4;
+	}
+	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
+		float v_0 = __ldg(&x[egg_e]);
+		v_0 = ((v_0 < 0.0f) ? 0.0f : v_0);
+		float st0_0 = ((v_0 > 0.6f) ? 0.6f : v_0);
+		y[egg_e] = st0_0;
+
+	}
+
+}
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written: 256 threads per row, 1 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_row_max_posum_c9_k1(const float *__restrict__ x, float *__restrict__ y, float *__restrict__ m, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -1784,7 +1978,7 @@ __global__ void __launch_bounds__(256) egg_row_max_posum_c8_k1(const float *__re
 
 	}
 }
-void row_max_posum__egg_c8(const float *x, float *y, float *m, int rows, int cols)
+void row_max_posum__egg_c9(const float *x, float *y, float *m, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(((rows * cols)) / 4) + 2048 - 1) / 2048;
@@ -1795,7 +1989,7 @@ void row_max_posum__egg_c8(const float *x, float *y, float *m, int rows, int col
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c8_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c9_k0<<<(unsigned)egg_g, 1024>>>(x, y, m, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -1803,7 +1997,7 @@ void row_max_posum__egg_c8(const float *x, float *y, float *m, int rows, int col
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_max_posum_c8_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
+		egg_row_max_posum_c9_k1<<<(unsigned)egg_g, 256>>>(x, y, m, rows, cols);
 	}
 }
 
@@ -1924,7 +2118,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 1, egg_ref_ms, "elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 1, egg_ref_ms, "elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1945,7 +2139,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=4 inflight=4; rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1956,7 +2150,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 2, egg_ref_ms, "elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 2, egg_ref_ms, "elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1977,7 +2171,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=512 vec=4 inflight=1; rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1988,7 +2182,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 3, egg_ref_ms, "elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 3, egg_ref_ms, "elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2009,7 +2203,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=128 vec=4 inflight=4; rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2020,7 +2214,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 4, egg_ref_ms, "elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 4, egg_ref_ms, "elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2041,7 +2235,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=256 vec=1 inflight=4; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2052,7 +2246,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 5, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 5, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2073,7 +2267,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2084,7 +2278,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 6, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 6, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2105,7 +2299,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2116,7 +2310,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 7, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 7, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2137,7 +2331,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2148,7 +2342,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 8, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 8, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2169,7 +2363,39 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1);
+		row_max_posum__egg_c9(d_x_c, d_y_c, d_m_c, rows, cols);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_max_posum", 9, egg_ref_ms, "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1);
+		row_max_posum__egg_c9(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		EGG_CK(cudaMemcpy(g_m, d_m_c + 1, n_m * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		{ double e = egg_err(m_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) row_max_posum__egg_c9(d_x_c, d_y_c, d_m_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) row_max_posum__egg_c9(d_x_c, d_y_c, d_m_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_max_posum", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "elementwise tpb=1024 vec=4 inflight=2; rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written");
 	} while (0);
 	return 0;
 }

@@ -173,7 +173,7 @@ void row_stats__egg_c0(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* candidate 1: rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -191,15 +191,15 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_row_stats_c1_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_stats_c1_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
-	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 4) {
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
 		float acc_0 = 0.0f;
 		{
 			float egg_p_acc_0 = 0;
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c1_k0(const float *__restri
 			long long egg_j0 = 0;
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
-#pragma unroll 2
+#pragma unroll 1
 				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
@@ -241,15 +241,73 @@ __global__ void __launch_bounds__(128) egg_row_stats_c1_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_row_stats_c1_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_row_stats_c1_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float acc_0 = 0.0f;
+		{
+			float egg_p_acc_0 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.y);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.z);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_acc_0 = (egg_p_acc_0 + __shfl_xor_sync(0xffffffffu, egg_p_acc_0, egg_o));
+			__shared__ float egg_sh1[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh1[threadIdx.x >> 5] = egg_p_acc_0;
+			__syncthreads();
+			egg_p_acc_0 = egg_sh1[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_acc_0 = (egg_p_acc_0 + egg_sh1[egg_k]);
+			acc_0 = (acc_0 + egg_p_acc_0);
+			__syncthreads();
+		}
+		float st0_0 = acc_0;
+		if (egg_lane == 0)
+			sums[egg_row] = st0_0;
+
+	}
+}
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_row_stats_c1_k2(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
-	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 4) {
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
 		float acc_1 = 0.0f;
 		{
 			float egg_p_acc_1 = 0;
@@ -257,7 +315,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c1_k1(const float *__restri
 			long long egg_j0 = 0;
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
-#pragma unroll 2
+#pragma unroll 1
 				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
@@ -291,110 +349,14 @@ __global__ void __launch_bounds__(128) egg_row_stats_c1_k1(const float *__restri
 
 	}
 }
-void row_stats__egg_c1(const float *x, float *sums, float *means, int rows, int cols)
-{
-	{
-		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
-		if (egg_g < 1)
-			egg_g = 1;
-		egg_row_stats_c1_k0<<<(unsigned)egg_g, 128>>>(x, sums, means, rows, cols);
-	}
-	{
-		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
-		if (egg_g < 1)
-			egg_g = 1;
-		egg_row_stats_c1_k1<<<(unsigned)egg_g, 128>>>(x, sums, means, rows, cols);
-	}
-}
-
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
-/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
-#ifndef EGG_BUILTIN_PRELUDE
-#define EGG_BUILTIN_PRELUDE
-#include <math.h>
-static int egg_builtin_sm_count(void)
-{
-	static int sms = 0;
-	if (sms <= 0) {
-		int dev = 0;
-		cudaGetDevice(&dev);
-		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-		if (sms <= 0)
-			sms = 1;
-	}
-	return sms;
-}
-#endif
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_row_stats_c2_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_row_stats_c1_k3(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 128;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 128; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 1) {
-		float acc_0 = 0.0f;
-		{
-			float egg_p_acc_0 = 0;
-			const long long egg_cn = cols;
-			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 128) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
-					{
-						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
-					}
-					{
-						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.y);
-					}
-					{
-						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.z);
-					}
-					{
-						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.w);
-					}
-				}
-				egg_j0 = egg_cv * 4;
-			}
-#pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 128) {
-				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
-			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_acc_0 = (egg_p_acc_0 + __shfl_xor_sync(0xffffffffu, egg_p_acc_0, egg_o));
-			__shared__ float egg_sh0[32];
-			__syncthreads();
-			if ((threadIdx.x & 31) == 0)
-				egg_sh0[threadIdx.x >> 5] = egg_p_acc_0;
-			__syncthreads();
-			egg_p_acc_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 4; egg_k++)
-				egg_p_acc_0 = (egg_p_acc_0 + egg_sh0[egg_k]);
-			acc_0 = (acc_0 + egg_p_acc_0);
-			__syncthreads();
-		}
-		float st0_0 = acc_0;
-		if (egg_lane == 0)
-			sums[egg_row] = st0_0;
-
-	}
-}
-/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
- * by the group with 4-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
-{
-	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 128;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 128; egg_row < egg_rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
 	     egg_row += (long long)gridDim.x * 1) {
 		float acc_1 = 0.0f;
 		{
@@ -404,7 +366,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restri
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
 #pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 128) {
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
 						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.x);
@@ -422,22 +384,182 @@ __global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restri
 				egg_j0 = egg_cv * 4;
 			}
 #pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 128) {
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
 				egg_p_acc_1 = (egg_p_acc_1 + __ldg(&x[((egg_row * cols) + egg_j)]));
 			}
 			#pragma unroll
 			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
 				egg_p_acc_1 = (egg_p_acc_1 + __shfl_xor_sync(0xffffffffu, egg_p_acc_1, egg_o));
-			__shared__ float egg_sh1[32];
+			__shared__ float egg_sh3[32];
 			__syncthreads();
 			if ((threadIdx.x & 31) == 0)
-				egg_sh1[threadIdx.x >> 5] = egg_p_acc_1;
+				egg_sh3[threadIdx.x >> 5] = egg_p_acc_1;
 			__syncthreads();
-			egg_p_acc_1 = egg_sh1[0];
-			for (int egg_k = 1; egg_k < 4; egg_k++)
-				egg_p_acc_1 = (egg_p_acc_1 + egg_sh1[egg_k]);
+			egg_p_acc_1 = egg_sh3[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_acc_1 = (egg_p_acc_1 + egg_sh3[egg_k]);
 			acc_1 = (acc_1 + egg_p_acc_1);
 			__syncthreads();
+		}
+		float st0_1 = (acc_1 / cols);
+		if (egg_lane == 0)
+			means[egg_row] = st0_1;
+
+	}
+}
+void row_stats__egg_c1(const float *x, float *sums, float *means, int rows, int cols)
+{
+	if ((long long)(cols) <= 2048) {
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c1_k0<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+	}
+	} else {
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c1_k1<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+	}
+	}
+	if ((long long)(cols) <= 2048) {
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c1_k2<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+	}
+	} else {
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c1_k3<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+	}
+	}
+}
+
+/* candidate 2: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(128) egg_row_stats_c2_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 4) {
+		float acc_0 = 0.0f;
+		{
+			float egg_p_acc_0 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 2
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.y);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.z);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_acc_0 = (egg_p_acc_0 + __shfl_xor_sync(0xffffffffu, egg_p_acc_0, egg_o));
+			acc_0 = (acc_0 + egg_p_acc_0);
+			__syncwarp();
+		}
+		float st0_0 = acc_0;
+		if (egg_lane == 0)
+			sums[egg_row] = st0_0;
+
+	}
+}
+/* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 4) {
+		float acc_1 = 0.0f;
+		{
+			float egg_p_acc_1 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 2
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.x);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.y);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.z);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_acc_1 = (egg_p_acc_1 + __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_acc_1 = (egg_p_acc_1 + __shfl_xor_sync(0xffffffffu, egg_p_acc_1, egg_o));
+			acc_1 = (acc_1 + egg_p_acc_1);
+			__syncwarp();
 		}
 		float st0_1 = (acc_1 / cols);
 		if (egg_lane == 0)
@@ -448,7 +570,7 @@ __global__ void __launch_bounds__(128) egg_row_stats_c2_k1(const float *__restri
 void row_stats__egg_c2(const float *x, float *sums, float *means, int rows, int cols)
 {
 	{
-		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
@@ -456,7 +578,7 @@ void row_stats__egg_c2(const float *x, float *sums, float *means, int rows, int 
 		egg_row_stats_c2_k0<<<(unsigned)egg_g, 128>>>(x, sums, means, rows, cols);
 	}
 	{
-		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
 		if (egg_g > 2147483647LL)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
@@ -465,7 +587,7 @@ void row_stats__egg_c2(const float *x, float *sums, float *means, int rows, int 
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
+/* candidate 3: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -483,14 +605,14 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_row_stats_c3_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 256;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 256; egg_row < egg_rows;
+	const int egg_lane = threadIdx.x % 128;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 128; egg_row < egg_rows;
 	     egg_row += (long long)gridDim.x * 1) {
 		float acc_0 = 0.0f;
 		{
@@ -500,7 +622,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restri
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
 #pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 256) {
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 128) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
 						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
@@ -518,7 +640,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restri
 				egg_j0 = egg_cv * 4;
 			}
 #pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 256) {
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 128) {
 				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
 			}
 			#pragma unroll
@@ -530,7 +652,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restri
 				egg_sh0[threadIdx.x >> 5] = egg_p_acc_0;
 			__syncthreads();
 			egg_p_acc_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 8; egg_k++)
+			for (int egg_k = 1; egg_k < 4; egg_k++)
 				egg_p_acc_0 = (egg_p_acc_0 + egg_sh0[egg_k]);
 			acc_0 = (acc_0 + egg_p_acc_0);
 			__syncthreads();
@@ -541,14 +663,14 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_stats_c3_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_row_stats_c3_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 256;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 256; egg_row < egg_rows;
+	const int egg_lane = threadIdx.x % 128;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 128; egg_row < egg_rows;
 	     egg_row += (long long)gridDim.x * 1) {
 		float acc_1 = 0.0f;
 		{
@@ -558,7 +680,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k1(const float *__restri
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
 #pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 256) {
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 128) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
 						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.x);
@@ -576,7 +698,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k1(const float *__restri
 				egg_j0 = egg_cv * 4;
 			}
 #pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 256) {
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 128) {
 				egg_p_acc_1 = (egg_p_acc_1 + __ldg(&x[((egg_row * cols) + egg_j)]));
 			}
 			#pragma unroll
@@ -588,7 +710,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c3_k1(const float *__restri
 				egg_sh1[threadIdx.x >> 5] = egg_p_acc_1;
 			__syncthreads();
 			egg_p_acc_1 = egg_sh1[0];
-			for (int egg_k = 1; egg_k < 8; egg_k++)
+			for (int egg_k = 1; egg_k < 4; egg_k++)
 				egg_p_acc_1 = (egg_p_acc_1 + egg_sh1[egg_k]);
 			acc_1 = (acc_1 + egg_p_acc_1);
 			__syncthreads();
@@ -607,7 +729,7 @@ void row_stats__egg_c3(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c3_k0<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+		egg_row_stats_c3_k0<<<(unsigned)egg_g, 128>>>(x, sums, means, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -615,11 +737,11 @@ void row_stats__egg_c3(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c3_k1<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+		egg_row_stats_c3_k1<<<(unsigned)egg_g, 128>>>(x, sums, means, rows, cols);
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* candidate 4: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -637,14 +759,14 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_stats_c4_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 512;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	const int egg_lane = threadIdx.x % 256;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 256; egg_row < egg_rows;
 	     egg_row += (long long)gridDim.x * 1) {
 		float acc_0 = 0.0f;
 		{
@@ -654,7 +776,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restri
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
 #pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 256) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
 						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
@@ -672,7 +794,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restri
 				egg_j0 = egg_cv * 4;
 			}
 #pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 256) {
 				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
 			}
 			#pragma unroll
@@ -684,7 +806,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restri
 				egg_sh0[threadIdx.x >> 5] = egg_p_acc_0;
 			__syncthreads();
 			egg_p_acc_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 16; egg_k++)
+			for (int egg_k = 1; egg_k < 8; egg_k++)
 				egg_p_acc_0 = (egg_p_acc_0 + egg_sh0[egg_k]);
 			acc_0 = (acc_0 + egg_p_acc_0);
 			__syncthreads();
@@ -695,14 +817,14 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k0(const float *__restri
 
 	}
 }
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_row_stats_c4_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_stats_c4_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
-	const int egg_lane = threadIdx.x % 512;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	const int egg_lane = threadIdx.x % 256;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 256; egg_row < egg_rows;
 	     egg_row += (long long)gridDim.x * 1) {
 		float acc_1 = 0.0f;
 		{
@@ -712,7 +834,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k1(const float *__restri
 			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
 				const long long egg_cv = egg_cn / 4;
 #pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 256) {
 					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
 					{
 						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.x);
@@ -730,7 +852,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k1(const float *__restri
 				egg_j0 = egg_cv * 4;
 			}
 #pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 256) {
 				egg_p_acc_1 = (egg_p_acc_1 + __ldg(&x[((egg_row * cols) + egg_j)]));
 			}
 			#pragma unroll
@@ -742,7 +864,7 @@ __global__ void __launch_bounds__(512) egg_row_stats_c4_k1(const float *__restri
 				egg_sh1[threadIdx.x >> 5] = egg_p_acc_1;
 			__syncthreads();
 			egg_p_acc_1 = egg_sh1[0];
-			for (int egg_k = 1; egg_k < 16; egg_k++)
+			for (int egg_k = 1; egg_k < 8; egg_k++)
 				egg_p_acc_1 = (egg_p_acc_1 + egg_sh1[egg_k]);
 			acc_1 = (acc_1 + egg_p_acc_1);
 			__syncthreads();
@@ -761,7 +883,7 @@ void row_stats__egg_c4(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c4_k0<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+		egg_row_stats_c4_k0<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -769,11 +891,165 @@ void row_stats__egg_c4(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c4_k1<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+		egg_row_stats_c4_k1<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
+/* candidate 5: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(512) egg_row_stats_c5_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float acc_0 = 0.0f;
+		{
+			float egg_p_acc_0 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.x);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.y);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.z);
+					}
+					{
+						egg_p_acc_0 = (egg_p_acc_0 + egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				egg_p_acc_0 = (egg_p_acc_0 + __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_acc_0 = (egg_p_acc_0 + __shfl_xor_sync(0xffffffffu, egg_p_acc_0, egg_o));
+			__shared__ float egg_sh0[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh0[threadIdx.x >> 5] = egg_p_acc_0;
+			__syncthreads();
+			egg_p_acc_0 = egg_sh0[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_acc_0 = (egg_p_acc_0 + egg_sh0[egg_k]);
+			acc_0 = (acc_0 + egg_p_acc_0);
+			__syncthreads();
+		}
+		float st0_0 = acc_0;
+		if (egg_lane == 0)
+			sums[egg_row] = st0_0;
+
+	}
+}
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(512) egg_row_stats_c5_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float acc_1 = 0.0f;
+		{
+			float egg_p_acc_1 = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.x);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.y);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.z);
+					}
+					{
+						egg_p_acc_1 = (egg_p_acc_1 + egg_l0.w);
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				egg_p_acc_1 = (egg_p_acc_1 + __ldg(&x[((egg_row * cols) + egg_j)]));
+			}
+			#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+				egg_p_acc_1 = (egg_p_acc_1 + __shfl_xor_sync(0xffffffffu, egg_p_acc_1, egg_o));
+			__shared__ float egg_sh1[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0)
+				egg_sh1[threadIdx.x >> 5] = egg_p_acc_1;
+			__syncthreads();
+			egg_p_acc_1 = egg_sh1[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++)
+				egg_p_acc_1 = (egg_p_acc_1 + egg_sh1[egg_k]);
+			acc_1 = (acc_1 + egg_p_acc_1);
+			__syncthreads();
+		}
+		float st0_1 = (acc_1 / cols);
+		if (egg_lane == 0)
+			means[egg_row] = st0_1;
+
+	}
+}
+void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int cols)
+{
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c5_k0<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+	}
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_row_stats_c5_k1<<<(unsigned)egg_g, 512>>>(x, sums, means, rows, cols);
+	}
+}
+
+/* candidate 6: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -794,7 +1070,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_row_stats_c5_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_row_stats_c6_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -852,7 +1128,7 @@ __global__ void __launch_bounds__(1024) egg_row_stats_c5_k0(const float *__restr
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_row_stats_c5_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_row_stats_c6_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -907,7 +1183,7 @@ __global__ void __launch_bounds__(1024) egg_row_stats_c5_k1(const float *__restr
 
 	}
 }
-void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int cols)
+void row_stats__egg_c6(const float *x, float *sums, float *means, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -915,7 +1191,7 @@ void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c5_k0<<<(unsigned)egg_g, 1024>>>(x, sums, means, rows, cols);
+		egg_row_stats_c6_k0<<<(unsigned)egg_g, 1024>>>(x, sums, means, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -923,11 +1199,11 @@ void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c5_k1<<<(unsigned)egg_g, 1024>>>(x, sums, means, rows, cols);
+		egg_row_stats_c6_k1<<<(unsigned)egg_g, 1024>>>(x, sums, means, rows, cols);
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
+/* candidate 7: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -948,7 +1224,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_stats_c6_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_stats_c7_k0(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -978,7 +1254,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c6_k0(const float *__restri
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_row_stats_c6_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_row_stats_c7_k1(const float *__restrict__ x, float *__restrict__ sums, float *__restrict__ means, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1005,7 +1281,7 @@ __global__ void __launch_bounds__(256) egg_row_stats_c6_k1(const float *__restri
 
 	}
 }
-void row_stats__egg_c6(const float *x, float *sums, float *means, int rows, int cols)
+void row_stats__egg_c7(const float *x, float *sums, float *means, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -1013,7 +1289,7 @@ void row_stats__egg_c6(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c6_k0<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+		egg_row_stats_c7_k0<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
 	}
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -1021,7 +1297,7 @@ void row_stats__egg_c6(const float *x, float *sums, float *means, int rows, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_stats_c6_k1<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
+		egg_row_stats_c7_k1<<<(unsigned)egg_g, 256>>>(x, sums, means, rows, cols);
 	}
 }
 
@@ -1142,7 +1418,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 1, egg_ref_ms, "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1163,7 +1439,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1174,7 +1450,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 2, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1195,7 +1471,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1206,7 +1482,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 3, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1227,7 +1503,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1238,7 +1514,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 4, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1259,7 +1535,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1270,7 +1546,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 5, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1291,7 +1567,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1302,7 +1578,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 6, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1323,7 +1599,39 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1);
+		row_stats__egg_c7(d_x_c, d_sums_c, d_means_c, rows, cols);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "row_stats", 7, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_sums, d_sums_c, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1);
+		row_stats__egg_c7(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_sums, d_sums_c + 1, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
+		EGG_CK(cudaMemcpy(g_means, d_means_c + 1, n_means * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		{ double e = egg_err(m_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) row_stats__egg_c7(d_x_c, d_sums_c, d_means_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) row_stats__egg_c7(d_x_c, d_sums_c, d_means_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "row_stats", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	return 0;
 }

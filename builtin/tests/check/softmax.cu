@@ -148,7 +148,240 @@ void softmax_forward__egg_c0(const float *x, float *y, int rows, int cols)
 	}
 }
 
-/* candidate 1: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
+/* candidate 1: rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+#endif
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_softmax_forward_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 32;
+	for (long long egg_row = (long long)blockIdx.x * 8 + threadIdx.x / 32; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 8) {
+		float m_0 = (-INFINITY);
+		float sum_0 = 0.0f;
+		{
+			float egg_om = -INFINITY, egg_os = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						float egg_v = egg_l0.x;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.y;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.z;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.w;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				float egg_v = __ldg(&x[((egg_row * cols) + egg_j)]);
+				if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+			}
+#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1) {
+				const float egg_m2 = __shfl_xor_sync(0xffffffffu, egg_om, egg_o);
+				const float egg_s2 = __shfl_xor_sync(0xffffffffu, egg_os, egg_o);
+				{ float egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; egg_os = (egg_om == -INFINITY ? 0 : egg_os * expf(egg_om - egg_nm)) + (egg_m2 == -INFINITY ? 0 : egg_s2 * expf(egg_m2 - egg_nm)); egg_om = egg_nm; }
+			}
+			m_0 = fmaxf(m_0, egg_om);
+			sum_0 = sum_0 + (egg_om == -INFINITY ? 0 : egg_os * expf(egg_om - m_0));
+			__syncwarp();
+		}
+		{
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 32) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = (expf((egg_l0.x - m_0)) / sum_0);
+						egg_s1.x = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.y - m_0)) / sum_0);
+						egg_s1.y = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.z - m_0)) / sum_0);
+						egg_s1.z = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.w - m_0)) / sum_0);
+						egg_s1.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				float st0_0 = (expf((__ldg(&x[((egg_row * cols) + egg_j)]) - m_0)) / sum_0);
+				y[((egg_row * cols) + egg_j)] = st0_0;
+			}
+			__syncwarp();
+		}
+
+	}
+}
+/* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(512) egg_softmax_forward_c1_k1(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+{
+	const long long egg_rows = rows;
+	const int egg_lane = threadIdx.x % 512;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		float m_0 = (-INFINITY);
+		float sum_0 = 0.0f;
+		{
+			float egg_om = -INFINITY, egg_os = 0;
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					{
+						float egg_v = egg_l0.x;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.y;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.z;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+					{
+						float egg_v = egg_l0.w;
+						if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+					}
+				}
+				egg_j0 = egg_cv * 4;
+			}
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				float egg_v = __ldg(&x[((egg_row * cols) + egg_j)]);
+				if (egg_v > egg_om) { egg_os = egg_os * expf(egg_om - egg_v) + 1; egg_om = egg_v; } else if (egg_v != -INFINITY) { egg_os += expf(egg_v - egg_om); }
+			}
+#pragma unroll
+			for (int egg_o = 16; egg_o > 0; egg_o >>= 1) {
+				const float egg_m2 = __shfl_xor_sync(0xffffffffu, egg_om, egg_o);
+				const float egg_s2 = __shfl_xor_sync(0xffffffffu, egg_os, egg_o);
+				{ float egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; egg_os = (egg_om == -INFINITY ? 0 : egg_os * expf(egg_om - egg_nm)) + (egg_m2 == -INFINITY ? 0 : egg_s2 * expf(egg_m2 - egg_nm)); egg_om = egg_nm; }
+			}
+			__shared__ float egg_shm1[32], egg_shs1[32];
+			__syncthreads();
+			if ((threadIdx.x & 31) == 0) { egg_shm1[threadIdx.x >> 5] = egg_om; egg_shs1[threadIdx.x >> 5] = egg_os; }
+			__syncthreads();
+			egg_om = egg_shm1[0];
+			egg_os = egg_shs1[0];
+			for (int egg_k = 1; egg_k < 16; egg_k++) {
+				const float egg_m2 = egg_shm1[egg_k], egg_s2 = egg_shs1[egg_k];
+				{ float egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; egg_os = (egg_om == -INFINITY ? 0 : egg_os * expf(egg_om - egg_nm)) + (egg_m2 == -INFINITY ? 0 : egg_s2 * expf(egg_m2 - egg_nm)); egg_om = egg_nm; }
+			}
+			m_0 = fmaxf(m_0, egg_om);
+			sum_0 = sum_0 + (egg_om == -INFINITY ? 0 : egg_os * expf(egg_om - m_0));
+			__syncthreads();
+		}
+		{
+			const long long egg_cn = cols;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&x[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&y[((egg_row * cols)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
+					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[((egg_row * cols)) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = (expf((egg_l0.x - m_0)) / sum_0);
+						egg_s1.x = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.y - m_0)) / sum_0);
+						egg_s1.y = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.z - m_0)) / sum_0);
+						egg_s1.z = st0_0;
+					}
+					{
+						float st0_0 = (expf((egg_l0.w - m_0)) / sum_0);
+						egg_s1.w = st0_0;
+					}
+					*reinterpret_cast<float4 *>(&y[((egg_row * cols)) + egg_jv * 4]) = egg_s1;
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
+				float st0_0 = (expf((__ldg(&x[((egg_row * cols) + egg_j)]) - m_0)) / sum_0);
+				y[((egg_row * cols) + egg_j)] = st0_0;
+			}
+			__syncthreads();
+		}
+
+	}
+}
+void softmax_forward__egg_c1(const float *x, float *y, int rows, int cols)
+{
+	if ((long long)(cols) <= 2048) {
+	{
+		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_softmax_forward_c1_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+	}
+	} else {
+	{
+		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_softmax_forward_c1_k1<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
+	}
+	}
+}
+
+/* candidate 2: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -169,7 +402,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_softmax_forward_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_softmax_forward_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -257,7 +490,7 @@ __global__ void __launch_bounds__(128) egg_softmax_forward_c1_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c1(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c2(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 4 - 1) / 4;
@@ -265,11 +498,11 @@ void softmax_forward__egg_c1(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c1_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
+		egg_softmax_forward_c2_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 2: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
+/* candidate 3: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -290,7 +523,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_softmax_forward_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128) egg_softmax_forward_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -388,7 +621,7 @@ __global__ void __launch_bounds__(128) egg_softmax_forward_c2_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c2(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c3(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -396,11 +629,11 @@ void softmax_forward__egg_c2(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c2_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
+		egg_softmax_forward_c3_k0<<<(unsigned)egg_g, 128>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 3: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
+/* candidate 4: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -421,7 +654,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_softmax_forward_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_softmax_forward_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -519,7 +752,7 @@ __global__ void __launch_bounds__(256) egg_softmax_forward_c3_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c3(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c4(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -527,11 +760,11 @@ void softmax_forward__egg_c3(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c3_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_softmax_forward_c4_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 4: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
+/* candidate 5: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -552,7 +785,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_softmax_forward_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_softmax_forward_c5_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -650,7 +883,7 @@ __global__ void __launch_bounds__(512) egg_softmax_forward_c4_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c4(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c5(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -658,11 +891,11 @@ void softmax_forward__egg_c4(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c4_k0<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
+		egg_softmax_forward_c5_k0<<<(unsigned)egg_g, 512>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 5: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
+/* candidate 6: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -683,7 +916,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_softmax_forward_c5_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(1024) egg_softmax_forward_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 1024;
@@ -781,7 +1014,7 @@ __global__ void __launch_bounds__(1024) egg_softmax_forward_c5_k0(const float *_
 
 	}
 }
-void softmax_forward__egg_c5(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c6(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -789,11 +1022,11 @@ void softmax_forward__egg_c5(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c5_k0<<<(unsigned)egg_g, 1024>>>(x, y, rows, cols);
+		egg_softmax_forward_c6_k0<<<(unsigned)egg_g, 1024>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 6: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
+/* candidate 7: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -814,7 +1047,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_softmax_forward_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_softmax_forward_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -853,7 +1086,7 @@ __global__ void __launch_bounds__(256) egg_softmax_forward_c6_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c6(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c7(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -861,11 +1094,11 @@ void softmax_forward__egg_c6(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c6_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_softmax_forward_c7_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 7: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written */
+/* candidate 8: rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -886,7 +1119,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_softmax_forward_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_softmax_forward_c8_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1001,7 +1234,7 @@ __global__ void __launch_bounds__(256) egg_softmax_forward_c7_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c7(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c8(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 8 - 1) / 8;
@@ -1009,11 +1242,11 @@ void softmax_forward__egg_c7(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c7_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_softmax_forward_c8_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
-/* candidate 8: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written */
+/* candidate 9: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written */
 /* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
@@ -1034,7 +1267,7 @@ static int egg_builtin_sm_count(void)
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_softmax_forward_c8_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256) egg_softmax_forward_c9_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -1165,7 +1398,7 @@ __global__ void __launch_bounds__(256) egg_softmax_forward_c8_k0(const float *__
 
 	}
 }
-void softmax_forward__egg_c8(const float *x, float *y, int rows, int cols)
+void softmax_forward__egg_c9(const float *x, float *y, int rows, int cols)
 {
 	{
 		long long egg_g = ((long long)(rows) + 1 - 1) / 1;
@@ -1173,7 +1406,7 @@ void softmax_forward__egg_c8(const float *x, float *y, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_softmax_forward_c8_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
+		egg_softmax_forward_c9_k0<<<(unsigned)egg_g, 256>>>(x, y, rows, cols);
 	}
 }
 
@@ -1278,7 +1511,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 1, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 1, egg_ref_ms, "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1295,7 +1528,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1306,7 +1539,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 2, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 2, egg_ref_ms, "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1323,7 +1556,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1334,7 +1567,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 3, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 3, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1351,7 +1584,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1362,7 +1595,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 4, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 4, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1379,7 +1612,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1390,7 +1623,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 5, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 5, egg_ref_ms, "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1407,7 +1640,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1418,7 +1651,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 6, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 6, egg_ref_ms, "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1435,7 +1668,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1446,7 +1679,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 7, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 7, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1463,7 +1696,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online");
 	} while (0);
 	do {
 		int ok = 1;
@@ -1474,7 +1707,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 8, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 8, egg_ref_ms, "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
@@ -1491,7 +1724,35 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1);
+		softmax_forward__egg_c9(d_x_c, d_y_c, rows, cols);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "softmax_forward", 9, egg_ref_ms, "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1);
+		softmax_forward__egg_c9(d_x_c + 1, d_y_c + 1, rows, cols);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) softmax_forward__egg_c9(d_x_c, d_y_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) softmax_forward__egg_c9(d_x_c, d_y_c, rows, cols);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "softmax_forward", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written");
 	} while (0);
 	return 0;
 }
