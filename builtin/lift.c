@@ -125,6 +125,23 @@ is_grid_stride(const struct ast_expr *e)
 	return is_product_dim(e, "blockDim", "gridDim", "x");
 }
 
+/* threadIdx.x == 0, blockIdx.x == 0, or both joined by && */
+static int
+is_single_thread_guard(const struct ast_expr *e)
+{
+	if (e->kind == AST_BIN && strcmp(e->text, "&&") == 0)
+		return is_single_thread_guard(e->kids[0]) && is_single_thread_guard(e->kids[1]);
+	if (e->kind != AST_BIN || strcmp(e->text, "==") != 0)
+		return 0;
+	for (int s = 0; s < 2; s++) {
+		const struct ast_expr *z = lift_strip_casts(e->kids[1 - s]);
+		if ((is_builtin(e->kids[s], "threadIdx", "x") || is_builtin(e->kids[s], "blockIdx", "x")) &&
+		    z->kind == AST_NUM && strcmp(z->text, "0") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- the kernel's frame: thread index and guard ---- */
 
 static int
@@ -186,9 +203,18 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		        contains_loop(s->then) : contains_loop(s);
 	}
 	size_t i = 0;
-	for (; i < body->n_body && !c.failed && !bound; i++) {
+	int serial = 0; /* one thread does it all: a row program with one row */
+	for (; i < body->n_body && !c.failed && !bound && !serial; i++) {
 		const struct ast_stmt *s = body->body[i];
-		if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index(s->decls[0].init)) {
+		if (!gid && !gid_y && rows && s->kind == AST_IF && !s->otherwise &&
+		    is_single_thread_guard(s->expr)) {
+			serial = 1;
+			inner = s->then;
+		} else if (!gid && !gid_y && rows && (s->kind == AST_FOR || s->kind == AST_EXPR)) {
+			serial = 1; /* no guard: every thread would compute the same values */
+			inner = NULL;
+			i--;
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index(s->decls[0].init)) {
 			gid = s->decls[0].name;
 			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
 		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index_dim(s->decls[0].init, "y")) {
@@ -227,7 +253,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			lift_refuse(&c, "no bounds guard on the global thread index in '%s'", k->name);
 		}
 	}
-	if (!c.failed && !bound)
+	if (!c.failed && !bound && !serial)
 		lift_refuse(&c, "no global thread index with a bounds guard in '%s'", k->name);
 	if (!c.failed && inner && i < body->n_body)
 		lift_refuse(&c, "statements after the guarded body in '%s'", k->name);
@@ -235,7 +261,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
 	struct ir_stage st = { 0 };
 	if (!c.failed) {
-		st.n = lift_expr(&c, bound);
+		st.n = serial ? ir_expr_new(IR_NUM, "1") : lift_expr(&c, bound);
 		if (bound_y && st.n) {
 			/* a 2-D map is a map over rows * cols: y = i / cols, x = i % cols */
 			struct ir_expr *ny = lift_expr(&c, bound_y), *i_idx = ir_expr_new(IR_IDX, NULL);

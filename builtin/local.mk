@@ -41,6 +41,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/rowsum.cu \
 	builtin/tests/check/scale_residual.cu \
 	builtin/tests/check/scan.cu \
+	builtin/tests/check/serial_norm.cu \
 	builtin/tests/check/silu_kernel.cu \
 	builtin/tests/check/softmax.cu \
 	builtin/tests/check/sumsq.cu \
@@ -57,6 +58,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/rowsum.json \
 	tests/data/builtin/scale_residual.json \
 	tests/data/builtin/scan.json \
+	tests/data/builtin/serial_norm.json \
 	tests/data/builtin/silu_kernel.json \
 	tests/data/builtin/softmax.json \
 	tests/data/builtin/sumsq.json

@@ -276,6 +276,24 @@ full_reduction_lifts_with_its_memset(void **state)
 }
 
 static void
+single_thread_kernels_lift_as_one_row(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "nrm", "const float *x:in, float *out:out, int n:scalar",
+	                               "__global__ void k(const float *x, float *out, int n) {\n"
+	                               "  if (threadIdx.x == 0 && blockIdx.x == 0) {\n    float s = 0.0f;\n"
+	                               "    for (int i = 0; i < n; i++) s += x[i] * x[i];\n"
+	                               "    *out = sqrtf(s);\n  }\n}\n",
+	                               "void nrm(const float *x, float *out, int n) {\n  k<<<1, 1>>>(x, out, n);\n}\n"),
+	                   "launcher nrm\n"
+	                   "stage 0 rows kernel=k n=1\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < n\n"
+	                   "    acc sum s_0 <- (x[col] * x[col])\n"
+	                   "  let float st0_0 = sqrtf(s_0)\n"
+	                   "  store out[0] = st0_0\n");
+}
+
+static void
 kernel_target_lifts_alone(void **state)
 {
 	EXPECT_DESCRIPTION(make_bundle(BUNDLE_KERNEL, "silu", "const float *x:in, float *y:out, int n:scalar", "",
@@ -497,6 +515,7 @@ main(void)
 		cmocka_unit_test(softmax_lifts_as_rows_with_accumulators),
 		cmocka_unit_test(norm_lifts_with_row_level_code),
 		cmocka_unit_test(full_reduction_lifts_with_its_memset),
+		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
