@@ -72,9 +72,9 @@ int
 recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struct strbuf *out,
                      struct strbuf *why)
 {
-	struct emit_ctx c = { .prog = job->prog, .var = IR_I, .component = -1 };
-	c.index_text[IR_I] = "egg_e";
-	c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
+	struct emit_ctx c = { .prog = job->prog, .var = sp->var, .component = -1 };
+	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
+	c.index_text[sp->var] = "egg_e";
 	emit_collect_streams(&c, sp->body);
 	c.vec = recipe_stream_vector(&c, sp->vec);
 	struct strbuf n = STRBUF_INIT, aligned = STRBUF_INIT, decl = STRBUF_INIT, loads = STRBUF_INIT,

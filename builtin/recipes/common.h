@@ -13,6 +13,8 @@ struct stream_spec {
 	const struct ir_block *body;/* per element, index IR_I */
 	int vec, inflight;
 	const char *prologue, *epilogue; /* extra code (reductions); NULL: none */
+	enum ir_index var;          /* the index the body runs along (IR_I, or IR_COL for a
+	                               one-row program's column loop) */
 };
 
 /* The widest V <= want that every stream of c supports. */

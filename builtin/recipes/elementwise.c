@@ -184,7 +184,7 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		recipe_kernel_signature(job, name, points[pt].tpb, &sig);
 	}
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &f->body, points[pt].vec,
-		                  points[pt].inflight, NULL, NULL };
+		                  points[pt].inflight, NULL, NULL, IR_I };
 	struct strbuf *out = job->prog->is_kernel ? job->body : job->device;
 	int rc = recipe_stream_kernel(job, &sp, out, why);
 	if (rc == 0 && !job->prog->is_kernel) {

@@ -91,7 +91,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	label(pt, &lab);
 	recipe_kernel_signature(job, name, tpb, &sig);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
-		                  points[pt].inflight, pro.buf, epi.buf };
+		                  points[pt].inflight, pro.buf, epi.buf, IR_I };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
 	strbuf_addf(job->host, "\t{\n\t\tlong long egg_g = ((long long)(%s) / %d + %d - 1) / %d;\n"

@@ -272,6 +272,109 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row
 	}
 }
 
+/* ---- one row over the whole grid ---- */
+
+#define MAX_PARTS 4096
+
+/* A one-row program (a single-thread reduction) with one column loop that only
+ * accumulates, and no stores before it: worth spreading over the grid. */
+static int
+grid_shape(const struct ir_stage *st, size_t *loop_at)
+{
+	if (st->n->kind != IR_NUM || strcmp(st->n->text, "1") != 0)
+		return 0;
+	size_t loops = 0;
+	for (size_t i = 0; i < st->body.n; i++) {
+		const struct ir_stmt *s = st->body.stmts[i];
+		if (s->kind == IR_LOOP) {
+			*loop_at = i;
+			loops++;
+			for (size_t j = 0; j < s->body.n; j++)
+				if (s->body.stmts[j]->kind == IR_STORE)
+					return 0;
+		} else if (s->kind == IR_STORE && loops == 0) {
+			return 0;
+		}
+	}
+	return loops == 1;
+}
+
+/* First pass: the column loop as a streaming pass, per-block partials of every
+ * accumulator; second pass (one block): fold the partials, then the row-level
+ * code after the loop.  The row-level code before the loop runs in both. */
+static int
+emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
+              const struct row_point *rp, const char *lab, struct strbuf *why)
+{
+	const struct ir_stmt *loop = st->body.stmts[at];
+	const struct ir_block *lb = &loop->body;
+	const int tpb = rp->tpb < 256 ? 256 : rp->tpb;
+	struct emit_ctx c = { .prog = job->prog, .component = -1 };
+	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
+	struct ir_block pre = { (struct ir_stmt **)st->body.stmts, at };
+	struct ir_block post = { (struct ir_stmt **)st->body.stmts + at + 1, st->body.n - at - 1 };
+	char *a = recipe_kernel_name(job), *b = recipe_kernel_name(job);
+	struct strbuf pro = STRBUF_INIT, epi = STRBUF_INIT, sig = STRBUF_INIT, bound = STRBUF_INIT,
+	              k2 = STRBUF_INIT, lab2 = STRBUF_INIT;
+	emit_block(&c, &pre, "\t", &pro);
+	strbuf_addstr(&k2, "{\n\tconst long long egg_row = 0;\n\tconst int egg_lane = threadIdx.x;\n");
+	emit_block(&c, &pre, "\t", &k2);
+	for (size_t i = 0; i < lb->n; i++) {
+		const struct ir_stmt *x = lb->stmts[i];
+		if (x->kind != IR_ACC || has_acc(lb, i, x->name))
+			continue;
+		char *p = egg_xasprintf("egg_p_%s", x->name);
+		char *parts = egg_xasprintf("%s_parts_%zu", a, i);
+		strbuf_addf(job->device, "__device__ %s %s[%d];\n", x->type, parts, MAX_PARTS);
+		strbuf_addf(&pro, "\t%s %s = %s;\n", x->type, p, emit_identity(x->combine, x->type));
+		emit_group_reduce(x, p, tpb, "\t", job->uniq++, &epi);
+		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s[blockIdx.x] = %s;\n", parts, p);
+		struct strbuf pb = STRBUF_INIT;
+		strbuf_addf(&pb, "%s[egg_b]", parts);
+		strbuf_addf(&k2, "\t{\n\t\t%s %s = %s;\n\t\tfor (int egg_b = threadIdx.x; egg_b < egg_nparts; "
+		                 "egg_b += 1024)\n\t\t\t%s = ", x->type, p,
+		            emit_identity(x->combine, x->type), p);
+		emit_combine(x, p, pb.buf, &k2);
+		strbuf_addstr(&k2, ";\n");
+		emit_group_reduce(x, p, 1024, "\t\t", job->uniq++, &k2);
+		strbuf_addf(&k2, "\t\t%s = ", x->name);
+		emit_combine(x, x->name, p, &k2);
+		strbuf_addstr(&k2, ";\n\t}\n");
+		strbuf_release(&pb);
+		free(p);
+		free(parts);
+	}
+	emit_row_body(job, &post, rp, &k2); /* stores by the first thread only */
+	strbuf_addstr(&k2, "}\n");
+	recipe_kernel_signature(job, a, tpb, &sig);
+	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL };
+	int rc = recipe_stream_kernel(job, &sp, job->device, why);
+	strbuf_addf(job->device, "/* %s: second pass */\n", lab);
+	recipe_kernel_signature(job, b, 1024, job->device);
+	job->device->len--; /* reopen the parameter list */
+	strbuf_addf(job->device, ", int egg_nparts)\n%s", k2.buf);
+	emit_expr(&c, loop->bound, &bound);
+	strbuf_addf(job->host, "\t{\n\t\tlong long egg_g = ((long long)(%s) / %d + %d - 1) / %d;\n"
+	                       "\t\tconst long long egg_cap = (long long)egg_builtin_sm_count() * %d;\n"
+	                       "\t\tif (egg_g > egg_cap)\n\t\t\tegg_g = egg_cap;\n"
+	                       "\t\tif (egg_g > %d)\n\t\t\tegg_g = %d;\n"
+	                       "\t\tif (egg_g < 1)\n\t\t\tegg_g = 1;\n\t\t%s<<<(unsigned)egg_g, %d>>>(",
+	            bound.buf, rp->vec, tpb * 4, tpb * 4, 2048 / tpb, MAX_PARTS, MAX_PARTS, a, tpb);
+	emit_kernel_args(job->prog, job->host);
+	strbuf_addf(job->host, ");\n\t\t%s<<<1, 1024>>>(", b);
+	emit_kernel_args(job->prog, job->host);
+	strbuf_addstr(job->host, ", (int)egg_g);\n\t}\n");
+	free(a);
+	free(b);
+	strbuf_release(&pro);
+	strbuf_release(&epi);
+	strbuf_release(&sig);
+	strbuf_release(&bound);
+	strbuf_release(&k2);
+	strbuf_release(&lab2);
+	return rc;
+}
+
 /* One kernel for the stage at configuration rp, and its launch. */
 static int
 emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
@@ -346,7 +449,10 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 	for (size_t i = first; i < first + n && rc == 0; i++) {
 		const struct ir_stage *st = &job->prog->stages[i];
 		const struct ir_expr *bound = points[pt].g ? NULL : common_bound(&st->body);
-		if (points[pt].g) {
+		size_t at;
+		if (points[pt].g >= 256 && grid_shape(st, &at)) {
+			rc = emit_grid_row(job, st, at, &points[pt], lab.buf, why);
+		} else if (points[pt].g) {
 			rc = emit_kernel(job, st, &points[pt], lab.buf, why);
 		} else if (!bound) {
 			rc = emit_kernel(job, st, &auto_warp, lab.buf, why);

@@ -452,6 +452,31 @@ rows_and_reductions_emit_every_point(void **state)
 }
 
 static void
+one_row_reductions_spread_over_the_grid(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "nrm", "const float *x:in, float *out:out, int n:scalar",
+		"__global__ void k(const float *x, float *out, int n) {\n"
+		"  float s = 0.0f;\n  for (int i = 0; i < n; i++) s += x[i] * x[i];\n  out[0] = sqrtf(s);\n}\n",
+		"void nrm(const float *x, float *out, int n) {\n  k<<<1, 1>>>(x, out, n);\n}\n"));
+	assert_null(o.not_lifted);
+	int grid = 0, one_group = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		if (strstr(src, "egg_nparts")) {
+			grid++;
+			assert_int_equal(count(src, "<<<"), 2);
+			assert_non_null(strstr(src, "if (egg_lane == 0)\n\t\t\tout[0] = "));
+		} else {
+			one_group++;
+		}
+	}
+	assert_true(grid >= 3);
+	assert_true(one_group >= 2);
+	builtin_output_release(&o);
+}
+
+static void
 kernel_targets_keep_their_header_and_rows_need_a_launcher(void **state)
 {
 	struct builtin_output o = generate(make_bundle(
@@ -520,6 +545,7 @@ main(void)
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
+		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
 		cmocka_unit_test(kernel_targets_keep_their_header_and_rows_need_a_launcher),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -437,73 +437,113 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
- * by the group with 4-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
+__device__ float egg_vector_norm_c4_k0_parts_0[4096];
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: a grid-stride pass over n elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
+ * thread, scalar tail and scalar fallback. */
 __global__ void __launch_bounds__(256) egg_vector_norm_c4_k0(const float *__restrict__ x, float *__restrict__ out, int n)
 {
-	const long long egg_rows = 1;
-	const int egg_lane = threadIdx.x % 256;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 256; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 1) {
-		float s_0 = 0.0f;
-		{
-			float egg_p_s_0 = 0;
-			const long long egg_cn = n;
-			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 256) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[egg_jv * 4]));
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.x * egg_l0.x));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.y * egg_l0.y));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.z * egg_l0.z));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.w * egg_l0.w));
-					}
+	const long long egg_n = n;
+	const long long egg_stride = (long long)gridDim.x * blockDim.x;
+	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long egg_done = 0;
+	float s_0 = 0.0f;
+	float egg_p_s_0 = 0;
+
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
+			float4 egg_l0[4];
+
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+
 				}
-				egg_j0 = egg_cv * 4;
 			}
-#pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 256) {
-				egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_j]) * __ldg(&x[egg_j])));
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].x * egg_l0[egg_u].x));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].y * egg_l0[egg_u].y));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].z * egg_l0[egg_u].z));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].w * egg_l0[egg_u].w));
+					}
+
+				}
 			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
-			__shared__ float egg_sh0[32];
-			__syncthreads();
-			if ((threadIdx.x & 31) == 0)
-				egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
-			__syncthreads();
-			egg_p_s_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 8; egg_k++)
-				egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
-			s_0 = (s_0 + egg_p_s_0);
-			__syncthreads();
 		}
+		egg_done = egg_nv * 4;
+	}
+	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
+		egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_e]) * __ldg(&x[egg_e])));
+
+	}
+	#pragma unroll
+	for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+		egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+	__shared__ float egg_sh0[32];
+	__syncthreads();
+	if ((threadIdx.x & 31) == 0)
+		egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
+	__syncthreads();
+	egg_p_s_0 = egg_sh0[0];
+	for (int egg_k = 1; egg_k < 8; egg_k++)
+		egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
+	if (threadIdx.x == 0)
+		egg_vector_norm_c4_k0_parts_0[blockIdx.x] = egg_p_s_0;
+
+}
+/* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: second pass */
+__global__ void __launch_bounds__(1024) egg_vector_norm_c4_k1(const float *__restrict__ x, float *__restrict__ out, int n, int egg_nparts)
+{
+	const long long egg_row = 0;
+	const int egg_lane = threadIdx.x;
+	float s_0 = 0.0f;
+	{
+		float egg_p_s_0 = 0;
+		for (int egg_b = threadIdx.x; egg_b < egg_nparts; egg_b += 1024)
+			egg_p_s_0 = (egg_p_s_0 + egg_vector_norm_c4_k0_parts_0[egg_b]);
+		#pragma unroll
+		for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+			egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+		__shared__ float egg_sh1[32];
+		__syncthreads();
+		if ((threadIdx.x & 31) == 0)
+			egg_sh1[threadIdx.x >> 5] = egg_p_s_0;
+		__syncthreads();
+		egg_p_s_0 = egg_sh1[0];
+		for (int egg_k = 1; egg_k < 32; egg_k++)
+			egg_p_s_0 = (egg_p_s_0 + egg_sh1[egg_k]);
+		s_0 = (s_0 + egg_p_s_0);
+	}
 		float st0_0 = sqrtf(s_0);
 		if (egg_lane == 0)
 			out[0] = st0_0;
-
-	}
 }
 void vector_norm__egg_c4(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(1) + 1 - 1) / 1;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
+		long long egg_g = ((long long)(n) / 4 + 1024 - 1) / 1024;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 4096)
+			egg_g = 4096;
 		if (egg_g < 1)
 			egg_g = 1;
 		egg_vector_norm_c4_k0<<<(unsigned)egg_g, 256>>>(x, out, n);
+		egg_vector_norm_c4_k1<<<1, 1024>>>(x, out, n, (int)egg_g);
 	}
 }
 
@@ -525,73 +565,113 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
- * by the group with 4-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
+__device__ float egg_vector_norm_c5_k0_parts_0[4096];
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: a grid-stride pass over n elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
+ * thread, scalar tail and scalar fallback. */
 __global__ void __launch_bounds__(512) egg_vector_norm_c5_k0(const float *__restrict__ x, float *__restrict__ out, int n)
 {
-	const long long egg_rows = 1;
-	const int egg_lane = threadIdx.x % 512;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 512; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 1) {
-		float s_0 = 0.0f;
-		{
-			float egg_p_s_0 = 0;
-			const long long egg_cn = n;
-			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 512) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[egg_jv * 4]));
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.x * egg_l0.x));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.y * egg_l0.y));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.z * egg_l0.z));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.w * egg_l0.w));
-					}
+	const long long egg_n = n;
+	const long long egg_stride = (long long)gridDim.x * blockDim.x;
+	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long egg_done = 0;
+	float s_0 = 0.0f;
+	float egg_p_s_0 = 0;
+
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
+			float4 egg_l0[4];
+
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+
 				}
-				egg_j0 = egg_cv * 4;
 			}
-#pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 512) {
-				egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_j]) * __ldg(&x[egg_j])));
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].x * egg_l0[egg_u].x));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].y * egg_l0[egg_u].y));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].z * egg_l0[egg_u].z));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].w * egg_l0[egg_u].w));
+					}
+
+				}
 			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
-			__shared__ float egg_sh0[32];
-			__syncthreads();
-			if ((threadIdx.x & 31) == 0)
-				egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
-			__syncthreads();
-			egg_p_s_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 16; egg_k++)
-				egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
-			s_0 = (s_0 + egg_p_s_0);
-			__syncthreads();
 		}
+		egg_done = egg_nv * 4;
+	}
+	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
+		egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_e]) * __ldg(&x[egg_e])));
+
+	}
+	#pragma unroll
+	for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+		egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+	__shared__ float egg_sh0[32];
+	__syncthreads();
+	if ((threadIdx.x & 31) == 0)
+		egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
+	__syncthreads();
+	egg_p_s_0 = egg_sh0[0];
+	for (int egg_k = 1; egg_k < 16; egg_k++)
+		egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
+	if (threadIdx.x == 0)
+		egg_vector_norm_c5_k0_parts_0[blockIdx.x] = egg_p_s_0;
+
+}
+/* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: second pass */
+__global__ void __launch_bounds__(1024) egg_vector_norm_c5_k1(const float *__restrict__ x, float *__restrict__ out, int n, int egg_nparts)
+{
+	const long long egg_row = 0;
+	const int egg_lane = threadIdx.x;
+	float s_0 = 0.0f;
+	{
+		float egg_p_s_0 = 0;
+		for (int egg_b = threadIdx.x; egg_b < egg_nparts; egg_b += 1024)
+			egg_p_s_0 = (egg_p_s_0 + egg_vector_norm_c5_k0_parts_0[egg_b]);
+		#pragma unroll
+		for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+			egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+		__shared__ float egg_sh1[32];
+		__syncthreads();
+		if ((threadIdx.x & 31) == 0)
+			egg_sh1[threadIdx.x >> 5] = egg_p_s_0;
+		__syncthreads();
+		egg_p_s_0 = egg_sh1[0];
+		for (int egg_k = 1; egg_k < 32; egg_k++)
+			egg_p_s_0 = (egg_p_s_0 + egg_sh1[egg_k]);
+		s_0 = (s_0 + egg_p_s_0);
+	}
 		float st0_0 = sqrtf(s_0);
 		if (egg_lane == 0)
 			out[0] = st0_0;
-
-	}
 }
 void vector_norm__egg_c5(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(1) + 1 - 1) / 1;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
+		long long egg_g = ((long long)(n) / 4 + 2048 - 1) / 2048;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 4;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 4096)
+			egg_g = 4096;
 		if (egg_g < 1)
 			egg_g = 1;
 		egg_vector_norm_c5_k0<<<(unsigned)egg_g, 512>>>(x, out, n);
+		egg_vector_norm_c5_k1<<<1, 1024>>>(x, out, n, (int)egg_g);
 	}
 }
 
@@ -613,73 +693,113 @@ static int egg_builtin_sm_count(void)
 	return sms;
 }
 #endif
-/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
- * by the group with 4-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
+__device__ float egg_vector_norm_c6_k0_parts_0[4096];
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: a grid-stride pass over n elements; 4 elements per 16-byte access when
+ * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
+ * thread, scalar tail and scalar fallback. */
 __global__ void __launch_bounds__(1024) egg_vector_norm_c6_k0(const float *__restrict__ x, float *__restrict__ out, int n)
 {
-	const long long egg_rows = 1;
-	const int egg_lane = threadIdx.x % 1024;
-	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 1024; egg_row < egg_rows;
-	     egg_row += (long long)gridDim.x * 1) {
-		float s_0 = 0.0f;
-		{
-			float egg_p_s_0 = 0;
-			const long long egg_cn = n;
-			long long egg_j0 = 0;
-			if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
-				const long long egg_cv = egg_cn / 4;
-#pragma unroll 1
-				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 1024) {
-					const float4 egg_l0 = __ldg(reinterpret_cast<const float4 *>(&x[egg_jv * 4]));
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.x * egg_l0.x));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.y * egg_l0.y));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.z * egg_l0.z));
-					}
-					{
-						egg_p_s_0 = (egg_p_s_0 + (egg_l0.w * egg_l0.w));
-					}
+	const long long egg_n = n;
+	const long long egg_stride = (long long)gridDim.x * blockDim.x;
+	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	long long egg_done = 0;
+	float s_0 = 0.0f;
+	float egg_p_s_0 = 0;
+
+	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
+		const long long egg_nv = egg_n / 4;
+		for (long long egg_w0 = egg_t; egg_w0 < egg_nv; egg_w0 += egg_stride * 4) {
+			float4 egg_l0[4];
+
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[egg_w * 4]));
+
 				}
-				egg_j0 = egg_cv * 4;
 			}
-#pragma unroll 1
-			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 1024) {
-				egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_j]) * __ldg(&x[egg_j])));
+#pragma unroll
+			for (int egg_u = 0; egg_u < 4; egg_u++) {
+				const long long egg_w = egg_w0 + egg_u * egg_stride;
+				if (egg_w < egg_nv) {
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].x * egg_l0[egg_u].x));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].y * egg_l0[egg_u].y));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].z * egg_l0[egg_u].z));
+					}
+					{
+						egg_p_s_0 = (egg_p_s_0 + (egg_l0[egg_u].w * egg_l0[egg_u].w));
+					}
+
+				}
 			}
-			#pragma unroll
-			for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
-				egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
-			__shared__ float egg_sh0[32];
-			__syncthreads();
-			if ((threadIdx.x & 31) == 0)
-				egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
-			__syncthreads();
-			egg_p_s_0 = egg_sh0[0];
-			for (int egg_k = 1; egg_k < 32; egg_k++)
-				egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
-			s_0 = (s_0 + egg_p_s_0);
-			__syncthreads();
 		}
+		egg_done = egg_nv * 4;
+	}
+	for (long long egg_e = egg_done + egg_t; egg_e < egg_n; egg_e += egg_stride) {
+		egg_p_s_0 = (egg_p_s_0 + (__ldg(&x[egg_e]) * __ldg(&x[egg_e])));
+
+	}
+	#pragma unroll
+	for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+		egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+	__shared__ float egg_sh0[32];
+	__syncthreads();
+	if ((threadIdx.x & 31) == 0)
+		egg_sh0[threadIdx.x >> 5] = egg_p_s_0;
+	__syncthreads();
+	egg_p_s_0 = egg_sh0[0];
+	for (int egg_k = 1; egg_k < 32; egg_k++)
+		egg_p_s_0 = (egg_p_s_0 + egg_sh0[egg_k]);
+	if (threadIdx.x == 0)
+		egg_vector_norm_c6_k0_parts_0[blockIdx.x] = egg_p_s_0;
+
+}
+/* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: second pass */
+__global__ void __launch_bounds__(1024) egg_vector_norm_c6_k1(const float *__restrict__ x, float *__restrict__ out, int n, int egg_nparts)
+{
+	const long long egg_row = 0;
+	const int egg_lane = threadIdx.x;
+	float s_0 = 0.0f;
+	{
+		float egg_p_s_0 = 0;
+		for (int egg_b = threadIdx.x; egg_b < egg_nparts; egg_b += 1024)
+			egg_p_s_0 = (egg_p_s_0 + egg_vector_norm_c6_k0_parts_0[egg_b]);
+		#pragma unroll
+		for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
+			egg_p_s_0 = (egg_p_s_0 + __shfl_xor_sync(0xffffffffu, egg_p_s_0, egg_o));
+		__shared__ float egg_sh1[32];
+		__syncthreads();
+		if ((threadIdx.x & 31) == 0)
+			egg_sh1[threadIdx.x >> 5] = egg_p_s_0;
+		__syncthreads();
+		egg_p_s_0 = egg_sh1[0];
+		for (int egg_k = 1; egg_k < 32; egg_k++)
+			egg_p_s_0 = (egg_p_s_0 + egg_sh1[egg_k]);
+		s_0 = (s_0 + egg_p_s_0);
+	}
 		float st0_0 = sqrtf(s_0);
 		if (egg_lane == 0)
 			out[0] = st0_0;
-
-	}
 }
 void vector_norm__egg_c6(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(1) + 1 - 1) / 1;
-		if (egg_g > 2147483647LL)
-			egg_g = 2147483647LL;
+		long long egg_g = ((long long)(n) / 4 + 4096 - 1) / 4096;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 4096)
+			egg_g = 4096;
 		if (egg_g < 1)
 			egg_g = 1;
 		egg_vector_norm_c6_k0<<<(unsigned)egg_g, 1024>>>(x, out, n);
+		egg_vector_norm_c6_k1<<<1, 1024>>>(x, out, n, (int)egg_g);
 	}
 }
 
