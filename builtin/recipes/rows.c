@@ -317,7 +317,11 @@ emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
 	struct strbuf pro = STRBUF_INIT, epi = STRBUF_INIT, sig = STRBUF_INIT, bound = STRBUF_INIT,
 	              k2 = STRBUF_INIT, lab2 = STRBUF_INIT;
 	emit_block(&c, &pre, "\t", &pro);
-	strbuf_addstr(&k2, "{\n\tconst long long egg_row = 0;\n\tconst int egg_lane = threadIdx.x;\n");
+	for (size_t i = 0; i < pre.n; i++) /* the loop may not read them all */
+		if (pre.stmts[i]->kind == IR_LET)
+			strbuf_addf(&pro, "\t(void)%s;\n", pre.stmts[i]->name);
+	strbuf_addstr(&k2, "{\n\tconst long long egg_row = 0;\n\tconst int egg_lane = threadIdx.x;\n"
+	                   "\t(void)egg_row;\n");
 	emit_block(&c, &pre, "\t", &k2);
 	for (size_t i = 0; i < lb->n; i++) {
 		const struct ir_stmt *x = lb->stmts[i];

@@ -29,7 +29,7 @@ void bias_relu_2d(const float *x, const float *b, float *y, int rows, int cols)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -125,7 +125,7 @@ void bias_relu_2d__egg_c0(const float *x, const float *b, float *y, int rows, in
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -221,7 +221,7 @@ void bias_relu_2d__egg_c1(const float *x, const float *b, float *y, int rows, in
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -317,7 +317,7 @@ void bias_relu_2d__egg_c2(const float *x, const float *b, float *y, int rows, in
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -413,7 +413,7 @@ void bias_relu_2d__egg_c3(const float *x, const float *b, float *y, int rows, in
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -494,7 +494,7 @@ void bias_relu_2d__egg_c4(const float *x, const float *b, float *y, int rows, in
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {

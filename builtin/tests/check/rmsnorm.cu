@@ -30,7 +30,7 @@ void rms_norm(const float *x, const float *w, float *y, int rows, int dim)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -145,7 +145,7 @@ void rms_norm__egg_c0(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -364,7 +364,7 @@ void rms_norm__egg_c1(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -479,7 +479,7 @@ void rms_norm__egg_c2(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -602,7 +602,7 @@ void rms_norm__egg_c3(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -725,7 +725,7 @@ void rms_norm__egg_c4(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -848,7 +848,7 @@ void rms_norm__egg_c5(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -971,7 +971,7 @@ void rms_norm__egg_c6(const float *x, const float *w, float *y, int rows, int di
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {

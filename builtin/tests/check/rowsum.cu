@@ -40,7 +40,7 @@ void row_stats(const float *x, float *sums, float *means, int rows, int cols)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -178,7 +178,7 @@ void row_stats__egg_c0(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -454,7 +454,7 @@ void row_stats__egg_c1(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -592,7 +592,7 @@ void row_stats__egg_c2(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -746,7 +746,7 @@ void row_stats__egg_c3(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -900,7 +900,7 @@ void row_stats__egg_c4(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -1054,7 +1054,7 @@ void row_stats__egg_c5(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -1208,7 +1208,7 @@ void row_stats__egg_c6(const float *x, float *sums, float *means, int rows, int 
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {

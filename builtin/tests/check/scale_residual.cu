@@ -39,7 +39,7 @@ void scale_residual(const float *x, const float *res, float *y, float alpha, int
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -142,7 +142,7 @@ void scale_residual__egg_c0(const float *x, const float *res, float *y, float al
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -245,7 +245,7 @@ void scale_residual__egg_c1(const float *x, const float *res, float *y, float al
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -348,7 +348,7 @@ void scale_residual__egg_c2(const float *x, const float *res, float *y, float al
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -451,7 +451,7 @@ void scale_residual__egg_c3(const float *x, const float *res, float *y, float al
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -536,7 +536,7 @@ void scale_residual__egg_c4(const float *x, const float *res, float *y, float al
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {

@@ -27,7 +27,7 @@ void vector_norm(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -107,7 +107,7 @@ void vector_norm__egg_c0(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -256,7 +256,7 @@ void vector_norm__egg_c1(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -336,7 +336,7 @@ void vector_norm__egg_c2(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -424,7 +424,7 @@ void vector_norm__egg_c3(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -448,6 +448,7 @@ __global__ void __launch_bounds__(256) egg_vector_norm_c4_k0(const float *__rest
 	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long egg_done = 0;
 	float s_0 = 0.0f;
+	(void)s_0;
 	float egg_p_s_0 = 0;
 
 	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
@@ -509,6 +510,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c4_k1(const float *__res
 {
 	const long long egg_row = 0;
 	const int egg_lane = threadIdx.x;
+	(void)egg_row;
 	float s_0 = 0.0f;
 	{
 		float egg_p_s_0 = 0;
@@ -552,7 +554,7 @@ void vector_norm__egg_c4(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -576,6 +578,7 @@ __global__ void __launch_bounds__(512) egg_vector_norm_c5_k0(const float *__rest
 	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long egg_done = 0;
 	float s_0 = 0.0f;
+	(void)s_0;
 	float egg_p_s_0 = 0;
 
 	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
@@ -637,6 +640,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c5_k1(const float *__res
 {
 	const long long egg_row = 0;
 	const int egg_lane = threadIdx.x;
+	(void)egg_row;
 	float s_0 = 0.0f;
 	{
 		float egg_p_s_0 = 0;
@@ -680,7 +684,7 @@ void vector_norm__egg_c5(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -704,6 +708,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c6_k0(const float *__res
 	const long long egg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 	long long egg_done = 0;
 	float s_0 = 0.0f;
+	(void)s_0;
 	float egg_p_s_0 = 0;
 
 	if ((((unsigned long long)(&x[0]) & (4 * sizeof(float) - 1)) == 0)) {
@@ -765,6 +770,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c6_k1(const float *__res
 {
 	const long long egg_row = 0;
 	const int egg_lane = threadIdx.x;
+	(void)egg_row;
 	float s_0 = 0.0f;
 	{
 		float egg_p_s_0 = 0;
@@ -808,7 +814,7 @@ void vector_norm__egg_c6(const float *x, float *out, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {

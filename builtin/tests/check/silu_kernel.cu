@@ -21,7 +21,7 @@ __global__ void silu(const float *x, float *y, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -99,7 +99,7 @@ __global__ void silu__egg_c0(const float *x, float *y, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -177,7 +177,7 @@ __global__ void silu__egg_c1(const float *x, float *y, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
@@ -255,7 +255,7 @@ __global__ void silu__egg_c2(const float *x, float *y, int n)
 #ifndef EGG_BUILTIN_PRELUDE
 #define EGG_BUILTIN_PRELUDE
 #include <math.h>
-static int egg_builtin_sm_count(void)
+static __attribute__((unused)) int egg_builtin_sm_count(void)
 {
 	static int sms = 0;
 	if (sms <= 0) {
