@@ -61,11 +61,14 @@ jobs=$(nproc 2>/dev/null || echo 2)
 [ $no_gpu -eq 1 ] && [ "$jobs" -gt 2 ] && jobs=2
 
 ls "$programs"/*.cu >/dev/null 2>&1 || { echo "gpu-check: no programs in $programs"; exit 1; }
-export nvcc arch out
+# binaries go to a scratch folder: OUTDIR keeps only logs and the table
+bin=$(mktemp -d "${TMPDIR:-/tmp}/egg-gpu-check.XXXXXX") || exit 1
+trap 'rm -rf "$bin"' EXIT
+export nvcc arch out bin
 # compile in parallel; a failure leaves NAME.compile-failed with the log
 ls "$programs"/*.cu | xargs -P "$jobs" -I{} bash -c '
 	n=$(basename "{}" .cu)
-	if ! "$nvcc" -O3 -arch="$arch" -o "$out/$n" "{}" >"$out/$n.compile.log" 2>&1; then
+	if ! "$nvcc" -O3 -arch="$arch" -o "$bin/$n" "{}" >"$out/$n.compile.log" 2>&1; then
 		touch "$out/$n.compile-failed"
 	fi'
 status=0
@@ -81,7 +84,7 @@ for src in "$programs"/*.cu; do
 		echo "compiled $n" >>"$out/compiled.txt"
 		continue
 	fi
-	if ! timeout 300 "$out/$n" >"$out/$n.run.log" 2>&1; then
+	if ! timeout 300 "$bin/$n" >"$out/$n.run.log" 2>&1; then
 		echo "CHECK-ERROR $n: run failed: $(tail -3 "$out/$n.run.log" | tr '\n' ' ')" >>"$out/checks.txt"
 		status=1
 	fi
@@ -92,6 +95,9 @@ if [ $no_gpu -eq 1 ]; then
 	echo "gpu-check: compiled $(wc -l <"$out/compiled.txt" 2>/dev/null || echo 0) programs for $arch (no GPU: not run)"
 	exit $status
 fi
-format_table "$out/checks.txt" | tee "$out/table.txt"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+{
+	echo "device: $(nvidia-smi -L | head -1); nvcc: $("$nvcc" --version | tail -1); arch: $arch"
+	format_table "$out/checks.txt"
+} | tee "$out/table.txt"
+grep -q 'correct=no\|^CHECK-ERROR' "$out/checks.txt" && status=1
 exit $status

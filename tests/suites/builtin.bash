@@ -119,3 +119,22 @@ test_builtin_version_changes_with_the_recipes() {
 	expect_file_contains r.json "\"version\":	\"$version\""
 	[ "$hash" = "$recorded" ] || fail "the generator's sources changed ($hash): bump BUILTIN_VERSION in builtin/builtin.h (it is in the cache key) and record '$hash <new version>' in builtin/version.sha256"
 }
+
+test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	# a stand-in nvidia-smi and host-only programs: the script's GPU path on CPU
+	mkdir bin progs
+	printf '#!/bin/sh\necho "GPU 0: Stand-in (UUID: GPU-0)"\n' >bin/nvidia-smi
+	chmod +x bin/nvidia-smi
+	printf '#include <stdio.h>\nint main(void) { printf("CHECK good 0 ref_ms=2.0000 cand_ms=0.5000 max_err=0 correct=yes elementwise tpb=256\\n"); return 0; }\n' >progs/a.cu
+	printf '#include <stdio.h>\nint main(void) { printf("CHECK bad 0 ref_ms=1.0 cand_ms=1.0 max_err=inf correct=no rows g=32\\n"); return 0; }\n' >progs/b.cu
+	run_cmd g env PATH="$T/bin:$PATH" EGG_CHECK_PROGRAMS="$T/progs" NVCC="$REAL_NVCC" "$GPU_CHECK" "$T/out"
+	expect_eq "$(cat g.rc)" 1 "exit status with a wrong result"
+	expect_file_contains g.out "device: GPU 0: Stand-in"
+	expect_file_contains g.out "4.00x"
+	expect_file_contains out/table.txt "bad"
+	rm progs/b.cu
+	run_cmd g2 env PATH="$T/bin:$PATH" EGG_CHECK_PROGRAMS="$T/progs" NVCC="$REAL_NVCC" "$GPU_CHECK" "$T/out2"
+	expect_eq "$(cat g2.rc)" 0 "exit status when all are correct"
+	[ -z "$(ls "$T/out2" | grep -v -e '\.log$' -e '\.txt$')" ] || fail "binaries left in OUTDIR: $(ls "$T/out2")"
+}
