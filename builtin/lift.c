@@ -125,6 +125,13 @@ is_grid_stride(const struct ast_expr *e)
 	return is_product_dim(e, "blockDim", "gridDim", "x");
 }
 
+static int
+is_name(const struct ast_expr *e, const char *name)
+{
+	e = lift_strip_casts(e);
+	return name && e && e->kind == AST_NAME && strcmp(e->text, name) == 0;
+}
+
 /* threadIdx.x == 0, blockIdx.x == 0, or both joined by && */
 static int
 is_single_thread_guard(const struct ast_expr *e)
@@ -196,12 +203,17 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	const struct ast_stmt *inner = NULL;
 	struct ir_block pre = { 0 };
 	int rows = 0; /* loops in the body: the thread index is a row */
+	const char *stride0 = NULL;
 	for (size_t j = 0; j < body->n_body; j++) {
 		const struct ast_stmt *s = body->body[j];
-		rows |= s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
-		        s->init->n_decls == 1 && is_global_index(s->init->decls[0].init) ?
-		        contains_loop(s->then) : contains_loop(s);
+		if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init))
+			stride0 = s->decls[0].name;
+		int frame = s->kind == AST_FOR && s->step && s->step->kind == AST_ASSIGN &&
+		            strcmp(s->step->text, "+=") == 0 &&
+		            (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride0));
+		rows |= frame ? contains_loop(s->then) : contains_loop(s);
 	}
+	const char *stride = NULL;
 	size_t i = 0;
 	int serial = 0; /* one thread does it all: a row program with one row */
 	for (; i < body->n_body && !c.failed && !bound && !serial; i++) {
@@ -237,10 +249,14 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && body_is_return(s->then) &&
 		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
 			inner = NULL; /* the rest of the body */
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init)) {
+			stride = s->decls[0].name; /* int stride = blockDim.x * gridDim.x; */
 		} else if (s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
-		           s->init->n_decls == 1 && is_global_index(s->init->decls[0].init) &&
+		           s->init->n_decls == 1 &&
+		           (is_global_index(s->init->decls[0].init) ||
+		            is_name(s->init->decls[0].init, gid)) &&
 		           s->step && s->step->kind == AST_ASSIGN && strcmp(s->step->text, "+=") == 0 &&
-		           is_grid_stride(s->step->kids[1])) {
+		           (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride))) {
 			gid = s->init->decls[0].name;
 			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
 			bound = guard_bound(s->expr, gid, "<", ">");

@@ -19,7 +19,7 @@
 
 struct host_local {
 	const char *name;
-	char *text;
+	char *text; /* NULL: computed by a call (geometry helpers); unusable as an argument */
 };
 
 struct host {
@@ -27,13 +27,66 @@ struct host {
 	size_t n;
 };
 
-static const char *
-host_lookup(const struct host *h, const char *name)
+static const struct host_local *
+host_lookup_local(const struct host *h, const char *name)
 {
 	for (size_t i = h->n; i-- > 0;)
 		if (strcmp(h->locals[i].name, name) == 0)
-			return h->locals[i].text;
+			return &h->locals[i];
 	return NULL;
+}
+
+static const char *
+host_lookup(const struct host *h, const char *name)
+{
+	const struct host_local *l = host_lookup_local(h, name);
+	return l ? l->text : NULL;
+}
+
+/* Does e use a local the lifter could not express? */
+static int
+host_uses_unusable(const struct host *h, const struct ast_expr *e)
+{
+	if (e->kind == AST_NAME) {
+		const struct host_local *l = host_lookup_local(h, e->text);
+		return l && !l->text;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (host_uses_unusable(h, e->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* 0, NULL, nullptr: the default stream */
+static int
+is_default_stream(const struct ast_expr *e)
+{
+	while (e->kind == AST_CAST)
+		e = e->kids[0];
+	return (e->kind == AST_NUM && strcmp(e->text, "0") == 0) ||
+	       (e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0 ||
+	                                strcmp(e->text, "cudaStreamLegacy") == 0));
+}
+
+/* Calls the launcher may make that change no data: error checks, syncs, and
+ * wrappers (CUDA_CHECK(...)) around them. */
+static int
+is_ignorable_call(const struct ast_expr *e)
+{
+	static const char *const calls[] = { "cudaDeviceSynchronize", "cudaGetLastError",
+		                             "cudaPeekAtLastError", NULL };
+	if (e->kind != AST_CALL || !e->text)
+		return 0;
+	for (int i = 0; calls[i]; i++)
+		if (strcmp(e->text, calls[i]) == 0)
+			return 1;
+	if (e->n_kids == 0)
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!is_ignorable_call(e->kids[i]) && e->kids[i]->kind != AST_STR &&
+		    e->kids[i]->kind != AST_NUM && e->kids[i]->kind != AST_NAME)
+			return 0;
+	return is_ignorable_call(e->kids[0]);
 }
 
 /* C text of a host expression, with the launcher's locals substituted. */
@@ -128,6 +181,10 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 		            s->n_args, k->n_params);
 		return -1;
 	}
+	if (s->n_config >= 4 && !is_default_stream(s->launch[3])) {
+		strbuf_addf(why, "launches '%s' on a stream other than the default one", name);
+		return -1;
+	}
 	struct lift_arg *args = egg_xcalloc(k->n_params + 1, sizeof *args);
 	int rc = 0;
 	for (size_t i = 0; i < k->n_params && rc == 0; i++) {
@@ -144,8 +201,9 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 			} else {
 				args[i].buffer = bp->name;
 			}
-		} else if (!host_is_pure(a)) {
-			strbuf_addf(why, "argument %zu of '%s' has side effects", i + 1, name);
+		} else if (!host_is_pure(a) || host_uses_unusable(h, a)) {
+			strbuf_addf(why, "argument %zu of '%s' has side effects or uses a value computed "
+			            "by a call", i + 1, name);
 			rc = -1;
 		} else {
 			struct strbuf t = STRBUF_INIT;
@@ -176,7 +234,9 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 		buf = buf->kids[0];
 	const struct ir_param *bp = buf->kind == AST_NAME ? ir_program_param(p, buf->text) : NULL;
 	if (call->n_kids < 3 || !bp || !bp->is_pointer || call->kids[1]->kind != AST_NUM ||
-	    strcmp(call->kids[1]->text, "0") != 0 || !host_is_pure(call->kids[2])) {
+	    strcmp(call->kids[1]->text, "0") != 0 || !host_is_pure(call->kids[2]) ||
+	    host_uses_unusable(h, call->kids[2]) ||
+	    (call->n_kids >= 4 && !is_default_stream(call->kids[3]))) {
 		strbuf_addstr(why, "a memset that is not zeroing a parameter buffer");
 		return -1;
 	}
@@ -205,7 +265,13 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 			const struct ast_decl *d = &s->decls[i];
 			int geometry = d->init && d->init->kind == AST_CALL && d->init->text &&
 			               (strcmp(d->init->text, d->name) == 0 || strcmp(d->init->text, "dim3") == 0);
-			if (strchr(d->type, '*') || !d->init || (!geometry && !host_is_pure(d->init))) {
+			if (!geometry && d->init && !strchr(d->type, '*') && !host_is_pure(d->init)) {
+				/* CEIL_DIV(n, 256) and the like: fine for geometry, never an argument */
+				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+				h->locals[h->n++] = (struct host_local){ d->name, NULL };
+				continue;
+			}
+			if (strchr(d->type, '*') || !d->init) {
 				strbuf_addf(why, "the launcher declares '%s', which is not a scalar "
 				            "computed from the parameters", d->name);
 				return -1;
@@ -227,8 +293,7 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 	case AST_EXPR:
 		if (s->expr->kind == AST_CALL && s->expr->text) {
 			const char *f = s->expr->text;
-			if (strcmp(f, "cudaDeviceSynchronize") == 0 || strcmp(f, "cudaGetLastError") == 0 ||
-			    strcmp(f, "cudaPeekAtLastError") == 0)
+			if (is_ignorable_call(s->expr))
 				return 0;
 			if (strcmp(f, "cudaMemset") == 0 || strcmp(f, "cudaMemsetAsync") == 0)
 				return memset_stage(p, h, s->expr, why);

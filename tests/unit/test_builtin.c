@@ -119,6 +119,27 @@ guards_and_index_spellings_lift(void **state)
 }
 
 static void
+launcher_idioms_lift(void **state)
+{
+	/* a local stride, CUDA_CHECK around syncs, CEIL_DIV geometry, a null stream */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar",
+	                               "#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n"
+	                               "#define CUDA_CHECK(e) do { cudaError_t r = (e); if (r) abort(); } while (0)\n"
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int stride = blockDim.x * gridDim.x;\n"
+	                               "  for (int i = idx; i < n; i += stride) y[i] = tanhf(x[i]);\n}\n",
+	                               "void f(const float *x, float *y, int n) {\n"
+	                               "  int blocks = CEIL_DIV(n, 256);\n"
+	                               "  k<<<blocks, 256, 0, 0>>>(x, y, n);\n"
+	                               "  CUDA_CHECK(cudaGetLastError());\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = tanhf(x[i])\n"
+	                   "  store y[i] = st0_0\n");
+}
+
+static void
 broadcast_and_host_locals_lift(void **state)
 {
 	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "addb", "const float *x:in, const float *bias:in, float *y:out, int rows:scalar, int cols:scalar",
@@ -357,6 +378,12 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	                  "  y[threadIdx.x] = x[threadIdx.x];\n}\n",
 	                  "k<<<1, 32>>>(x, y, n);", "thread index");
 	expect_not_lifted("template <int N> __global__ void k(const float *x) { }\n", "", "templates");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
+	                  "cudaStream_t s = 0; k<<<n, 1, 0, s>>>(x, y, n);", "stream");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
+	                  "int m = clamp(n); k<<<n, 1>>>(x, y, m);", "computed by a call");
 }
 
 static struct builtin_output
@@ -535,6 +562,7 @@ main(void)
 		cmocka_unit_test(map_lifts_with_launcher_names),
 		cmocka_unit_test(guards_and_index_spellings_lift),
 		cmocka_unit_test(broadcast_and_host_locals_lift),
+		cmocka_unit_test(launcher_idioms_lift),
 		cmocka_unit_test(two_d_maps_flatten_to_one_index),
 		cmocka_unit_test(branches_become_selects),
 		cmocka_unit_test(softmax_lifts_as_rows_with_accumulators),
