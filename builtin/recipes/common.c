@@ -26,6 +26,27 @@ recipe_kernel_signature(const struct recipe_job *job, const char *name, int tpb,
 	strbuf_addch(out, ')');
 }
 
+int
+recipe_needs_launcher(const struct recipe_job *job, const char *family, struct strbuf *why)
+{
+	if (!job->prog->is_kernel)
+		return 0;
+	strbuf_addf(why, "a kernel target's launch geometry belongs to its caller; the %s recipe "
+	            "needs a launcher target", family);
+	return -1;
+}
+
+void
+recipe_host_grid(struct recipe_job *job, const char *units, long per_block, int tpb, long max)
+{
+	strbuf_addf(job->host, "\t{\n\t\tlong long egg_g = ((long long)(%s) + %ld - 1) / %ld;\n"
+	                       "\t\tconst long long egg_cap = (long long)egg_builtin_sm_count() * %d;\n"
+	                       "\t\tif (egg_g > egg_cap)\n\t\t\tegg_g = egg_cap;\n"
+	                       "\t\tif (egg_g > %ld)\n\t\t\tegg_g = %ld;\n"
+	                       "\t\tif (egg_g < 1)\n\t\t\tegg_g = 1;\n",
+	            units, per_block, per_block, 2048 / tpb, max, max);
+}
+
 void
 recipe_host_launch(struct recipe_job *job, const char *name, const char *units, long per_block,
                    int tpb, int waves)

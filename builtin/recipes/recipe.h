@@ -45,6 +45,12 @@ void recipe_kernel_signature(const struct recipe_job *job, const char *name, int
  * capped at waves * (SMs * 2048 / tpb) blocks (0: no cap). */
 void recipe_host_launch(struct recipe_job *job, const char *name, const char *units,
                         long per_block, int tpb, int waves);
+/* Opens a host block computing egg_g, the blocks for `units` work items at
+ * per_block each, capped at one wave of resident blocks of tpb threads and at
+ * max; the caller adds its launches and closes the block with "\t}\n". */
+void recipe_host_grid(struct recipe_job *job, const char *units, long per_block, int tpb, long max);
+/* -1 with a reason for kernel targets (whose geometry is the caller's), else 0. */
+int recipe_needs_launcher(const struct recipe_job *job, const char *family, struct strbuf *why);
 /* The fill of a template by name; -1 with why when it cannot be read. */
 int recipe_fill(const char *tmpl, const char *const *keys, const char *const *vals, size_t n,
                 struct strbuf *out, struct strbuf *why);

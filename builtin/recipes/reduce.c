@@ -94,14 +94,10 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 		                  points[pt].inflight, pro.buf, epi.buf, IR_I };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
-	strbuf_addf(job->host, "\t{\n\t\tlong long egg_g = ((long long)(%s) / %d + %d - 1) / %d;\n"
-	                       "\t\tconst long long egg_cap = (long long)egg_builtin_sm_count() * %d;\n"
-	                       "\t\tif (egg_g > egg_cap)\n\t\t\tegg_g = egg_cap;\n"
-	                       "\t\tif (egg_g > %d)\n\t\t\tegg_g = %d;\n"
-	                       "\t\tif (egg_g < 1)\n\t\t\tegg_g = 1;\n"
-	                       "\t\t%s<<<(unsigned)egg_g, %d>>>(",
-	            num.buf, points[pt].vec, tpb * points[pt].inflight, tpb * points[pt].inflight,
-	            2048 / tpb, MAX_PARTS, MAX_PARTS, name, tpb);
+	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);
+	recipe_host_grid(job, units, (long)tpb * points[pt].inflight, tpb, MAX_PARTS);
+	free(units);
+	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", name, tpb);
 	emit_kernel_args(job->prog, job->host);
 	strbuf_addstr(job->host, ");\n");
 	if (!atomic && rc == 0) {
@@ -151,11 +147,8 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 static int
 emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *why)
 {
-	if (job->prog->is_kernel) {
-		strbuf_addstr(why, "a kernel target's launch geometry belongs to its caller; the "
-		                   "reduce recipe needs a launcher target");
+	if (recipe_needs_launcher(job, "reduce", why))
 		return -1;
-	}
 	for (size_t i = first; i < first + n; i++)
 		if (emit_stage(job, &job->prog->stages[i], pt, why) != 0)
 			return -1;

@@ -358,12 +358,10 @@ emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
 	job->device->len--; /* reopen the parameter list */
 	strbuf_addf(job->device, ", int egg_nparts)\n%s", k2.buf);
 	emit_expr(&c, loop->bound, &bound);
-	strbuf_addf(job->host, "\t{\n\t\tlong long egg_g = ((long long)(%s) / %d + %d - 1) / %d;\n"
-	                       "\t\tconst long long egg_cap = (long long)egg_builtin_sm_count() * %d;\n"
-	                       "\t\tif (egg_g > egg_cap)\n\t\t\tegg_g = egg_cap;\n"
-	                       "\t\tif (egg_g > %d)\n\t\t\tegg_g = %d;\n"
-	                       "\t\tif (egg_g < 1)\n\t\t\tegg_g = 1;\n\t\t%s<<<(unsigned)egg_g, %d>>>(",
-	            bound.buf, rp->vec, tpb * 4, tpb * 4, 2048 / tpb, MAX_PARTS, MAX_PARTS, a, tpb);
+	char *units = egg_xasprintf("(%s) / %d", bound.buf, rp->vec);
+	recipe_host_grid(job, units, (long)tpb * 4, tpb, MAX_PARTS);
+	free(units);
+	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", a, tpb);
 	emit_kernel_args(job->prog, job->host);
 	strbuf_addf(job->host, ");\n\t\t%s<<<1, 1024>>>(", b);
 	emit_kernel_args(job->prog, job->host);
@@ -442,11 +440,8 @@ common_bound(const struct ir_block *b)
 static int
 emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *why)
 {
-	if (job->prog->is_kernel) {
-		strbuf_addstr(why, "a kernel target's launch geometry belongs to its caller; the rows "
-		                   "recipe needs a launcher target");
+	if (recipe_needs_launcher(job, "rows", why))
 		return -1;
-	}
 	struct strbuf lab = STRBUF_INIT;
 	label(pt, &lab);
 	int rc = 0;

@@ -536,7 +536,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c4_k1(const float *__res
 void vector_norm__egg_c4(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(n) / 4 + 1024 - 1) / 1024;
+		long long egg_g = ((long long)((n) / 4) + 1024 - 1) / 1024;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -666,7 +666,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c5_k1(const float *__res
 void vector_norm__egg_c5(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(n) / 4 + 2048 - 1) / 2048;
+		long long egg_g = ((long long)((n) / 4) + 2048 - 1) / 2048;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 4;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -796,7 +796,7 @@ __global__ void __launch_bounds__(1024) egg_vector_norm_c6_k1(const float *__res
 void vector_norm__egg_c6(const float *x, float *out, int n)
 {
 	{
-		long long egg_g = ((long long)(n) / 4 + 4096 - 1) / 4096;
+		long long egg_g = ((long long)((n) / 4) + 4096 - 1) / 4096;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;

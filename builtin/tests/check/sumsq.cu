@@ -130,7 +130,7 @@ void sum_of_squares__egg_c0(const float *x, float *out, int n)
 {
 	cudaMemsetAsync(out, 0, sizeof(float));
 	{
-		long long egg_g = ((long long)(n) / 4 + 1024 - 1) / 1024;
+		long long egg_g = ((long long)((n) / 4) + 1024 - 1) / 1024;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -253,7 +253,7 @@ void sum_of_squares__egg_c1(const float *x, float *out, int n)
 {
 	cudaMemsetAsync(out, 0, sizeof(float));
 	{
-		long long egg_g = ((long long)(n) / 4 + 1024 - 1) / 1024;
+		long long egg_g = ((long long)((n) / 4) + 1024 - 1) / 1024;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 4;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -353,7 +353,7 @@ void sum_of_squares__egg_c2(const float *x, float *out, int n)
 {
 	cudaMemsetAsync(out, 0, sizeof(float));
 	{
-		long long egg_g = ((long long)(n) / 4 + 1024 - 1) / 1024;
+		long long egg_g = ((long long)((n) / 4) + 1024 - 1) / 1024;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -452,7 +452,7 @@ void sum_of_squares__egg_c3(const float *x, float *out, int n)
 {
 	cudaMemsetAsync(out, 0, sizeof(float));
 	{
-		long long egg_g = ((long long)(n) / 4 + 2048 - 1) / 2048;
+		long long egg_g = ((long long)((n) / 4) + 2048 - 1) / 2048;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 2;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
@@ -565,7 +565,7 @@ void sum_of_squares__egg_c4(const float *x, float *out, int n)
 {
 	cudaMemsetAsync(out, 0, sizeof(float));
 	{
-		long long egg_g = ((long long)(n) / 1 + 1024 - 1) / 1024;
+		long long egg_g = ((long long)((n) / 1) + 1024 - 1) / 1024;
 		const long long egg_cap = (long long)egg_builtin_sm_count() * 8;
 		if (egg_g > egg_cap)
 			egg_g = egg_cap;
