@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/fuse.h"
 #include "builtin/lift.h"
 #include "builtin/recipes/recipe.h"
 #include "common/strvec.h"
@@ -150,6 +151,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		}
 	if (opt && opt->describe_only)
 		return 0;
+	fuse_program(out->program); /* after the description, which shows the code as written */
 	char *pre = prelude(err);
 	if (!pre)
 		return -1;

@@ -7,6 +7,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
+	builtin/fuse.c builtin/fuse.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c
@@ -31,6 +32,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
+	builtin/tests/check/bias_softmax.cu \
 	builtin/tests/check/collatz.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
@@ -48,6 +50,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/axpy_double.json \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
+	tests/data/builtin/bias_softmax.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \

@@ -433,6 +433,34 @@ launch_chain_fuses_into_one_pass_without_the_temp(void **state)
 }
 
 static void
+map_into_a_temp_folds_into_the_row_program(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bs", "const float *x:in, const float *b:in, float *t:temp, float *y:out, int rows:scalar, int cols:scalar",
+		"__global__ void k1(const float *x, const float *b, float *t, int n, int c) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) { float v = x[i] * 2.0f; t[i] = v + b[i % c]; }\n}\n"
+		"__global__ void k2(const float *t, float *y, int rows, int cols) {\n"
+		"  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+		"    float s = 0.0f;\n    for (int j = 0; j < cols; j++) s += t[r * cols + j];\n"
+		"    for (int j = 0; j < cols; j++) y[r * cols + j] = t[r * cols + j] - s / cols;\n  }\n}\n",
+		"void bs(const float *x, const float *b, float *t, float *y, int rows, int cols) {\n"
+		"  k1<<<rows * cols / 256 + 1, 256>>>(x, b, t, rows * cols, cols);\n"
+		"  k2<<<rows / 128 + 1, 128>>>(t, y, rows, cols);\n}\n"));
+	assert_null(o.not_lifted);
+	/* the description shows both launches; every candidate runs one kernel that
+	 * never touches the temp and reads the broadcast operand by column */
+	assert_non_null(strstr(o.description, "stage 1 rows kernel=k2"));
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		assert_null(strstr(src, "t["));
+		assert_non_null(strstr(src, "b[egg_j]"));
+		if (!strstr(o.candidates[i].label, "auto"))
+			assert_int_equal(count(src, "<<<"), 1);
+	}
+	builtin_output_release(&o);
+}
+
+static void
 rows_and_reductions_emit_every_point(void **state)
 {
 	struct builtin_output o = generate(make_bundle(
@@ -572,6 +600,7 @@ main(void)
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
+		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
 		cmocka_unit_test(kernel_targets_keep_their_header_and_rows_need_a_launcher),
