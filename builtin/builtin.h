@@ -2,9 +2,11 @@
  * builtin.h -- the builtin generator: a bundle in, candidates out, no model.
  *
  * builtin_generate lifts the bundle (lift.h) into the tensor-level description
- * (ir.h), hands each run of stages to the recipe of its family
- * (recipes/FAMILY.c) and emits one candidate per point of the recipes' pruned
- * parameter spaces.  Each candidate is a complete replacement of the target's
+ * (ir.h), folds maps into the row programs that consume their temp buffers
+ * (fuse.h), hands each run of stages to the recipe of its family
+ * (recipes/FAMILY.c; a run of maps is fused there) and emits one candidate per
+ * point of the recipes' pruned parameter spaces, dropping points whose code
+ * repeats an earlier one.  Each candidate is a complete replacement of the target's
  * definition (same name and signature) preceded by the kernels it launches.
  * Code outside the families is "not lifted" (a reason, no candidates): the
  * generic path and the reference remain.

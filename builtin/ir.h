@@ -15,11 +15,17 @@
  *                    stores, accumulator inits) with IR_LOOP statements over
  *                    col in [0, loop->bound) whose bodies hold lets, stores and
  *                    accumulator updates (IR_ACC of an outer local).  Index
- *                    variables ROW and COL.
+ *                    variables ROW and COL.  A loop written from S runs col in
+ *                    [0, B - S) with its index S + col; a single-thread kernel
+ *                    is a row program with n = 1.
  *   IR_STAGE_REDUCE  for every i in [0, n): body (lets) and one IR_ACC into a
  *                    buffer element whose index does not depend on i (the
  *                    naive atomicAdd(out, f(x[i])) full reduction).
  *   IR_STAGE_MEMSET  host memset of a buffer (name) to zero bytes, count in n.
+ *
+ * Branches do not appear: if/else around single assignments is lifted as IR_COND
+ * (a select); anything else is not lifted.  2-D maps are MAPs over rows * cols
+ * with r * cols + c folded back to i.
  *
  * Adding a family (transpose, gather, stencil, GEMM) means a new stage kind or a
  * new shape of ROWS body plus a new recipes/FAMILY.c; existing recipes ignore
