@@ -1,0 +1,212 @@
+/*
+ * builtin.c -- the builtin generator's driver: lift, plan runs of stages by
+ * family, and emit one candidate per point (see builtin.h).
+ *
+ * A program may hold stages of several families (a memset then a reduction,
+ * maps then rows); candidate k uses point min(k, n_points - 1) of every family
+ * involved, so the number of candidates is the largest family's space, and
+ * identical sources are emitted once.
+ */
+#include "config.h"
+
+#include "builtin/builtin.h"
+#include "builtin/fuse.h"
+#include "builtin/lift.h"
+#include "builtin/recipes/recipe.h"
+#include "common/strvec.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct recipe *const recipes[] = {
+	&recipe_elementwise,
+	&recipe_rows,
+	&recipe_reduce,
+};
+#define N_RECIPES (sizeof recipes / sizeof *recipes)
+
+static const struct recipe *
+recipe_for(enum ir_stage_kind kind)
+{
+	for (size_t i = 0; i < N_RECIPES; i++)
+		if (recipes[i]->kind == kind)
+			return recipes[i];
+	return NULL;
+}
+
+static int
+is_memset(const struct ir_stage *st)
+{
+	return st->kind == IR_STAGE_MEMSET;
+}
+
+/* One candidate for point k, its kernels named PREFIX_kN; 0 and *src set, or
+ * -1 with why. */
+static int
+emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct strbuf *label,
+               struct strbuf *src, struct strbuf *why)
+{
+	struct strbuf device = STRBUF_INIT, host = STRBUF_INIT, body = STRBUF_INIT;
+	struct recipe_job job = { .prog = p, .prefix = prefix, .device = &device, .host = &host,
+		                  .body = &body };
+	int rc = 0;
+	const struct recipe *seen[N_RECIPES] = { 0 };
+	size_t n_seen = 0;
+	for (size_t i = 0; i < p->n_stages && rc == 0;) {
+		const struct ir_stage *st = &p->stages[i];
+		if (is_memset(st)) {
+			struct emit_ctx c = { .prog = p, .component = -1 };
+			strbuf_addf(&host, "\tcudaMemsetAsync(%s, 0, ", st->buffer);
+			emit_expr(&c, st->n, &host);
+			strbuf_addstr(&host, ");\n");
+			i++;
+			continue;
+		}
+		const struct recipe *r = recipe_for(st->kind);
+		size_t j = i + 1;
+		while (j < p->n_stages && p->stages[j].kind == st->kind)
+			j++;
+		size_t pt = k < r->n_points ? k : r->n_points - 1;
+		size_t s;
+		for (s = 0; s < n_seen && seen[s] != r; s++)
+			;
+		if (s == n_seen) {
+			seen[n_seen++] = r;
+			if (label->len)
+				strbuf_addstr(label, "; ");
+			r->label(pt, label);
+		}
+		rc = r->emit(&job, i, j - i, pt, why);
+		i = j;
+	}
+	if (rc == 0) {
+		if (p->is_kernel) { /* the recipe wrote the whole definition, header included */
+			strbuf_addstr(src, device.buf);
+			strbuf_addstr(src, body.buf);
+		} else {
+			strbuf_addstr(src, device.buf);
+			strbuf_addstr(src, p->header);
+			strbuf_addf(src, "{\n%s}\n", host.buf);
+		}
+	}
+	strbuf_release(&device);
+	strbuf_release(&host);
+	strbuf_release(&body);
+	return rc;
+}
+
+/* text without its comments (the label comments differ between points) */
+static char *
+code_only(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *s = text; *s;) {
+		if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+			s = e ? e + 2 : s + strlen(s);
+			continue;
+		}
+		strbuf_addch(&sb, *s++);
+	}
+	return strbuf_detach(&sb);
+}
+
+static size_t
+n_points(const struct ir_program *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_stages; i++) {
+		const struct recipe *r = recipe_for(p->stages[i].kind);
+		if (r && r->n_points > n)
+			n = r->n_points;
+	}
+	return n;
+}
+
+static char *
+prelude(struct strbuf *err)
+{
+	return emit_template_load("prelude.cu", err);
+}
+
+int
+builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
+                 struct builtin_output *out, struct strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	struct strbuf why = STRBUF_INIT;
+	out->program = lift_bundle(b, &why);
+	if (!out->program) {
+		out->not_lifted = strbuf_detach(&why);
+		return 0;
+	}
+	struct strbuf d = STRBUF_INIT;
+	ir_program_describe(out->program, &d);
+	out->description = strbuf_detach(&d);
+	for (size_t i = 0; i < out->program->n_stages; i++)
+		if (!is_memset(&out->program->stages[i]) && !recipe_for(out->program->stages[i].kind)) {
+			out->not_lifted = egg_xstrdup("a stage of a family without a recipe");
+			return 0;
+		}
+	if (opt && opt->describe_only)
+		return 0;
+	fuse_program(out->program); /* after the description, which shows the code as written */
+	char *pre = prelude(err);
+	if (!pre)
+		return -1;
+	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
+	size_t n = n_points(out->program);
+	out->candidates = egg_xcalloc(n + 1, sizeof *out->candidates);
+	/* a point that changes nothing for this program (say, the online pass where
+	 * there is no softmax) gives the code of an earlier one: compare the code
+	 * emitted under one neutral prefix and keep the first */
+	struct strvec seen = STRVEC_INIT;
+	for (size_t k = 0; k < n; k++) {
+		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT;
+		strbuf_reset(&why);
+		int rc = emit_candidate(out->program, "egg_probe", k, &label, &probe, &why);
+		char *code = code_only(probe.buf);
+		int dup = 0;
+		for (size_t j = 0; rc == 0 && j < seen.n && !dup; j++)
+			dup = strcmp(seen.v[j], code) == 0;
+		strbuf_reset(&label);
+		strbuf_addstr(&src, pre);
+		char *name = egg_xasprintf("%s_c%zu", prefix, k);
+		if (rc == 0 && !dup)
+			rc = emit_candidate(out->program, name, k, &label, &src, &why);
+		free(name);
+		strbuf_release(&probe);
+		if (rc != 0 || dup) {
+			free(code);
+			strbuf_release(&label);
+			strbuf_release(&src);
+			continue;
+		}
+		strvec_push_owned(&seen, code);
+		out->candidates[out->n_candidates].label = strbuf_detach(&label);
+		out->candidates[out->n_candidates].source = strbuf_detach(&src);
+		out->n_candidates++;
+	}
+	strvec_clear(&seen);
+	if (out->n_candidates == 0)
+		out->not_lifted = strbuf_detach(&why);
+	strbuf_release(&why);
+	free(prefix);
+	free(pre);
+	return 0;
+}
+
+void
+builtin_output_release(struct builtin_output *o)
+{
+	ir_program_free(o->program);
+	free(o->description);
+	free(o->not_lifted);
+	for (size_t i = 0; i < o->n_candidates; i++) {
+		free(o->candidates[i].label);
+		free(o->candidates[i].source);
+	}
+	free(o->candidates);
+	memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,419 @@
+/*
+ * emit.c -- CUDA text from the description (see emit.h).
+ *
+ * Streams are the whole point: every load or store of buffer[inv + index] along
+ * the loop variable becomes one 16-byte vector access per V elements, guarded by
+ * a run-time alignment test, so that generated code is correct for any base
+ * pointer and extent and fast when they allow it.
+ */
+#include "config.h"
+
+#include "builtin/emit.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char components[] = "xyzw";
+
+static int
+split_stream(const struct ir_expr *ix, enum ir_index var, const struct ir_expr **inv)
+{
+	if (ix->kind == IR_IDX && ix->idx == var) {
+		*inv = NULL;
+		return 1;
+	}
+	if (ix->kind == IR_BIN && strcmp(ix->text, "+") == 0)
+		for (int s = 0; s < 2; s++)
+			if (ix->kids[s]->kind == IR_IDX && ix->kids[s]->idx == var &&
+			    !ir_expr_uses_index(ix->kids[1 - s], var) && !ir_expr_has_load(ix->kids[1 - s])) {
+				*inv = ix->kids[1 - s];
+				return 1;
+			}
+	return 0;
+}
+
+int
+emit_max_vector(const char *t)
+{
+	if (strcmp(t, "float") == 0 || strcmp(t, "int") == 0)
+		return 4;
+	if (strcmp(t, "double") == 0)
+		return 2;
+	return 1;
+}
+
+const char *
+emit_vector_type(const char *t, int v)
+{
+	if (v == 1)
+		return t;
+	if (strcmp(t, "float") == 0)
+		return v == 4 ? "float4" : v == 2 ? "float2" : NULL;
+	if (strcmp(t, "int") == 0)
+		return v == 4 ? "int4" : v == 2 ? "int2" : NULL;
+	if (strcmp(t, "double") == 0)
+		return v == 2 ? "double2" : NULL;
+	return NULL;
+}
+
+static int
+find_stream(const struct emit_ctx *c, const char *buffer, const struct ir_expr *ix, int is_store)
+{
+	const struct ir_expr *inv;
+	if (!split_stream(ix, c->var, &inv))
+		return -1;
+	for (size_t i = 0; i < c->n_streams; i++)
+		if (c->streams[i].is_store == is_store && strcmp(c->streams[i].buffer, buffer) == 0 &&
+		    ir_expr_equal(c->streams[i].inv, inv))
+			return (int)i;
+	return -1;
+}
+
+static void
+add_stream(struct emit_ctx *c, const char *buffer, const struct ir_expr *ix, int is_store)
+{
+	const struct ir_expr *inv;
+	if (!split_stream(ix, c->var, &inv) || find_stream(c, buffer, ix, is_store) >= 0)
+		return;
+	const struct ir_param *p = ir_program_param(c->prog, buffer);
+	c->streams = egg_xrealloc(c->streams, (c->n_streams + 1) * sizeof *c->streams);
+	c->streams[c->n_streams++] = (struct emit_stream){ buffer, inv, is_store,
+		                                           p ? p->elem_type : "float" };
+}
+
+static void
+collect_expr(struct emit_ctx *c, const struct ir_expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == IR_LOAD)
+		add_stream(c, e->text, e->kids[0], 0);
+	for (size_t i = 0; i < e->n_kids; i++)
+		collect_expr(c, e->kids[i]);
+}
+
+void
+emit_collect_streams(struct emit_ctx *c, const struct ir_block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		collect_expr(c, s->value);
+		if (s->kind == IR_STORE)
+			add_stream(c, s->name, s->index, 1);
+	}
+}
+
+void
+emit_ctx_release(struct emit_ctx *c)
+{
+	free(c->streams);
+	c->streams = NULL;
+	c->n_streams = 0;
+}
+
+static int
+read_only(const struct emit_ctx *c, const char *buffer)
+{
+	const struct ir_param *p = c->prog ? ir_program_param(c->prog, buffer) : NULL;
+	return p && !p->written && emit_max_vector(p->elem_type) > 1;
+}
+
+static void
+reg_name(const struct emit_ctx *c, int stream, struct strbuf *out)
+{
+	const struct emit_stream *s = &c->streams[stream];
+	strbuf_addf(out, "egg_%c%d%s", s->is_store ? 's' : 'l', stream,
+	            s->is_store ? "" : (c->reg_suffix ? c->reg_suffix : ""));
+	if (c->vec > 1)
+		strbuf_addf(out, ".%c", components[c->component]);
+}
+
+/* Loads: a stream's register in vector code, else the element (read-only
+ * buffers through __ldg). */
+static int
+emit_leaf(void *ctx, const struct ir_expr *e, struct strbuf *out)
+{
+	const struct emit_ctx *c = ctx;
+	if (e->kind != IR_LOAD)
+		return 0;
+	int s = c->component >= 0 ? find_stream(c, e->text, e->kids[0], 0) : -1;
+	if (s >= 0) {
+		reg_name(c, s, out);
+		return 1;
+	}
+	int ldg = read_only(c, e->text);
+	strbuf_addf(out, "%s%s[", ldg ? "__ldg(&" : "", e->text);
+	emit_expr(c, e->kids[0], out);
+	strbuf_addstr(out, ldg ? "])" : "]");
+	return 1;
+}
+
+void
+emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out)
+{
+	struct ir_print_hooks h = { { c->index_text[0] ? c->index_text[0] : "0",
+		                      c->index_text[1] ? c->index_text[1] : "0",
+		                      c->index_text[2] ? c->index_text[2] : "0" },
+		                    emit_leaf, (void *)c };
+	ir_expr_print_with(e, &h, out);
+}
+
+void
+emit_combine(const struct ir_stmt *acc, const char *a, const char *b, struct strbuf *out)
+{
+	if (acc->combine == IR_SUM)
+		strbuf_addf(out, "(%s + %s)", a, b);
+	else
+		strbuf_addf(out, "%s(%s, %s)", acc->combine_fn, a, b);
+}
+
+const char *
+emit_identity(enum ir_combine op, const char *type)
+{
+	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0;
+	switch (op) {
+	case IR_SUM:
+		return "0";
+	case IR_MAX:
+		return fp ? "-INFINITY" : "(-2147483647 - 1)";
+	default:
+		return fp ? "INFINITY" : "2147483647";
+	}
+}
+
+void
+emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *indent,
+           struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		strbuf_addstr(out, indent);
+		switch (s->kind) {
+		case IR_LET:
+			strbuf_addf(out, "%s %s = ", s->type, s->name);
+			emit_expr(c, s->value, out);
+			break;
+		case IR_ASSIGN:
+			strbuf_addf(out, "%s = ", s->name);
+			emit_expr(c, s->value, out);
+			break;
+		case IR_STORE: {
+			int st = c->component >= 0 ? find_stream(c, s->name, s->index, 1) : -1;
+			if (st >= 0) {
+				reg_name(c, st, out);
+			} else {
+				strbuf_addf(out, "%s[", s->name);
+				emit_expr(c, s->index, out);
+				strbuf_addch(out, ']');
+			}
+			strbuf_addstr(out, " = ");
+			emit_expr(c, s->value, out);
+			break;
+		}
+		case IR_ACC: {
+			struct strbuf v = STRBUF_INIT, p = STRBUF_INIT;
+			emit_expr(c, s->value, &v);
+			strbuf_addf(&p, "egg_p_%s", s->name);
+			strbuf_addf(out, "%s = ", p.buf);
+			emit_combine(s, p.buf, v.buf, out);
+			strbuf_release(&v);
+			strbuf_release(&p);
+			break;
+		}
+		case IR_LOOP:
+			assert(!"loops are emitted by the rows recipe");
+			break;
+		}
+		strbuf_addstr(out, ";\n");
+	}
+}
+
+static void
+stream_address(const struct emit_ctx *c, const struct emit_stream *s, const char *base,
+               struct strbuf *out)
+{
+	strbuf_addf(out, "&%s[", s->buffer);
+	if (s->inv) {
+		strbuf_addch(out, '(');
+		emit_expr(c, s->inv, out);
+		strbuf_addstr(out, ") + ");
+	}
+	strbuf_addf(out, "%s]", base);
+}
+
+void
+emit_aligned_test(const struct emit_ctx *c, const char *base_text, struct strbuf *out)
+{
+	if (c->vec == 1 || c->n_streams == 0) {
+		strbuf_addstr(out, "1");
+		return;
+	}
+	for (size_t i = 0; i < c->n_streams; i++) {
+		if (i)
+			strbuf_addstr(out, " && ");
+		strbuf_addstr(out, "(((unsigned long long)(");
+		stream_address(c, &c->streams[i], base_text, out);
+		strbuf_addf(out, ") & (%d * sizeof(%s) - 1)) == 0)", c->vec, c->streams[i].elem_type);
+	}
+}
+
+void
+emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *indent,
+                  struct strbuf *out)
+{
+	int arrays = c->reg_suffix && c->reg_suffix[0];
+	for (size_t i = 0; i < c->n_streams; i++) {
+		const struct emit_stream *s = &c->streams[i];
+		if (s->is_store)
+			continue;
+		const char *vt = emit_vector_type(s->elem_type, c->vec);
+		strbuf_addstr(out, indent);
+		if (!arrays)
+			strbuf_addf(out, "const %s ", vt);
+		strbuf_addf(out, "egg_l%zu%s = ", i, arrays ? c->reg_suffix : "");
+		int ldg = read_only(c, s->buffer);
+		strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" : "*reinterpret_cast<const %s *>(", vt);
+		stream_address(c, s, base_text, out);
+		strbuf_addstr(out, ldg ? "));\n" : ");\n");
+	}
+}
+
+void
+emit_stream_stores(const struct emit_ctx *c, const char *base_text, const char *indent,
+                   struct strbuf *out)
+{
+	for (size_t i = 0; i < c->n_streams; i++) {
+		const struct emit_stream *s = &c->streams[i];
+		if (!s->is_store)
+			continue;
+		strbuf_addf(out, "%s*reinterpret_cast<%s *>(", indent,
+		            emit_vector_type(s->elem_type, c->vec));
+		stream_address(c, s, base_text, out);
+		strbuf_addf(out, ") = egg_s%zu;\n", i);
+	}
+}
+
+void
+emit_components(struct emit_ctx *c, const struct ir_block *b, const char *base_text,
+                const char *indent, struct strbuf *out)
+{
+	for (size_t i = 0; i < c->n_streams; i++)
+		if (c->streams[i].is_store)
+			strbuf_addf(out, "%s%s egg_s%zu;\n", indent,
+			            emit_vector_type(c->streams[i].elem_type, c->vec), i);
+	const char *saved = c->index_text[c->var];
+	struct strbuf in2 = STRBUF_INIT;
+	strbuf_addf(&in2, "%s\t", indent);
+	for (int k = 0; k < c->vec; k++) {
+		char *ix = egg_xasprintf("(%s + %d)", base_text, k);
+		c->index_text[c->var] = ix;
+		c->component = k;
+		strbuf_addf(out, "%s{\n", indent);
+		emit_block(c, b, in2.buf, out);
+		if (c->component_tail)
+			strbuf_addf(out, "%s%s\n", in2.buf, c->component_tail);
+		strbuf_addf(out, "%s}\n", indent);
+		free(ix);
+	}
+	c->index_text[c->var] = saved;
+	c->component = -1;
+	strbuf_release(&in2);
+	emit_stream_stores(c, base_text, indent, out);
+}
+
+void
+emit_group_reduce(const struct ir_stmt *acc, const char *v, int g, const char *indent,
+                  unsigned uniq, struct strbuf *out)
+{
+	struct strbuf sh = STRBUF_INIT;
+	strbuf_addf(out, "%s#pragma unroll\n%sfor (int egg_o = %d; egg_o > 0; egg_o >>= 1)\n%s\t%s = ",
+	            indent, indent, (g < 32 ? g : 32) / 2, indent, v);
+	strbuf_addf(&sh, "__shfl_xor_sync(0xffffffffu, %s, egg_o)", v);
+	emit_combine(acc, v, sh.buf, out);
+	strbuf_addstr(out, ";\n");
+	strbuf_reset(&sh);
+	if (g > 32) {
+		strbuf_addf(out, "%s__shared__ %s egg_sh%u[32];\n", indent, acc->type, uniq);
+		strbuf_addf(out, "%s__syncthreads();\n", indent);
+		strbuf_addf(out, "%sif ((threadIdx.x & 31) == 0)\n%s\tegg_sh%u[threadIdx.x >> 5] = %s;\n",
+		            indent, indent, uniq, v);
+		strbuf_addf(out, "%s__syncthreads();\n", indent);
+		strbuf_addf(out, "%s%s = egg_sh%u[0];\n", indent, v, uniq);
+		strbuf_addf(out, "%sfor (int egg_k = 1; egg_k < %d; egg_k++)\n%s\t%s = ", indent, g / 32,
+		            indent, v);
+		strbuf_addf(&sh, "egg_sh%u[egg_k]", uniq);
+		emit_combine(acc, v, sh.buf, out);
+		strbuf_addstr(out, ";\n");
+	}
+	strbuf_release(&sh);
+}
+
+void
+emit_kernel_params(const struct ir_program *p, struct strbuf *out)
+{
+	for (size_t i = 0; i < p->n_params; i++) {
+		const struct ir_param *q = &p->params[i];
+		if (i)
+			strbuf_addstr(out, ", ");
+		if (q->is_pointer)
+			strbuf_addf(out, "%s%s *__restrict__ %s", q->written ? "" : "const ",
+			            q->elem_type, q->name);
+		else
+			strbuf_addf(out, "%s %s", q->type, q->name);
+	}
+}
+
+void
+emit_kernel_args(const struct ir_program *p, struct strbuf *out)
+{
+	for (size_t i = 0; i < p->n_params; i++)
+		strbuf_addf(out, "%s%s", i ? ", " : "", p->params[i].name);
+}
+
+char *
+emit_template_load(const char *name, struct strbuf *err)
+{
+	const char *dir = getenv("EGG_BUILTIN_TEMPLATES");
+	char *fallback = NULL;
+	if (!dir || !*dir)
+		dir = fallback = egg_xasprintf("%s/templates", EGG_PKGDATADIR);
+	char *path = fs_join(dir, name);
+	char *data = NULL;
+	size_t len;
+	if (fs_read_file(path, 1 << 20, &data, &len) != 0)
+		strbuf_addf(err, "cannot read the builtin template %s (set EGG_BUILTIN_TEMPLATES to "
+		            "the templates folder)", path);
+	free(path);
+	free(fallback);
+	return data;
+}
+
+void
+emit_template_fill(const char *tmpl, const char *const *keys, const char *const *vals,
+                   size_t n, struct strbuf *out)
+{
+	const char *s = tmpl;
+	while (*s) {
+		const char *at = strchr(s, '@');
+		const char *end = at ? strchr(at + 1, '@') : NULL;
+		if (!at || !end) {
+			strbuf_addstr(out, s);
+			return;
+		}
+		strbuf_add(out, s, (size_t)(at - s));
+		size_t klen = (size_t)(end - at - 1), i;
+		for (i = 0; i < n; i++)
+			if (strlen(keys[i]) == klen && strncmp(keys[i], at + 1, klen) == 0)
+				break;
+		if (i == n) { /* not a key: keep the '@' and go on after it */
+			strbuf_addch(out, '@');
+			s = at + 1;
+			continue;
+		}
+		strbuf_addstr(out, vals[i]);
+		s = end + 1;
+	}
+}

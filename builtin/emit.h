@@ -1,0 +1,81 @@
+/*
+ * emit.h -- CUDA text from the description: expressions, statement blocks with
+ * streamed (vectorized) accesses, group reductions, kernel parameter lists and
+ * templates.  Shared by every recipe; a recipe decides the loop structure and
+ * fills a template (builtin/templates/NAME.cu, data installed with egg).
+ *
+ * Ownership: functions append to caller's strbufs; emit_template_load returns a
+ * string the caller frees.
+ */
+#ifndef EGG_BUILTIN_EMIT_H
+#define EGG_BUILTIN_EMIT_H
+
+#include "builtin/ir.h"
+#include "common/strbuf.h"
+
+/* One streamed access: buffer[inv + VAR] (inv NULL: buffer[VAR]), read or written
+ * V consecutive elements at a time through one vector register. */
+struct emit_stream {
+	const char *buffer;
+	const struct ir_expr *inv; /* borrowed */
+	int is_store;
+	const char *elem_type;
+};
+
+struct emit_ctx {
+	const struct ir_program *prog;
+	enum ir_index var;         /* the index the streams run along (IR_I or IR_COL) */
+	const char *index_text[3]; /* C text for IR_I, IR_ROW, IR_COL */
+	struct emit_stream *streams;
+	size_t n_streams;
+	int vec;                   /* V: 1 = scalar registers */
+	int component;             /* -1: no stream replacement (scalar code); else k */
+	const char *reg_suffix;    /* "[egg_u]" when streams are per-u arrays, else "" */
+	const char *component_tail; /* code appended to each component's block, or NULL */
+};
+
+/* Collects the streamed accesses of a block (loads and stores indexed by VAR or
+ * inv + VAR with inv free of VAR, of buffers whose element type vectorizes). */
+void emit_collect_streams(struct emit_ctx *c, const struct ir_block *b);
+void emit_ctx_release(struct emit_ctx *c);
+
+/* Vector type for V elements of type t ("float4"), or NULL when it has none. */
+const char *emit_vector_type(const char *t, int v);
+int emit_max_vector(const char *t);
+
+void emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out);
+/* Statements (LET, ASSIGN, STORE, ACC as egg_p_NAME = combine(...)); LOOP is refused. */
+void emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *indent,
+                struct strbuf *out);
+
+/* The alignment test of every stream at element offset base_text (C text). */
+void emit_aligned_test(const struct emit_ctx *c, const char *base_text, struct strbuf *out);
+/* Declarations and vector loads of the streams at element base_text. */
+void emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *indent,
+                       struct strbuf *out);
+void emit_stream_stores(const struct emit_ctx *c, const char *base_text, const char *indent,
+                        struct strbuf *out);
+/* The body once per component k of V, with the streams replaced (index = base + k). */
+void emit_components(struct emit_ctx *c, const struct ir_block *b, const char *base_text,
+                     const char *indent, struct strbuf *out);
+
+/* Combine text and identity for an accumulator. */
+void emit_combine(const struct ir_stmt *acc, const char *a, const char *b, struct strbuf *out);
+const char *emit_identity(enum ir_combine op, const char *type);
+/* v = reduction of v over a group of g threads (g a power of two <= 1024, lane =
+ * threadIdx.x % g, groups of g > 32 span the whole block). */
+void emit_group_reduce(const struct ir_stmt *acc, const char *v, int g, const char *indent,
+                       unsigned uniq, struct strbuf *out);
+
+/* "const float *__restrict__ x, float *__restrict__ y, int n" from the params. */
+void emit_kernel_params(const struct ir_program *p, struct strbuf *out);
+void emit_kernel_args(const struct ir_program *p, struct strbuf *out);
+
+/* Templates: EGG_BUILTIN_TEMPLATES or $(pkgdatadir)/templates; NULL with err set. */
+char *emit_template_load(const char *name, struct strbuf *err);
+/* Appends tmpl with each @KEY@ replaced by its value (keys[i], vals[i]); an unknown
+ * @KEY@ is an invariant violation (templates ship with the code). */
+void emit_template_fill(const char *tmpl, const char *const *keys, const char *const *vals,
+                        size_t n, struct strbuf *out);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * ir.c -- constructors, comparison and the printed description of the builtin
+ * generator's tensor-level description (ir.h).
+ */
+#include "config.h"
+
+#include "builtin/ir.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ir_expr *
+ir_expr_new(enum ir_expr_kind kind, const char *text)
+{
+	struct ir_expr *e = egg_xcalloc(1, sizeof *e);
+	e->kind = kind;
+	e->text = text ? egg_xstrdup(text) : NULL;
+	return e;
+}
+
+void
+ir_expr_add(struct ir_expr *e, struct ir_expr *kid)
+{
+	e->kids = egg_xrealloc(e->kids, (e->n_kids + 1) * sizeof *e->kids);
+	e->kids[e->n_kids++] = kid;
+}
+
+struct ir_expr *
+ir_expr_copy(const struct ir_expr *e)
+{
+	if (!e)
+		return NULL;
+	struct ir_expr *c = ir_expr_new(e->kind, e->text);
+	c->idx = e->idx;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_add(c, ir_expr_copy(e->kids[i]));
+	return c;
+}
+
+void
+ir_expr_free(struct ir_expr *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_free(e->kids[i]);
+	free(e->kids);
+	free(e->text);
+	free(e);
+}
+
+struct ir_stmt *
+ir_stmt_new(enum ir_stmt_kind kind)
+{
+	struct ir_stmt *s = egg_xcalloc(1, sizeof *s);
+	s->kind = kind;
+	return s;
+}
+
+void
+ir_block_add(struct ir_block *b, struct ir_stmt *s)
+{
+	b->stmts = egg_xrealloc(b->stmts, (b->n + 1) * sizeof *b->stmts);
+	b->stmts[b->n++] = s;
+}
+
+void
+ir_block_free(struct ir_block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct ir_stmt *s = b->stmts[i];
+		free(s->name);
+		free(s->type);
+		free(s->combine_fn);
+		ir_expr_free(s->index);
+		ir_expr_free(s->value);
+		ir_expr_free(s->bound);
+		ir_block_free(&s->body);
+		free(s);
+	}
+	free(b->stmts);
+	b->stmts = NULL;
+	b->n = 0;
+}
+
+void
+ir_program_free(struct ir_program *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_params; i++) {
+		free(p->params[i].name);
+		free(p->params[i].type);
+		free(p->params[i].elem_type);
+	}
+	free(p->params);
+	for (size_t i = 0; i < p->n_stages; i++) {
+		free(p->stages[i].kernel);
+		free(p->stages[i].buffer);
+		ir_expr_free(p->stages[i].n);
+		ir_block_free(&p->stages[i].body);
+	}
+	free(p->stages);
+	free(p->header);
+	free(p->name);
+	free(p);
+}
+
+static int
+str_eq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int
+ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind || !str_eq(a->text, b->text) || a->n_kids != b->n_kids)
+		return 0;
+	if (a->kind == IR_IDX && a->idx != b->idx)
+		return 0;
+	for (size_t i = 0; i < a->n_kids; i++)
+		if (!ir_expr_equal(a->kids[i], b->kids[i]))
+			return 0;
+	return 1;
+}
+
+int
+ir_expr_uses_index(const struct ir_expr *e, enum ir_index idx)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_IDX && e->idx == idx)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_uses_index(e->kids[i], idx))
+			return 1;
+	return 0;
+}
+
+int
+ir_expr_loads(const struct ir_expr *e, const char *buffer)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOAD && strcmp(e->text, buffer) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_loads(e->kids[i], buffer))
+			return 1;
+	return 0;
+}
+
+int
+ir_expr_reads_local(const struct ir_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOCAL && strcmp(e->text, name) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_reads_local(e->kids[i], name))
+			return 1;
+	return 0;
+}
+
+int
+ir_expr_has_load(const struct ir_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOAD)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_has_load(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+static const char *const index_names[] = { "i", "row", "col" };
+
+void
+ir_expr_print_with(const struct ir_expr *e, const struct ir_print_hooks *h, struct strbuf *out)
+{
+	if (h && h->leaf && h->leaf(h->ctx, e, out))
+		return;
+	switch (e->kind) {
+	case IR_NUM:
+	case IR_VAR:
+	case IR_LOCAL:
+		strbuf_addstr(out, e->text);
+		break;
+	case IR_IDX:
+		strbuf_addstr(out, h ? h->index_text[e->idx] : index_names[e->idx]);
+		break;
+	case IR_LOAD:
+		strbuf_addf(out, "%s[", e->text);
+		ir_expr_print_with(e->kids[0], h, out);
+		strbuf_addch(out, ']');
+		break;
+	case IR_UN:
+		strbuf_addf(out, "(%s", e->text);
+		ir_expr_print_with(e->kids[0], h, out);
+		strbuf_addch(out, ')');
+		break;
+	case IR_BIN:
+		strbuf_addch(out, '(');
+		ir_expr_print_with(e->kids[0], h, out);
+		strbuf_addf(out, " %s ", e->text);
+		ir_expr_print_with(e->kids[1], h, out);
+		strbuf_addch(out, ')');
+		break;
+	case IR_CALL:
+		strbuf_addf(out, "%s(", e->text);
+		for (size_t i = 0; i < e->n_kids; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			ir_expr_print_with(e->kids[i], h, out);
+		}
+		strbuf_addch(out, ')');
+		break;
+	case IR_COND:
+		strbuf_addch(out, '(');
+		ir_expr_print_with(e->kids[0], h, out);
+		strbuf_addstr(out, " ? ");
+		ir_expr_print_with(e->kids[1], h, out);
+		strbuf_addstr(out, " : ");
+		ir_expr_print_with(e->kids[2], h, out);
+		strbuf_addch(out, ')');
+		break;
+	case IR_CAST:
+		strbuf_addf(out, "((%s)", e->text);
+		ir_expr_print_with(e->kids[0], h, out);
+		strbuf_addch(out, ')');
+		break;
+	}
+}
+
+void
+ir_expr_print(const struct ir_expr *e, struct strbuf *out)
+{
+	ir_expr_print_with(e, NULL, out);
+}
+
+static const char *const combine_names[] = { "sum", "max", "min" };
+
+static void
+describe_block(const struct ir_block *b, int depth, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		for (int d = 0; d < depth; d++)
+			strbuf_addstr(out, "  ");
+		switch (s->kind) {
+		case IR_LET:
+			strbuf_addf(out, "let %s %s = ", s->type, s->name);
+			ir_expr_print(s->value, out);
+			break;
+		case IR_ASSIGN:
+			strbuf_addf(out, "set %s = ", s->name);
+			ir_expr_print(s->value, out);
+			break;
+		case IR_STORE:
+			strbuf_addf(out, "store %s[", s->name);
+			ir_expr_print(s->index, out);
+			strbuf_addstr(out, "] = ");
+			ir_expr_print(s->value, out);
+			break;
+		case IR_ACC:
+			strbuf_addf(out, "acc %s %s", combine_names[s->combine], s->name);
+			if (s->into_buffer) {
+				strbuf_addch(out, '[');
+				ir_expr_print(s->index, out);
+				strbuf_addch(out, ']');
+			}
+			strbuf_addstr(out, " <- ");
+			ir_expr_print(s->value, out);
+			break;
+		case IR_LOOP:
+			strbuf_addstr(out, "loop col < ");
+			ir_expr_print(s->bound, out);
+			strbuf_addch(out, '\n');
+			describe_block(&s->body, depth + 1, out);
+			continue;
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+static const char *const stage_names[] = { "map", "rows", "reduce", "memset" };
+
+void
+ir_program_describe(const struct ir_program *p, struct strbuf *out)
+{
+	strbuf_addf(out, "%s %s\n", p->is_kernel ? "kernel" : "launcher", p->name);
+	for (size_t i = 0; i < p->n_stages; i++) {
+		const struct ir_stage *st = &p->stages[i];
+		strbuf_addf(out, "stage %zu %s", i, stage_names[st->kind]);
+		if (st->kernel)
+			strbuf_addf(out, " kernel=%s", st->kernel);
+		if (st->buffer)
+			strbuf_addf(out, " buffer=%s", st->buffer);
+		strbuf_addstr(out, " n=");
+		ir_expr_print(st->n, out);
+		strbuf_addch(out, '\n');
+		describe_block(&st->body, 1, out);
+	}
+}
+
+const struct ir_param *
+ir_program_param(const struct ir_program *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_params; i++)
+		if (strcmp(p->params[i].name, name) == 0)
+			return &p->params[i];
+	return NULL;
+}

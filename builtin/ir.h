@@ -1,0 +1,159 @@
+/*
+ * ir.h -- the builtin generator's tensor-level description of a bundle.
+ *
+ * The lifter (lift.c, lift_launcher.c) turns the closure + target of a bundle into
+ * an ir_program: an ordered list of stages, one per kernel launch (or host step),
+ * whose expressions are written in the *launcher's* names (kernel parameters are
+ * replaced by the launch arguments), so that the recipes can fuse and re-launch
+ * stages freely.  The recipes (recipes/FAMILY.c) read it; nothing in it names a
+ * kernel's purpose: a softmax is a ROWS stage whose column loops hold a max and a
+ * sum accumulator, never "softmax".
+ *
+ * Stages:
+ *   IR_STAGE_MAP     for every i in [0, n): body (lets, stores).  Index variable I.
+ *   IR_STAGE_ROWS    for every row in [0, n): body at row level (lets, assigns,
+ *                    stores, accumulator inits) with IR_LOOP statements over
+ *                    col in [0, loop->bound) whose bodies hold lets, stores and
+ *                    accumulator updates (IR_ACC of an outer local).  Index
+ *                    variables ROW and COL.  A loop written from S runs col in
+ *                    [0, B - S) with its index S + col; a single-thread kernel
+ *                    is a row program with n = 1.
+ *   IR_STAGE_REDUCE  for every i in [0, n): body (lets) and one IR_ACC into a
+ *                    buffer element whose index does not depend on i (the
+ *                    naive atomicAdd(out, f(x[i])) full reduction).
+ *   IR_STAGE_MEMSET  host memset of a buffer (name) to zero bytes, count in n.
+ *
+ * Branches do not appear: if/else around single assignments is lifted as IR_COND
+ * (a select); anything else is not lifted.  2-D maps are MAPs over rows * cols
+ * with r * cols + c folded back to i.
+ *
+ * Adding a family (transpose, gather, stencil, GEMM) means a new stage kind or a
+ * new shape of ROWS body plus a new recipes/FAMILY.c; existing recipes ignore
+ * stages they do not know (they decline the program).
+ *
+ * Ownership: an ir_program owns everything it points to; ir_program_free().
+ */
+#ifndef EGG_BUILTIN_IR_H
+#define EGG_BUILTIN_IR_H
+
+#include <stddef.h>
+
+#include "common/strbuf.h"
+
+enum ir_expr_kind {
+	IR_NUM,   /* text: the literal as written */
+	IR_VAR,   /* text: a scalar (launcher parameter or host expression, parenthesized) */
+	IR_LOCAL, /* text: a local of the lifted code (renamed unique per stage) */
+	IR_IDX,   /* idx: IR_I, IR_ROW or IR_COL */
+	IR_LOAD,  /* text: buffer; kids[0]: element index */
+	IR_UN,    /* text: operator ("-", "!", "~"); kids[0] */
+	IR_BIN,   /* text: operator; kids[0], kids[1] */
+	IR_CALL,  /* text: function; kids: arguments */
+	IR_COND,  /* kids[0] ? kids[1] : kids[2] */
+	IR_CAST,  /* text: type; kids[0] */
+};
+
+enum ir_index { IR_I, IR_ROW, IR_COL };
+
+struct ir_expr {
+	enum ir_expr_kind kind;
+	char *text;
+	enum ir_index idx;
+	struct ir_expr **kids;
+	size_t n_kids;
+};
+
+enum ir_stmt_kind {
+	IR_LET,    /* type name = value (a new local) */
+	IR_ASSIGN, /* name = value (an existing local) */
+	IR_STORE,  /* name[index] = value (a buffer) */
+	IR_ACC,    /* name = combine(name, value): an outer local (in a loop) or a buffer element */
+	IR_LOOP,   /* for col in [0, bound): body (ROWS stages only) */
+};
+
+enum ir_combine { IR_SUM, IR_MAX, IR_MIN };
+
+struct ir_block {
+	struct ir_stmt **stmts;
+	size_t n;
+};
+
+struct ir_stmt {
+	enum ir_stmt_kind kind;
+	char *name;
+	char *type;            /* LET: declared type; ACC: the accumulator's type */
+	struct ir_expr *index; /* STORE, ACC into a buffer */
+	struct ir_expr *value; /* LET, ASSIGN, STORE, ACC */
+	enum ir_combine combine;
+	char *combine_fn;      /* ACC: "+" or the function spelled in the source ("fmaxf") */
+	int into_buffer;       /* ACC: name is a buffer (atomics), else a local */
+	struct ir_expr *bound; /* LOOP */
+	struct ir_block body;  /* LOOP */
+};
+
+enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET };
+
+struct ir_stage {
+	enum ir_stage_kind kind;
+	char *kernel;      /* the launched kernel's name (for messages only) */
+	struct ir_expr *n; /* domain size (MAP, REDUCE: elements; ROWS: rows); MEMSET: bytes */
+	char *buffer;      /* MEMSET: the buffer */
+	struct ir_block body;
+};
+
+/* A buffer or scalar the program touches: a parameter of the target. */
+struct ir_param {
+	char *name;
+	char *type;      /* as declared */
+	char *elem_type; /* pointee or scalar type */
+	int is_pointer;
+	int is_temp;     /* role temp: its contents after the call do not matter */
+	int written;     /* some stage stores into it */
+};
+
+struct ir_program {
+	int is_kernel;   /* the target is a __global__ kernel (body replacement only) */
+	char *header;    /* the target's text up to its body's '{' */
+	char *name;
+	struct ir_param *params;
+	size_t n_params;
+	struct ir_stage *stages;
+	size_t n_stages;
+};
+
+/* Constructors (never fail: allocation failure aborts in egg_x*). */
+struct ir_expr *ir_expr_new(enum ir_expr_kind kind, const char *text);
+void ir_expr_add(struct ir_expr *e, struct ir_expr *kid);
+struct ir_expr *ir_expr_copy(const struct ir_expr *e);
+void ir_expr_free(struct ir_expr *e);
+struct ir_stmt *ir_stmt_new(enum ir_stmt_kind kind);
+void ir_block_add(struct ir_block *b, struct ir_stmt *s);
+void ir_block_free(struct ir_block *b);
+void ir_program_free(struct ir_program *p);
+
+/* Structural equality; does expression e mention index idx / buffer-load of name? */
+int ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b);
+int ir_expr_uses_index(const struct ir_expr *e, enum ir_index idx);
+int ir_expr_loads(const struct ir_expr *e, const char *buffer);
+int ir_expr_has_load(const struct ir_expr *e);
+int ir_expr_reads_local(const struct ir_expr *e, const char *name);
+
+/* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
+void ir_expr_print(const struct ir_expr *e, struct strbuf *out);
+
+/* The same printer for code generation: index spellings, and a leaf hook that may
+ * print a node itself (returns 1) or leave it to the printer (returns 0). */
+struct ir_print_hooks {
+	const char *index_text[3];
+	int (*leaf)(void *ctx, const struct ir_expr *e, struct strbuf *out);
+	void *ctx;
+};
+void ir_expr_print_with(const struct ir_expr *e, const struct ir_print_hooks *h, struct strbuf *out);
+
+/* The human-readable description (one line per stage and statement); the lifting
+ * tests compare it verbatim. */
+void ir_program_describe(const struct ir_program *p, struct strbuf *out);
+
+const struct ir_param *ir_program_param(const struct ir_program *p, const char *name);
+
+#endif

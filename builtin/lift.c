@@ -1,0 +1,327 @@
+/*
+ * lift.c -- lifts one kernel launch into stages of the description (ir.h): the
+ * environment of names and the kernel's frame (thread index, guard, stage kind);
+ * expressions and statements are in lift_expr.c and lift_stmt.c.
+ *
+ * A kernel lifts when it has the shape naive kernels have: a global thread index
+ * (blockIdx.x * blockDim.x + threadIdx.x in its spellings, casts allowed), a
+ * bounds guard on it (if (i < n) {...}, if (i >= n) return;, or a grid-stride
+ * for loop), and a body of straight-line code.  The body decides the stage:
+ *   - no loop: a MAP over i (or a REDUCE when it does atomicAdd into an element
+ *     that does not depend on i);
+ *   - column loops for (j = 0; j < C; j++): a ROWS stage, the thread index being
+ *     the row; a local declared outside a loop and combined inside it (+=,
+ *     x = x + e, x = fmaxf(x, e), ...) is an accumulator.
+ * Everything else -- branches, while loops, nested loops, shared memory, atomics
+ * to data-dependent addresses -- is refused with a reason.  Names are resolved
+ * through a scoped environment; kernel parameters become the launch's buffers
+ * and scalar expressions, so stages speak the target's names.
+ */
+#include "config.h"
+
+#include "builtin/lift_internal.h"
+#include "common/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+lift_refuse(struct ctx *c, const char *fmt, ...)
+{
+	if (c->failed)
+		return;
+	c->failed = 1;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(c->why, fmt, ap);
+	va_end(ap);
+}
+
+struct binding *
+lift_bind(struct ctx *c, const char *name, enum bind_kind kind)
+{
+	if (c->n_env == c->cap_env) {
+		c->cap_env = c->cap_env ? 2 * c->cap_env : 32;
+		c->env = egg_xrealloc(c->env, c->cap_env * sizeof *c->env);
+	}
+	struct binding *b = &c->env[c->n_env++];
+	memset(b, 0, sizeof *b);
+	b->name = name;
+	b->kind = kind;
+	return b;
+}
+
+void
+lift_unbind_to(struct ctx *c, size_t mark)
+{
+	while (c->n_env > mark) {
+		struct binding *b = &c->env[--c->n_env];
+		free(b->renamed);
+		free(b->type);
+		ir_expr_free(b->expr);
+	}
+}
+
+struct binding *
+lift_lookup(struct ctx *c, const char *name)
+{
+	for (size_t i = c->n_env; i-- > 0;)
+		if (strcmp(c->env[i].name, name) == 0)
+			return &c->env[i];
+	return NULL;
+}
+
+/* ---- recognising the thread index ---- */
+
+const struct ast_expr *
+lift_strip_casts(const struct ast_expr *e)
+{
+	while (e && e->kind == AST_CAST)
+		e = e->kids[0];
+	return e;
+}
+
+static int
+is_builtin(const struct ast_expr *e, const char *var, const char *field)
+{
+	e = lift_strip_casts(e);
+	return e && e->kind == AST_MEMBER && strcmp(e->text, field) == 0 &&
+	       e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, var) == 0;
+}
+
+static int
+is_product_dim(const struct ast_expr *e, const char *a, const char *b, const char *dim)
+{
+	e = lift_strip_casts(e);
+	return e && e->kind == AST_BIN && strcmp(e->text, "*") == 0 &&
+	       ((is_builtin(e->kids[0], a, dim) && is_builtin(e->kids[1], b, dim)) ||
+	        (is_builtin(e->kids[0], b, dim) && is_builtin(e->kids[1], a, dim)));
+}
+
+/* blockIdx.D * blockDim.D + threadIdx.D, in either order, casts allowed */
+static int
+is_global_index_dim(const struct ast_expr *e, const char *dim)
+{
+	e = lift_strip_casts(e);
+	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
+		return 0;
+	for (int s = 0; s < 2; s++)
+		if (is_product_dim(e->kids[s], "blockIdx", "blockDim", dim) &&
+		    is_builtin(e->kids[1 - s], "threadIdx", dim))
+			return 1;
+	return 0;
+}
+
+static int
+is_global_index(const struct ast_expr *e)
+{
+	return is_global_index_dim(e, "x");
+}
+
+static int
+is_grid_stride(const struct ast_expr *e)
+{
+	return is_product_dim(e, "blockDim", "gridDim", "x");
+}
+
+static int
+is_name(const struct ast_expr *e, const char *name)
+{
+	e = lift_strip_casts(e);
+	return name && e && e->kind == AST_NAME && strcmp(e->text, name) == 0;
+}
+
+/* threadIdx.x == 0, blockIdx.x == 0, or both joined by && */
+static int
+is_single_thread_guard(const struct ast_expr *e)
+{
+	if (e->kind == AST_BIN && strcmp(e->text, "&&") == 0)
+		return is_single_thread_guard(e->kids[0]) && is_single_thread_guard(e->kids[1]);
+	if (e->kind != AST_BIN || strcmp(e->text, "==") != 0)
+		return 0;
+	for (int s = 0; s < 2; s++) {
+		const struct ast_expr *z = lift_strip_casts(e->kids[1 - s]);
+		if ((is_builtin(e->kids[s], "threadIdx", "x") || is_builtin(e->kids[s], "blockIdx", "x")) &&
+		    z->kind == AST_NUM && strcmp(z->text, "0") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- the kernel's frame: thread index and guard ---- */
+
+static int
+contains_loop(const struct ast_stmt *s)
+{
+	if (!s)
+		return 0;
+	if (s->kind == AST_FOR || s->kind == AST_WHILE)
+		return 1;
+	for (size_t i = 0; i < s->n_body; i++)
+		if (contains_loop(s->body[i]))
+			return 1;
+	return contains_loop(s->then) || contains_loop(s->otherwise);
+}
+
+/* cond is "gid < N" (or "N > gid"): returns N */
+static const struct ast_expr *
+guard_bound(const struct ast_expr *cond, const char *gid, const char *lt, const char *gt)
+{
+	if (!cond || cond->kind != AST_BIN)
+		return NULL;
+	const struct ast_expr *l = lift_strip_casts(cond->kids[0]), *r = lift_strip_casts(cond->kids[1]);
+	if (strcmp(cond->text, lt) == 0 && l->kind == AST_NAME && strcmp(l->text, gid) == 0)
+		return cond->kids[1];
+	if (strcmp(cond->text, gt) == 0 && r->kind == AST_NAME && strcmp(r->text, gid) == 0)
+		return cond->kids[0];
+	return NULL;
+}
+
+static int
+body_is_return(const struct ast_stmt *s)
+{
+	if (s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s->kind == AST_RETURN && !s->expr;
+}
+
+int
+lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
+            const struct lift_arg *args, size_t n_args, struct strbuf *why)
+{
+	struct ctx c = { .prog = p, .unit = u, .stage = p->n_stages, .why = why };
+	for (size_t i = 0; i < n_args; i++) {
+		struct binding *b = lift_bind(&c, args[i].param, args[i].buffer ? B_BUFFER : B_SCALAR);
+		b->buffer = args[i].buffer;
+		if (!args[i].buffer)
+			b->expr = ir_expr_new(IR_VAR, args[i].scalar);
+	}
+	const struct ast_stmt *body = k->body;
+	const char *gid = NULL, *gid_y = NULL;
+	const struct ast_expr *bound = NULL, *bound_y = NULL;
+	const struct ast_stmt *inner = NULL;
+	struct ir_block pre = { 0 };
+	int rows = 0; /* loops in the body: the thread index is a row */
+	const char *stride0 = NULL;
+	for (size_t j = 0; j < body->n_body; j++) {
+		const struct ast_stmt *s = body->body[j];
+		if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init))
+			stride0 = s->decls[0].name;
+		int frame = s->kind == AST_FOR && s->step && s->step->kind == AST_ASSIGN &&
+		            strcmp(s->step->text, "+=") == 0 &&
+		            (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride0));
+		rows |= frame ? contains_loop(s->then) : contains_loop(s);
+	}
+	const char *stride = NULL;
+	size_t i = 0;
+	int serial = 0; /* one thread does it all: a row program with one row */
+	for (; i < body->n_body && !c.failed && !bound && !serial; i++) {
+		const struct ast_stmt *s = body->body[i];
+		if (!gid && !gid_y && rows && s->kind == AST_IF && !s->otherwise &&
+		    is_single_thread_guard(s->expr)) {
+			serial = 1;
+			inner = s->then;
+		} else if (!gid && !gid_y && rows && (s->kind == AST_FOR || s->kind == AST_EXPR)) {
+			serial = 1; /* no guard: every thread would compute the same values */
+			inner = NULL;
+			i--;
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index(s->decls[0].init)) {
+			gid = s->decls[0].name;
+			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index_dim(s->decls[0].init, "y")) {
+			gid_y = s->decls[0].name;
+		} else if (s->kind == AST_IF && gid && gid_y && !s->otherwise && s->expr->kind == AST_BIN &&
+		           (strcmp(s->expr->text, "&&") == 0 || strcmp(s->expr->text, "||") == 0)) {
+			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; */
+			int ret = strcmp(s->expr->text, "||") == 0;
+			const char *lt = ret ? ">=" : "<", *gt = ret ? "<=" : ">";
+			for (int t = 0; t < 2 && !bound; t++) {
+				bound_y = guard_bound(s->expr->kids[t], gid_y, lt, gt);
+				bound = bound_y ? guard_bound(s->expr->kids[1 - t], gid, lt, gt) : NULL;
+			}
+			if (!bound || (ret && !body_is_return(s->then)))
+				lift_refuse(&c, "a 2-D guard that is not 'y < rows && x < cols'");
+			inner = ret ? NULL : s->then;
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
+		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
+			inner = s->then;
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && body_is_return(s->then) &&
+		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
+			inner = NULL; /* the rest of the body */
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init)) {
+			stride = s->decls[0].name; /* int stride = blockDim.x * gridDim.x; */
+		} else if (s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
+		           s->init->n_decls == 1 &&
+		           (is_global_index(s->init->decls[0].init) ||
+		            is_name(s->init->decls[0].init, gid)) &&
+		           s->step && s->step->kind == AST_ASSIGN && strcmp(s->step->text, "+=") == 0 &&
+		           (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride))) {
+			gid = s->init->decls[0].name;
+			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
+			bound = guard_bound(s->expr, gid, "<", ">");
+			inner = s->then;
+			if (!bound)
+				lift_refuse(&c, "a grid-stride loop without an 'index < bound' condition");
+		} else if (s->kind == AST_DECL && !contains_loop(s)) {
+			lift_stmt(&c, s, LV_ELEMENT, &pre);
+		} else {
+			lift_refuse(&c, "no bounds guard on the global thread index in '%s'", k->name);
+		}
+	}
+	if (!c.failed && !bound && !serial)
+		lift_refuse(&c, "no global thread index with a bounds guard in '%s'", k->name);
+	if (!c.failed && inner && i < body->n_body)
+		lift_refuse(&c, "statements after the guarded body in '%s'", k->name);
+	if (!c.failed && bound_y && rows)
+		lift_refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
+	struct ir_stage st = { 0 };
+	if (!c.failed) {
+		st.n = serial ? ir_expr_new(IR_NUM, "1") : lift_expr(&c, bound);
+		if (bound_y && st.n) {
+			/* a 2-D map is a map over rows * cols: y = i / cols, x = i % cols */
+			struct ir_expr *ny = lift_expr(&c, bound_y), *i_idx = ir_expr_new(IR_IDX, NULL);
+			i_idx->idx = IR_I;
+			struct binding *by = lift_bind(&c, gid_y, B_SCALAR), *bx;
+			by->expr = lift_bin("/", ir_expr_copy(i_idx), ir_expr_copy(st.n));
+			bx = lift_bind(&c, gid, B_SCALAR);
+			bx->expr = lift_bin("%", i_idx, ir_expr_copy(st.n));
+			st.n = ny ? lift_bin("*", ny, st.n) : (ir_expr_free(st.n), NULL);
+		}
+		/* the pre-guard lets come first */
+		st.body = pre;
+		pre.stmts = NULL;
+		pre.n = 0;
+		enum level lv = rows ? LV_ROW : LV_ELEMENT;
+		if (inner)
+			lift_stmt(&c, inner, lv, &st.body);
+		else
+			for (size_t j = i; j < body->n_body; j++)
+				lift_stmt(&c, body->body[j], lv, &st.body);
+	}
+	if (!c.failed && st.n && ir_expr_has_load(st.n))
+		lift_refuse(&c, "a data-dependent bound");
+	if (!c.failed && c.has_atomic && rows)
+		lift_refuse(&c, "atomics in a kernel with loops");
+	st.kind = rows ? IR_STAGE_ROWS : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
+	st.kernel = egg_xstrdup(k->name);
+	if (!c.failed && st.kind == IR_STAGE_REDUCE)
+		for (size_t j = 0; j < st.body.n; j++)
+			if (st.body.stmts[j]->kind == IR_STORE)
+				lift_refuse(&c, "stores next to an atomic reduction");
+	lift_unbind_to(&c, 0);
+	free(c.env);
+	free(c.stores);
+	ir_block_free(&pre);
+	if (c.failed || !st.n) {
+		if (!c.failed)
+			strbuf_addstr(why, "the bound could not be lifted");
+		free(st.kernel);
+		ir_expr_free(st.n);
+		ir_block_free(&st.body);
+		return -1;
+	}
+	p->stages = egg_xrealloc(p->stages, (p->n_stages + 1) * sizeof *p->stages);
+	p->stages[p->n_stages++] = st;
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * lift.h -- from a bundle's code to the tensor-level description (ir.h).
+ *
+ * lift_bundle parses the closure and the target (parse.h), follows a launcher's
+ * launches in order (lift_launcher.c) or takes a kernel target alone, and lifts
+ * each launched kernel into stages (lift.c).  Anything outside the families is
+ * "not lifted": NULL with a sentence in why, which is a normal outcome.
+ *
+ * Ownership: the returned program is the caller's (ir_program_free).
+ */
+#ifndef EGG_BUILTIN_LIFT_H
+#define EGG_BUILTIN_LIFT_H
+
+#include "builtin/ir.h"
+#include "builtin/parse.h"
+#include "common/bundle.h"
+#include "common/strbuf.h"
+
+struct ir_program *lift_bundle(const struct egg_bundle *b, struct strbuf *why);
+
+/* What a kernel parameter is bound to at one launch: a buffer (a pointer
+ * parameter of the target) or a scalar expression in the target's names. */
+struct lift_arg {
+	const char *param;  /* the kernel's parameter name */
+	const char *buffer; /* non-NULL: the target's pointer parameter */
+	char *scalar;       /* otherwise: C text of the value, parenthesized (owned) */
+};
+
+/* Lifts one kernel launch into stages appended to p (lift.c). */
+int lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
+                const struct lift_arg *args, size_t n_args, struct strbuf *why);
+
+/* Launcher walk (lift_launcher.c). */
+int lift_launcher(struct ir_program *p, const struct ast_unit *u, const struct ast_function *f,
+                  struct strbuf *why);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * lift_internal.h -- what the lifter's files share (lift.c: the environment and
+ * the kernel's frame; lift_expr.c: expressions; lift_stmt.c: statements).  Not
+ * a contract for other modules: lift.h is.
+ */
+#ifndef EGG_BUILTIN_LIFT_INTERNAL_H
+#define EGG_BUILTIN_LIFT_INTERNAL_H
+
+#include "builtin/lift.h"
+
+enum level { LV_ELEMENT, LV_ROW, LV_COL };
+
+enum bind_kind { B_INDEX, B_LOCAL, B_BUFFER, B_ALIAS, B_SCALAR };
+
+struct binding {
+	const char *name;
+	enum bind_kind kind;
+	enum ir_index idx;     /* B_INDEX */
+	char *renamed;         /* B_LOCAL (owned) */
+	char *type;            /* B_LOCAL (owned) */
+	enum level level;      /* B_LOCAL: where declared */
+	const char *buffer;    /* B_BUFFER, B_ALIAS */
+	struct ir_expr *expr;  /* B_ALIAS: element offset; B_SCALAR: value (owned) */
+};
+
+struct store_rec {
+	const char *buffer;
+	struct ir_expr *index; /* borrowed from the IR */
+	char *local;           /* borrowed */
+};
+
+struct ctx {
+	struct ir_program *prog;
+	const struct ast_unit *unit;
+	size_t stage;
+	struct binding *env;
+	size_t n_env, cap_env;
+	struct store_rec *stores;
+	size_t n_stores;
+	int has_atomic, has_loop;
+	unsigned tmp_counter;
+	struct strbuf *why;
+	int failed;
+};
+
+void lift_refuse(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct binding *lift_bind(struct ctx *c, const char *name, enum bind_kind kind);
+void lift_unbind_to(struct ctx *c, size_t mark);
+struct binding *lift_lookup(struct ctx *c, const char *name);
+const struct ast_expr *lift_strip_casts(const struct ast_expr *e);
+
+/* lift_expr.c: NULL (and c->failed) when the expression is outside the subset */
+struct ir_expr *lift_bin(const char *op, struct ir_expr *a, struct ir_expr *b);
+struct ir_expr *lift_expr(struct ctx *c, const struct ast_expr *e);
+/* base[index] as (buffer, element index) with aliases resolved */
+struct ir_expr *lift_element(struct ctx *c, const struct ast_expr *base,
+                             const struct ast_expr *index, const char **buffer);
+/* a load, or the value stored earlier at the same element */
+struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const struct ast_expr *index);
+
+/* lift_stmt.c */
+void lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * lift_launcher.c -- follows a launcher's host code in order: scalar locals
+ * (geometry, sizes), kernel launches and zeroing memsets; and the entry point
+ * lift_bundle for both kinds of target.
+ *
+ * Launch geometry is not kept: the recipes choose their own, and the kernel's
+ * bounds guard says which domain the launch covers (a reference whose grid does
+ * not cover its guard would be incomplete anyway).  Each kernel argument must be
+ * a pointer parameter of the launcher (a buffer) or a scalar expression of its
+ * scalars and locals, which is substituted as C text.
+ */
+#include "config.h"
+
+#include "builtin/lift.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct host_local {
+	const char *name;
+	char *text; /* NULL: computed by a call (geometry helpers); unusable as an argument */
+};
+
+struct host {
+	struct host_local *locals;
+	size_t n;
+};
+
+static const struct host_local *
+host_lookup_local(const struct host *h, const char *name)
+{
+	for (size_t i = h->n; i-- > 0;)
+		if (strcmp(h->locals[i].name, name) == 0)
+			return &h->locals[i];
+	return NULL;
+}
+
+static const char *
+host_lookup(const struct host *h, const char *name)
+{
+	const struct host_local *l = host_lookup_local(h, name);
+	return l ? l->text : NULL;
+}
+
+/* Does e use a local the lifter could not express? */
+static int
+host_uses_unusable(const struct host *h, const struct ast_expr *e)
+{
+	if (e->kind == AST_NAME) {
+		const struct host_local *l = host_lookup_local(h, e->text);
+		return l && !l->text;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (host_uses_unusable(h, e->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* 0, NULL, nullptr: the default stream */
+static int
+is_default_stream(const struct ast_expr *e)
+{
+	while (e->kind == AST_CAST)
+		e = e->kids[0];
+	return (e->kind == AST_NUM && strcmp(e->text, "0") == 0) ||
+	       (e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0 ||
+	                                strcmp(e->text, "cudaStreamLegacy") == 0));
+}
+
+/* Calls the launcher may make that change no data: error checks, syncs, and
+ * wrappers (CUDA_CHECK(...)) around them. */
+static int
+is_ignorable_call(const struct ast_expr *e)
+{
+	static const char *const calls[] = { "cudaDeviceSynchronize", "cudaGetLastError",
+		                             "cudaPeekAtLastError", NULL };
+	if (e->kind != AST_CALL || !e->text)
+		return 0;
+	for (int i = 0; calls[i]; i++)
+		if (strcmp(e->text, calls[i]) == 0)
+			return 1;
+	if (e->n_kids == 0)
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!is_ignorable_call(e->kids[i]) && e->kids[i]->kind != AST_STR &&
+		    e->kids[i]->kind != AST_NUM && e->kids[i]->kind != AST_NAME)
+			return 0;
+	return is_ignorable_call(e->kids[0]);
+}
+
+/* C text of a host expression, with the launcher's locals substituted. */
+static void
+host_print(const struct host *h, const struct ast_expr *e, struct strbuf *out)
+{
+	const char *sub;
+	switch (e->kind) {
+	case AST_NAME:
+		sub = host_lookup(h, e->text);
+		strbuf_addstr(out, sub ? sub : e->text);
+		return;
+	case AST_NUM:
+	case AST_STR:
+		strbuf_addstr(out, e->text);
+		return;
+	case AST_MEMBER:
+		host_print(h, e->kids[0], out);
+		strbuf_addf(out, ".%s", e->text);
+		return;
+	case AST_INDEX:
+		host_print(h, e->kids[0], out);
+		strbuf_addch(out, '[');
+		host_print(h, e->kids[1], out);
+		strbuf_addch(out, ']');
+		return;
+	case AST_CALL:
+		strbuf_addf(out, "%s(", e->text ? e->text : "");
+		for (size_t i = 0; i < e->n_kids; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			host_print(h, e->kids[i], out);
+		}
+		strbuf_addch(out, ')');
+		return;
+	case AST_UN:
+		strbuf_addf(out, "(%s", e->text);
+		host_print(h, e->kids[0], out);
+		strbuf_addch(out, ')');
+		return;
+	case AST_CAST:
+		strbuf_addf(out, "((%s)", e->text);
+		host_print(h, e->kids[0], out);
+		strbuf_addch(out, ')');
+		return;
+	case AST_COND:
+		strbuf_addch(out, '(');
+		host_print(h, e->kids[0], out);
+		strbuf_addstr(out, " ? ");
+		host_print(h, e->kids[1], out);
+		strbuf_addstr(out, " : ");
+		host_print(h, e->kids[2], out);
+		strbuf_addch(out, ')');
+		return;
+	default: /* BIN, and the assignments the caller refuses before printing */
+		strbuf_addch(out, '(');
+		host_print(h, e->kids[0], out);
+		strbuf_addf(out, " %s ", e->text);
+		host_print(h, e->kids[e->n_kids - 1], out);
+		strbuf_addch(out, ')');
+		return;
+	}
+}
+
+static int
+host_is_pure(const struct ast_expr *e)
+{
+	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_STR ||
+	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
+		return 0;
+	if (e->kind == AST_CALL && (!e->text || (strcmp(e->text, "min") && strcmp(e->text, "max") &&
+	                                         strcmp(e->text, "std::min"))))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!host_is_pure(e->kids[i]))
+			return 0;
+	return 1;
+}
+
+static int
+launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
+       const struct ast_stmt *s, struct strbuf *why)
+{
+	const char *name = s->expr->text;
+	const struct ast_function *k = ast_find_function(u, name);
+	if (!k || !strstr(k->qualifiers, "__global__")) {
+		strbuf_addf(why, "launches '%s', which is not a kernel of the closure", name);
+		return -1;
+	}
+	if (k->n_params != s->n_args) {
+		strbuf_addf(why, "launches '%s' with %zu arguments for %zu parameters", name,
+		            s->n_args, k->n_params);
+		return -1;
+	}
+	if (s->n_config >= 4 && !is_default_stream(s->launch[3])) {
+		strbuf_addf(why, "launches '%s' on a stream other than the default one", name);
+		return -1;
+	}
+	struct lift_arg *args = egg_xcalloc(k->n_params + 1, sizeof *args);
+	int rc = 0;
+	for (size_t i = 0; i < k->n_params && rc == 0; i++) {
+		const struct ast_expr *a = s->launch[s->n_config + i];
+		while (a->kind == AST_CAST)
+			a = a->kids[0];
+		args[i].param = k->params[i].name;
+		if (strchr(k->params[i].type, '*')) {
+			const struct ir_param *bp = a->kind == AST_NAME ? ir_program_param(p, a->text) : NULL;
+			if (!bp || !bp->is_pointer) {
+				strbuf_addf(why, "argument %zu of '%s' is not a pointer parameter of the "
+				            "launcher", i + 1, name);
+				rc = -1;
+			} else {
+				args[i].buffer = bp->name;
+			}
+		} else if (!host_is_pure(a) || host_uses_unusable(h, a)) {
+			strbuf_addf(why, "argument %zu of '%s' has side effects or uses a value computed "
+			            "by a call", i + 1, name);
+			rc = -1;
+		} else {
+			struct strbuf t = STRBUF_INIT;
+			host_print(h, a, &t);
+			if (t.buf[0] != '(' && a->kind != AST_NAME && a->kind != AST_NUM) {
+				strbuf_reset(&t);
+				strbuf_addch(&t, '(');
+				host_print(h, a, &t);
+				strbuf_addch(&t, ')');
+			}
+			args[i].scalar = strbuf_detach(&t);
+		}
+	}
+	if (rc == 0)
+		rc = lift_kernel(p, u, k, args, k->n_params, why);
+	for (size_t i = 0; i < k->n_params; i++)
+		free(args[i].scalar);
+	free(args);
+	return rc;
+}
+
+static int
+memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *call,
+             struct strbuf *why)
+{
+	const struct ast_expr *buf = call->kids[0];
+	while (buf->kind == AST_CAST)
+		buf = buf->kids[0];
+	const struct ir_param *bp = buf->kind == AST_NAME ? ir_program_param(p, buf->text) : NULL;
+	if (call->n_kids < 3 || !bp || !bp->is_pointer || call->kids[1]->kind != AST_NUM ||
+	    strcmp(call->kids[1]->text, "0") != 0 || !host_is_pure(call->kids[2]) ||
+	    host_uses_unusable(h, call->kids[2]) ||
+	    (call->n_kids >= 4 && !is_default_stream(call->kids[3]))) {
+		strbuf_addstr(why, "a memset that is not zeroing a parameter buffer");
+		return -1;
+	}
+	struct ir_stage st = { .kind = IR_STAGE_MEMSET };
+	st.buffer = egg_xstrdup(bp->name);
+	struct strbuf t = STRBUF_INIT;
+	host_print(h, call->kids[2], &t);
+	st.n = ir_expr_new(IR_VAR, t.buf);
+	strbuf_release(&t);
+	p->stages = egg_xrealloc(p->stages, (p->n_stages + 1) * sizeof *p->stages);
+	p->stages[p->n_stages++] = st;
+	return 0;
+}
+
+static int
+host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
+          const struct ast_stmt *s, int last, struct strbuf *why)
+{
+	switch (s->kind) {
+	case AST_EMPTY:
+		return 0;
+	case AST_LAUNCH:
+		return launch(p, u, h, s, why);
+	case AST_DECL:
+		for (size_t i = 0; i < s->n_decls; i++) {
+			const struct ast_decl *d = &s->decls[i];
+			int geometry = d->init && d->init->kind == AST_CALL && d->init->text &&
+			               (strcmp(d->init->text, d->name) == 0 || strcmp(d->init->text, "dim3") == 0);
+			if (!geometry && d->init && !strchr(d->type, '*') && !host_is_pure(d->init)) {
+				/* CEIL_DIV(n, 256) and the like: fine for geometry, never an argument */
+				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+				h->locals[h->n++] = (struct host_local){ d->name, NULL };
+				continue;
+			}
+			if (strchr(d->type, '*') || !d->init) {
+				strbuf_addf(why, "the launcher declares '%s', which is not a scalar "
+				            "computed from the parameters", d->name);
+				return -1;
+			}
+			struct strbuf t = STRBUF_INIT;
+			if (geometry)
+				strbuf_addstr(&t, "0"); /* dim3: geometry only, never a kernel argument */
+			else if (d->init->kind == AST_NAME || d->init->kind == AST_NUM || d->init->kind == AST_BIN)
+				host_print(h, d->init, &t);
+			else {
+				strbuf_addch(&t, '(');
+				host_print(h, d->init, &t);
+				strbuf_addch(&t, ')');
+			}
+			h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+			h->locals[h->n++] = (struct host_local){ d->name, strbuf_detach(&t) };
+		}
+		return 0;
+	case AST_EXPR:
+		if (s->expr->kind == AST_CALL && s->expr->text) {
+			const char *f = s->expr->text;
+			if (is_ignorable_call(s->expr))
+				return 0;
+			if (strcmp(f, "cudaMemset") == 0 || strcmp(f, "cudaMemsetAsync") == 0)
+				return memset_stage(p, h, s->expr, why);
+			strbuf_addf(why, "the launcher calls '%s'", f);
+			return -1;
+		}
+		strbuf_addstr(why, "the launcher has a statement other than launches and memsets");
+		return -1;
+	case AST_RETURN:
+		if (last && !s->expr)
+			return 0;
+		/* fall through */
+	default:
+		strbuf_addstr(why, "the launcher has control flow around its launches");
+		return -1;
+	}
+}
+
+int
+lift_launcher(struct ir_program *p, const struct ast_unit *u, const struct ast_function *f,
+              struct strbuf *why)
+{
+	struct host h = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < f->body->n_body && rc == 0; i++)
+		rc = host_stmt(p, u, &h, f->body->body[i], i + 1 == f->body->n_body, why);
+	for (size_t i = 0; i < h.n; i++)
+		free(h.locals[i].text);
+	free(h.locals);
+	if (rc == 0 && p->n_stages == 0) {
+		strbuf_addstr(why, "the launcher launches no kernel");
+		rc = -1;
+	}
+	return rc;
+}
+
+static void
+mark_written(struct ir_program *p, const struct ir_block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (s->kind == IR_STORE || (s->kind == IR_ACC && s->into_buffer))
+			for (size_t j = 0; j < p->n_params; j++)
+				if (strcmp(p->params[j].name, s->name) == 0)
+					p->params[j].written = 1;
+		if (s->kind == IR_LOOP)
+			mark_written(p, &s->body);
+	}
+}
+
+struct ir_program *
+lift_bundle(const struct egg_bundle *b, struct strbuf *why)
+{
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addstr(&text, b->closure ? b->closure : "");
+	strbuf_addch(&text, '\n');
+	size_t target_at = text.len;
+	strbuf_addstr(&text, b->target ? b->target : "");
+	struct ast_unit *u = parse_unit(text.buf, why);
+	if (!u) {
+		strbuf_release(&text);
+		return NULL;
+	}
+	const struct ast_function *f = ast_find_function(u, b->name);
+	if (!f || f->begin < target_at) {
+		strbuf_addf(why, "the target '%s' was not found as a function definition", b->name);
+		ast_unit_free(u);
+		strbuf_release(&text);
+		return NULL;
+	}
+	struct ir_program *p = egg_xcalloc(1, sizeof *p);
+	p->name = egg_xstrdup(b->name);
+	p->is_kernel = b->kind == BUNDLE_KERNEL;
+	p->header = egg_xstrndup(text.buf + target_at, f->body_begin - target_at);
+	p->params = egg_xcalloc(b->n_params + 1, sizeof *p->params);
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *bp = &b->params[i];
+		p->params[i].name = egg_xstrdup(bp->name);
+		p->params[i].type = egg_xstrdup(bp->type);
+		p->params[i].elem_type = egg_xstrdup(bp->elem_type ? bp->elem_type : "float");
+		p->params[i].is_pointer = bp->is_pointer;
+		p->params[i].is_temp = bp->role == ROLE_TEMP;
+	}
+	p->n_params = b->n_params;
+	int rc;
+	if (p->is_kernel) {
+		struct lift_arg *args = egg_xcalloc(f->n_params + 1, sizeof *args);
+		for (size_t i = 0; i < f->n_params; i++) {
+			args[i].param = f->params[i].name;
+			if (strchr(f->params[i].type, '*'))
+				args[i].buffer = f->params[i].name;
+			else
+				args[i].scalar = egg_xstrdup(f->params[i].name);
+		}
+		rc = lift_kernel(p, u, f, args, f->n_params, why);
+		for (size_t i = 0; i < f->n_params; i++)
+			free(args[i].scalar);
+		free(args);
+	} else {
+		rc = lift_launcher(p, u, f, why);
+	}
+	for (size_t i = 0; i < p->n_stages; i++)
+		mark_written(p, &p->stages[i].body);
+	ast_unit_free(u);
+	strbuf_release(&text);
+	if (rc != 0) {
+		ir_program_free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,442 @@
+/*
+ * lift_stmt.c -- statements of a lifted kernel: declarations (locals and row
+ * pointer aliases), assignments (locals, accumulators, buffer stores), atomics
+ * into one element, column loops, and if/else turned into selects.  Everything
+ * else is refused with a reason.
+ */
+#include "config.h"
+
+#include "builtin/lift_internal.h"
+#include "common/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- statements ---- */
+
+static void
+lift_decl(struct ctx *c, const struct ast_decl *d, enum level lv, struct ir_block *out)
+{
+	if (d->is_array || d->is_shared) {
+		lift_refuse(c, "a local array or shared memory ('%s')", d->name);
+		return;
+	}
+	if (strchr(d->type, '*')) {
+		const struct ast_expr *init = lift_strip_casts(d->init);
+		const struct ast_expr *base = NULL, *off = NULL;
+		if (init && init->kind == AST_NAME)
+			base = init;
+		else if (init && init->kind == AST_BIN && strcmp(init->text, "+") == 0)
+			base = init->kids[0], off = init->kids[1];
+		else if (init && init->kind == AST_UN && strcmp(init->text, "&") == 0 &&
+		         init->kids[0]->kind == AST_INDEX)
+			base = init->kids[0]->kids[0], off = init->kids[0]->kids[1];
+		const char *buffer;
+		struct ir_expr *ix = base ? lift_element(c, base, off, &buffer) : NULL;
+		if (!ix) {
+			lift_refuse(c, "a local pointer '%s' that is not buffer + offset", d->name);
+			return;
+		}
+		struct binding *b = lift_bind(c, d->name, B_ALIAS);
+		b->buffer = buffer;
+		b->expr = ix;
+		return;
+	}
+	struct ir_expr *v = d->init ? lift_expr(c, d->init) : ir_expr_new(IR_NUM, "0");
+	if (!v)
+		return;
+	struct ir_stmt *s = ir_stmt_new(IR_LET);
+	s->name = egg_xasprintf("%s_%zu", d->name, c->stage);
+	const char *type = d->type;
+	if (egg_str_starts(type, "const "))
+		type += 6;
+	s->type = egg_xstrdup(type);
+	s->value = v;
+	ir_block_add(out, s);
+	struct binding *b = lift_bind(c, d->name, B_LOCAL);
+	b->renamed = egg_xstrdup(s->name);
+	b->type = egg_xstrdup(s->type);
+	b->level = lv;
+}
+
+/* acc = acc + e / acc += e / acc = fmaxf(acc, e) ...: fills the ACC statement. */
+static int
+match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *acc,
+                 struct ir_stmt *s)
+{
+	const struct ast_expr *rhs = a->kids[1], *other = NULL;
+	if (strcmp(a->text, "+=") == 0) {
+		s->combine = IR_SUM;
+		s->combine_fn = egg_xstrdup("+");
+		other = rhs;
+	} else if (strcmp(a->text, "=") == 0) {
+		rhs = lift_strip_casts(rhs);
+		int is_sum = rhs->kind == AST_BIN && strcmp(rhs->text, "+") == 0;
+		int is_call = rhs->kind == AST_CALL && rhs->text && rhs->n_kids == 2;
+		if (!is_sum && !is_call)
+			return 0;
+		if (is_call) {
+			if (strstr(rhs->text, "max"))
+				s->combine = IR_MAX;
+			else if (strstr(rhs->text, "min"))
+				s->combine = IR_MIN;
+			else
+				return 0;
+		} else {
+			s->combine = IR_SUM;
+		}
+		s->combine_fn = egg_xstrdup(is_sum ? "+" : rhs->text);
+		for (int k = 0; k < 2; k++) {
+			const struct ast_expr *x = lift_strip_casts(rhs->kids[k]);
+			if (x->kind == AST_NAME && strcmp(x->text, acc->name) == 0) {
+				other = rhs->kids[1 - k];
+				break;
+			}
+		}
+	}
+	if (!other)
+		return 0;
+	s->value = lift_expr(c, other);
+	return s->value != NULL;
+}
+
+static void
+lift_assign(struct ctx *c, const struct ast_expr *a, enum level lv, struct ir_block *out)
+{
+	const struct ast_expr *lhs = lift_strip_casts(a->kids[0]);
+	if (lhs->kind == AST_NAME) {
+		struct binding *b = lift_lookup(c, lhs->text);
+		if (!b || b->kind != B_LOCAL) {
+			lift_refuse(c, "assignment to '%s', which is not a local", lhs->text);
+			return;
+		}
+		if (lv == LV_COL && b->level != LV_COL) {
+			struct ir_stmt *s = ir_stmt_new(IR_ACC);
+			s->name = egg_xstrdup(b->renamed);
+			s->type = egg_xstrdup(b->type);
+			ir_block_add(out, s);
+			if (!match_accumulate(c, a, b, s))
+				lift_refuse(c, "'%s' carries a value between loop iterations that is not a "
+				          "sum, max or min", lhs->text);
+			return;
+		}
+		struct ir_expr *v = lift_expr(c, a->kids[1]);
+		if (!v)
+			return;
+		if (strcmp(a->text, "=") != 0) {
+			char op[3] = { a->text[0], 0, 0 };
+			v = lift_bin(op, ir_expr_new(IR_LOCAL, b->renamed), v);
+		}
+		struct ir_stmt *s = ir_stmt_new(IR_ASSIGN);
+		s->name = egg_xstrdup(b->renamed);
+		s->value = v;
+		ir_block_add(out, s);
+		return;
+	}
+	const struct ast_expr *base, *index;
+	if (lhs->kind == AST_INDEX)
+		base = lhs->kids[0], index = lhs->kids[1];
+	else if (lhs->kind == AST_UN && strcmp(lhs->text, "*") == 0)
+		base = lhs->kids[0], index = NULL;
+	else {
+		lift_refuse(c, "assignment to something other than a local or a buffer element");
+		return;
+	}
+	const char *buffer;
+	struct ir_expr *ix = lift_element(c, base, index, &buffer);
+	if (!ix)
+		return;
+	struct ir_expr *v = lift_expr(c, a->kids[1]);
+	if (v && strcmp(a->text, "=") != 0) {
+		char op[3] = { a->text[0], 0, 0 };
+		struct ir_expr *old = lift_load(c, base, index);
+		v = old ? lift_bin(op, old, v) : (ir_expr_free(v), NULL);
+	}
+	if (!v) {
+		ir_expr_free(ix);
+		return;
+	}
+	/* the stored value gets a name so that later reads of the element reuse it */
+	struct ir_stmt *let = ir_stmt_new(IR_LET);
+	let->name = egg_xasprintf("st%u_%zu", c->tmp_counter++, c->stage);
+	const struct ir_param *bp = ir_program_param(c->prog, buffer);
+	let->type = egg_xstrdup(bp ? bp->elem_type : "float");
+	let->value = v;
+	ir_block_add(out, let);
+	struct ir_stmt *s = ir_stmt_new(IR_STORE);
+	s->name = egg_xstrdup(buffer);
+	s->index = ix;
+	s->value = ir_expr_new(IR_LOCAL, let->name);
+	ir_block_add(out, s);
+	for (size_t i = 0; i < c->n_stores; i++)
+		if (strcmp(c->stores[i].buffer, buffer) == 0 && !ir_expr_equal(c->stores[i].index, ix)) {
+			lift_refuse(c, "'%s' is written at two different elements", buffer);
+			return;
+		}
+	c->stores = egg_xrealloc(c->stores, (c->n_stores + 1) * sizeof *c->stores);
+	c->stores[c->n_stores++] = (struct store_rec){ buffer, ix, let->name };
+}
+
+static void
+lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir_block *out)
+{
+	if (lv != LV_ELEMENT || call->n_kids != 2) {
+		lift_refuse(c, "an atomic inside a loop");
+		return;
+	}
+	const struct ast_expr *dst = lift_strip_casts(call->kids[0]), *base, *index = NULL;
+	if (dst->kind == AST_UN && strcmp(dst->text, "&") == 0 && dst->kids[0]->kind == AST_INDEX)
+		base = dst->kids[0]->kids[0], index = dst->kids[0]->kids[1];
+	else
+		base = dst;
+	const char *buffer;
+	struct ir_expr *ix = lift_element(c, base, index, &buffer);
+	if (!ix)
+		return;
+	if (ir_expr_has_load(ix) || ir_expr_uses_index(ix, IR_I)) {
+		lift_refuse(c, "an atomic to an address that depends on the data or the thread "
+		          "(a histogram or scatter)");
+		ir_expr_free(ix);
+		return;
+	}
+	struct ir_stmt *s = ir_stmt_new(IR_ACC);
+	s->name = egg_xstrdup(buffer);
+	s->into_buffer = 1;
+	s->index = ix;
+	s->combine = strcmp(call->text, "atomicAdd") == 0 ? IR_SUM :
+	             strcmp(call->text, "atomicMax") == 0 ? IR_MAX : IR_MIN;
+	s->combine_fn = egg_xstrdup(s->combine == IR_SUM ? "+" : s->combine == IR_MAX ? "max" : "min");
+	const struct ir_param *bp = ir_program_param(c->prog, buffer);
+	s->type = egg_xstrdup(bp ? bp->elem_type : "float");
+	s->value = lift_expr(c, call->kids[1]);
+	ir_block_add(out, s);
+	c->has_atomic = 1;
+}
+
+static int
+block_reads_local(const struct ir_block *b, const char *name)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (ir_expr_reads_local(b->stmts[i]->value, name) ||
+		    ir_expr_reads_local(b->stmts[i]->index, name))
+			return 1;
+	return 0;
+}
+
+/* for (int j = 0; j < BOUND; j++) at row level */
+static void
+lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
+{
+	if (lv != LV_ROW) {
+		lift_refuse(c, lv == LV_COL ? "nested loops (a contraction or stencil)" :
+		                         "a loop in an element-wise body");
+		return;
+	}
+	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
+	                           &s->init->decls[0] : NULL;
+	const struct ast_expr *init = d ? lift_strip_casts(d->init) : NULL;
+	if (!d || !init) {
+		lift_refuse(c, "a loop without a fresh index");
+		return;
+	}
+	int from_zero = init->kind == AST_NUM && strcmp(init->text, "0") == 0;
+	const struct ast_expr *cond = s->expr, *step = s->step;
+	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 ||
+	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0) {
+		lift_refuse(c, "a loop whose condition is not 'index < bound'");
+		return;
+	}
+	int unit_step = step && ((step->kind == AST_POST || step->kind == AST_UN) &&
+	                         strcmp(step->text, "++") == 0);
+	if (step && step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	    step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0)
+		unit_step = 1;
+	if (!unit_step) {
+		lift_refuse(c, "a loop whose step is not 1");
+		return;
+	}
+	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
+	ir_block_add(out, loop);
+	loop->bound = lift_expr(c, cond->kids[1]);
+	struct ir_expr *start = from_zero ? NULL : lift_expr(c, init);
+	if (!loop->bound || (!from_zero && !start))
+		return;
+	if (ir_expr_has_load(loop->bound) || ir_expr_has_load(start)) {
+		lift_refuse(c, "a data-dependent loop bound");
+		ir_expr_free(start);
+		return;
+	}
+	size_t mark = c->n_env, stores = c->n_stores;
+	if (from_zero) {
+		lift_bind(c, d->name, B_INDEX)->idx = IR_COL;
+	} else {
+		/* for (j = S; j < B; j++) runs col in [0, B - S) with j = col + S */
+		struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
+		col->idx = IR_COL;
+		loop->bound = lift_bin("-", loop->bound, ir_expr_copy(start));
+		lift_bind(c, d->name, B_SCALAR)->expr = lift_bin("+", col, start);
+	}
+	lift_stmt(c, s->then, LV_COL, &loop->body);
+	lift_unbind_to(c, mark);
+	for (size_t i = 0; i < loop->body.n && !c->failed; i++) {
+		const struct ir_stmt *a = loop->body.stmts[i];
+		if (a->kind == IR_ACC && block_reads_local(&loop->body, a->name))
+			lift_refuse(c, "a running value read inside its own loop (a scan)");
+	}
+	c->n_stores = stores;
+	c->has_loop = 1;
+}
+
+static int
+ast_equal(const struct ast_expr *a, const struct ast_expr *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->kind != b->kind || a->n_kids != b->n_kids ||
+	    (a->text && b->text ? strcmp(a->text, b->text) != 0 : a->text != b->text))
+		return 0;
+	for (size_t i = 0; i < a->n_kids; i++)
+		if (!ast_equal(a->kids[i], b->kids[i]))
+			return 0;
+	return 1;
+}
+
+/* The one assignment a branch holds, or NULL. */
+static const struct ast_expr *
+branch_assignment(const struct ast_stmt *s)
+{
+	while (s && s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s && s->kind == AST_EXPR && s->expr->kind == AST_ASSIGN ? s->expr : NULL;
+}
+
+/* if/else around single assignments becomes a select, so that element-wise code
+ * keeps one path: "if (c) v = a; else v = b;" is v = c ? a : b, "if (c) v = a;"
+ * is v = c ? a : v, "if (c) s += e;" is s = s + (c ? e : 0), and in a column
+ * loop "if (e > m) m = e;" is a max accumulator.  A store in one branch only is
+ * a partial write and is refused. */
+static void
+lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
+{
+	const struct ast_expr *t = branch_assignment(s->then);
+	const struct ast_expr *e = s->otherwise ? branch_assignment(s->otherwise) : NULL;
+	if (!t || (s->otherwise && (!e || !ast_equal(t->kids[0], e->kids[0])))) {
+		lift_refuse(c, "a data-dependent branch");
+		return;
+	}
+	const struct ast_expr *lhs = lift_strip_casts(t->kids[0]), *cond = s->expr;
+	/* in a column loop: if (E > m) m = E; (or <, for a min) */
+	if (lv == LV_COL && !e && lhs->kind == AST_NAME && strcmp(t->text, "=") == 0 &&
+	    cond->kind == AST_BIN) {
+		struct binding *b = lift_lookup(c, lhs->text);
+		int gt = strcmp(cond->text, ">") == 0 || strcmp(cond->text, ">=") == 0;
+		int lt = strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0;
+		if (b && b->kind == B_LOCAL && b->level != LV_COL && (gt || lt)) {
+			for (int side = 0; side < 2; side++) {
+				const struct ast_expr *v = lift_strip_casts(cond->kids[side]),
+				                      *other = cond->kids[1 - side];
+				if (v->kind != AST_NAME || strcmp(v->text, lhs->text) != 0 ||
+				    !ast_equal(other, t->kids[1]))
+					continue;
+				int is_max = side == 1 ? gt : lt; /* E > m, or m < E */
+				struct ir_stmt *a = ir_stmt_new(IR_ACC);
+				a->name = egg_xstrdup(b->renamed);
+				a->type = egg_xstrdup(b->type);
+				a->combine = is_max ? IR_MAX : IR_MIN;
+				a->combine_fn = egg_xstrdup(strcmp(b->type, "float") == 0 ? (is_max ? "fmaxf" : "fminf") :
+				                            strcmp(b->type, "double") == 0 ? (is_max ? "fmax" : "fmin") :
+				                            (is_max ? "max" : "min"));
+				a->value = lift_expr(c, other);
+				ir_block_add(out, a);
+				return;
+			}
+		}
+	}
+	if (!e && lhs->kind != AST_NAME) {
+		lift_refuse(c, "a store under a data-dependent condition (a partial write)");
+		return;
+	}
+	/* synthesize "lhs = cond ? a : b" (or the conditional sum) and lift that */
+	struct ast_expr zero = { AST_NUM, (char *)"0", NULL, 0 };
+	struct ast_expr *k_then[2], *k_else[2], *k_sel[3], *k_sum[2], *k_asg[2];
+	struct ast_expr bin_then = { AST_BIN, NULL, k_then, 2 }, bin_else = { AST_BIN, NULL, k_else, 2 };
+	struct ast_expr sel = { AST_COND, NULL, k_sel, 3 }, sum = { AST_BIN, (char *)"+", k_sum, 2 };
+	struct ast_expr asg = { AST_ASSIGN, (char *)"=", k_asg, 2 };
+	char op_then[3] = { t->text[0], 0, 0 }, op_else[3] = { e ? e->text[0] : 0, 0, 0 };
+	const struct ast_expr *a = t->kids[1], *bval = e ? e->kids[1] : t->kids[0];
+	if (strcmp(t->text, "+=") == 0 && !e) { /* if (c) s += e; */
+		k_sel[0] = (struct ast_expr *)cond, k_sel[1] = (struct ast_expr *)a, k_sel[2] = &zero;
+		k_sum[0] = t->kids[0], k_sum[1] = &sel;
+		k_asg[0] = t->kids[0], k_asg[1] = &sum;
+		lift_assign(c, &asg, lv, out);
+		return;
+	}
+	if (strcmp(t->text, "=") != 0) {
+		bin_then.text = op_then;
+		k_then[0] = t->kids[0], k_then[1] = (struct ast_expr *)a;
+		a = &bin_then;
+	}
+	if (e && strcmp(e->text, "=") != 0) {
+		bin_else.text = op_else;
+		k_else[0] = e->kids[0], k_else[1] = e->kids[1];
+		bval = &bin_else;
+	}
+	k_sel[0] = (struct ast_expr *)cond, k_sel[1] = (struct ast_expr *)a;
+	k_sel[2] = (struct ast_expr *)bval;
+	k_asg[0] = t->kids[0], k_asg[1] = &sel;
+	lift_assign(c, &asg, lv, out);
+}
+
+void
+lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
+{
+	if (c->failed)
+		return;
+	switch (s->kind) {
+	case AST_EMPTY:
+		return;
+	case AST_BLOCK: {
+		size_t mark = c->n_env;
+		for (size_t i = 0; i < s->n_body && !c->failed; i++)
+			lift_stmt(c, s->body[i], lv, out);
+		lift_unbind_to(c, mark);
+		return;
+	}
+	case AST_DECL:
+		for (size_t i = 0; i < s->n_decls; i++)
+			lift_decl(c, &s->decls[i], lv, out);
+		return;
+	case AST_EXPR:
+		if (s->expr->kind == AST_ASSIGN)
+			lift_assign(c, s->expr, lv, out);
+		else if (s->expr->kind == AST_CALL && s->expr->text &&
+		         egg_str_starts(s->expr->text, "atomic") &&
+		         (strcmp(s->expr->text, "atomicAdd") == 0 ||
+		          strcmp(s->expr->text, "atomicMax") == 0 ||
+		          strcmp(s->expr->text, "atomicMin") == 0))
+			lift_atomic(c, s->expr, lv, out);
+		else if (s->expr->kind == AST_CALL && s->expr->text)
+			lift_refuse(c, "a call to '%s' as a statement", s->expr->text);
+		else
+			lift_refuse(c, "an expression statement that is not an assignment");
+		return;
+	case AST_FOR:
+		lift_loop(c, s, lv, out);
+		return;
+	case AST_IF:
+		lift_if(c, s, lv, out);
+		return;
+	case AST_WHILE:
+		lift_refuse(c, "a data-dependent loop (while)");
+		return;
+	case AST_LAUNCH:
+		lift_refuse(c, "a launch from the device");
+		return;
+	default:
+		lift_refuse(c, "an early exit (return, break or continue) in the body");
+		return;
+	}
+}
+

@@ -1,0 +1,64 @@
+# builtin/: the builtin generator (lift, recipes, templates) -- issue 7.
+noinst_LIBRARIES += libeggbuiltin.a
+libeggbuiltin_a_SOURCES = \
+	builtin/builtin.c builtin/builtin.h \
+	builtin/ir.c builtin/ir.h \
+	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
+	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
+	builtin/lift.h builtin/lift_internal.h \
+	builtin/emit.c builtin/emit.h \
+	builtin/fuse.c builtin/fuse.h \
+	builtin/check.c builtin/check.h \
+	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
+	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c
+
+templatesdir = $(pkgdatadir)/templates
+dist_templates_DATA = \
+	builtin/templates/prelude.cu builtin/templates/stream.cu \
+	builtin/templates/rows.cu builtin/templates/reduce_final.cu
+
+
+check_PROGRAMS += tests/unit/test_builtin
+tests_unit_test_builtin_SOURCES = tests/unit/test_builtin.c
+tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin
+
+SUITES += tests/suites/builtin.bash
+EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
+	builtin/tests/check/axpy_double.cu \
+	builtin/tests/check/bias_gelu.cu \
+	builtin/tests/check/bias_relu_2d.cu \
+	builtin/tests/check/bias_softmax.cu \
+	builtin/tests/check/collatz.cu \
+	builtin/tests/check/histogram.cu \
+	builtin/tests/check/layernorm.cu \
+	builtin/tests/check/log_softmax.cu \
+	builtin/tests/check/relu.cu \
+	builtin/tests/check/rmsnorm.cu \
+	builtin/tests/check/row_max_posum.cu \
+	builtin/tests/check/rowsum.cu \
+	builtin/tests/check/scale_residual.cu \
+	builtin/tests/check/scan.cu \
+	builtin/tests/check/serial_norm.cu \
+	builtin/tests/check/silu_kernel.cu \
+	builtin/tests/check/softmax.cu \
+	builtin/tests/check/sumsq.cu \
+	tests/data/builtin/axpy_double.json \
+	tests/data/builtin/bias_gelu.json \
+	tests/data/builtin/bias_relu_2d.json \
+	tests/data/builtin/bias_softmax.json \
+	tests/data/builtin/collatz.json \
+	tests/data/builtin/histogram.json \
+	tests/data/builtin/layernorm.json \
+	tests/data/builtin/log_softmax.json \
+	tests/data/builtin/relu.json \
+	tests/data/builtin/rmsnorm.json \
+	tests/data/builtin/row_max_posum.json \
+	tests/data/builtin/rowsum.json \
+	tests/data/builtin/scale_residual.json \
+	tests/data/builtin/scan.json \
+	tests/data/builtin/serial_norm.json \
+	tests/data/builtin/silu_kernel.json \
+	tests/data/builtin/softmax.json \
+	tests/data/builtin/sumsq.json

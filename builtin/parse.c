@@ -1,0 +1,685 @@
+/*
+ * parse.c -- tokenizer and recursive-descent parser for the C/CUDA subset of
+ * naive kernels (see parse.h for the subset and why this is not libclang).
+ *
+ * Every node is allocated from one pool owned by the unit, so the parser can
+ * bail out anywhere (longjmp-free: errors propagate as NULL returns with the
+ * first message kept in p->err).
+ */
+#include "config.h"
+
+#include "builtin/parse_internal.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- token helpers ---- */
+
+static const struct token *
+peek(const struct parser *p, size_t ahead)
+{
+	size_t i = p->pos + ahead;
+	return &p->toks[i < p->n ? i : p->n - 1];
+}
+
+static int
+is(const struct parser *p, const char *text)
+{
+	const struct token *t = peek(p, 0);
+	return t->kind != TK_END && t->kind != TK_STR && strcmp(t->text, text) == 0;
+}
+
+static int
+accept(struct parser *p, const char *text)
+{
+	if (!is(p, text))
+		return 0;
+	p->pos++;
+	return 1;
+}
+
+static int
+expect(struct parser *p, const char *text)
+{
+	if (accept(p, text))
+		return 1;
+	parse_fail(p, "expected '%s' before '%s'", text, peek(p, 0)->text);
+	return 0;
+}
+
+static const char *const type_words[] = {
+	"void", "char", "short", "int", "long", "float", "double", "unsigned", "signed",
+	"bool", "size_t", "ptrdiff_t", "const", "volatile", "__half", "half", "__nv_bfloat16",
+	"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+	"uint64_t", "float2", "float4", "double2", "int2", "int4", "dim3", "auto",
+	"__restrict__", "__restrict", "restrict", "struct", "uintptr_t", "intptr_t",
+	"cudaStream_t", "cudaError_t", NULL,
+};
+
+static int
+is_type_word(const struct parser *p, const struct token *t)
+{
+	if (t->kind != TK_ID)
+		return 0;
+	for (int i = 0; type_words[i]; i++)
+		if (strcmp(t->text, type_words[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < p->n_typenames; i++)
+		if (strcmp(t->text, p->typenames[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+is_qualifier(const char *s)
+{
+	return strcmp(s, "__global__") == 0 || strcmp(s, "__device__") == 0 ||
+	       strcmp(s, "__host__") == 0 || strcmp(s, "static") == 0 ||
+	       strcmp(s, "inline") == 0 || strcmp(s, "__forceinline__") == 0 ||
+	       strcmp(s, "__noinline__") == 0 || strcmp(s, "__shared__") == 0 ||
+	       strcmp(s, "extern") == 0 || strcmp(s, "__inline__") == 0;
+}
+
+/* Reads a base type ("const unsigned int"); restrict qualifiers are dropped. */
+static char *
+parse_base_type(struct parser *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	while (is_type_word(p, peek(p, 0))) {
+		const char *w = peek(p, 0)->text;
+		p->pos++;
+		if (strcmp(w, "__restrict__") == 0 || strcmp(w, "__restrict") == 0 ||
+		    strcmp(w, "restrict") == 0 || strcmp(w, "struct") == 0)
+			continue;
+		if (sb.len)
+			strbuf_addch(&sb, ' ');
+		strbuf_addstr(&sb, w);
+	}
+	char *s = parse_strdup(p->pool, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return s;
+}
+
+/* Pointer stars and their qualifiers after a base type: appends " *" per star. */
+static char *
+parse_pointers(struct parser *p, const char *base)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, base);
+	for (;;) {
+		if (accept(p, "*") || accept(p, "&"))
+			strbuf_addstr(&sb, " *");
+		else if (accept(p, "__restrict__") || accept(p, "__restrict") ||
+		         accept(p, "restrict") || accept(p, "const"))
+			continue;
+		else
+			break;
+	}
+	char *s = parse_strdup(p->pool, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return s;
+}
+
+/* ---- expressions ---- */
+
+static struct ast_expr *parse_expr(struct parser *p);
+static struct ast_expr *parse_assign(struct parser *p);
+
+static struct ast_expr *
+node(struct parser *p, enum ast_expr_kind kind, const char *text)
+{
+	struct ast_expr *e = parse_alloc(p->pool, sizeof *e);
+	e->kind = kind;
+	e->text = text ? parse_strdup(p->pool, text, strlen(text)) : NULL;
+	return e;
+}
+
+static void
+kid(struct parser *p, struct ast_expr *e, struct ast_expr *k)
+{
+	e->kids = parse_grow(p->pool, e->kids, e->n_kids, sizeof *e->kids);
+	e->kids[e->n_kids++] = k;
+}
+
+static struct ast_expr *
+parse_primary(struct parser *p)
+{
+	const struct token *t = peek(p, 0);
+	if (t->kind == TK_NUM) {
+		p->pos++;
+		return node(p, AST_NUM, t->text);
+	}
+	if (t->kind == TK_STR) {
+		p->pos++;
+		return node(p, AST_STR, t->text);
+	}
+	if (accept(p, "(")) {
+		struct ast_expr *e = parse_expr(p);
+		expect(p, ")");
+		return e;
+	}
+	if (t->kind == TK_ID && strcmp(t->text, "sizeof") == 0) {
+		p->pos++;
+		size_t start = p->pos;
+		int depth = 0;
+		do {
+			if (is(p, "("))
+				depth++;
+			else if (is(p, ")"))
+				depth--;
+			p->pos++;
+		} while (depth > 0 && peek(p, 0)->kind != TK_END);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "sizeof");
+		for (size_t i = start; i < p->pos; i++)
+			strbuf_addf(&sb, "%s%s", i > start + 1 && p->toks[i].kind == TK_ID &&
+			            p->toks[i - 1].kind == TK_ID ? " " : "", p->toks[i].text);
+		struct ast_expr *e = node(p, AST_NUM, sb.buf);
+		strbuf_release(&sb);
+		return e;
+	}
+	if (t->kind == TK_ID && (strcmp(t->text, "static_cast") == 0 ||
+	                         strcmp(t->text, "reinterpret_cast") == 0)) {
+		int reinterpret = t->text[0] == 'r';
+		p->pos++;
+		expect(p, "<");
+		char *type = parse_pointers(p, parse_base_type(p));
+		expect(p, ">");
+		expect(p, "(");
+		struct ast_expr *e = node(p, AST_CAST, reinterpret ? "reinterpret" : type);
+		kid(p, e, parse_expr(p));
+		expect(p, ")");
+		return e;
+	}
+	if (t->kind == TK_ID) {
+		p->pos++;
+		struct ast_expr *e = node(p, AST_NAME, t->text);
+		while (accept(p, "::")) { /* std::max, ::sqrtf */
+			const struct token *u = peek(p, 0);
+			p->pos++;
+			e = node(p, AST_NAME, u->text);
+		}
+		return e;
+	}
+	if (is(p, "::")) {
+		p->pos++;
+		return parse_primary(p);
+	}
+	parse_fail(p, "unexpected '%s' in an expression", t->text);
+	p->pos++;
+	return node(p, AST_NUM, "0");
+}
+
+static struct ast_expr *
+parse_postfix(struct parser *p)
+{
+	struct ast_expr *e = parse_primary(p);
+	while (!p->failed) {
+		if (accept(p, "[")) {
+			struct ast_expr *x = node(p, AST_INDEX, NULL);
+			kid(p, x, e);
+			kid(p, x, parse_expr(p));
+			expect(p, "]");
+			e = x;
+		} else if (accept(p, "(")) {
+			struct ast_expr *c = node(p, AST_CALL, e->kind == AST_NAME ? e->text : NULL);
+			if (!accept(p, ")")) {
+				do
+					kid(p, c, parse_assign(p));
+				while (accept(p, ","));
+				expect(p, ")");
+			}
+			e = c;
+		} else if (is(p, ".") || is(p, "->")) {
+			p->pos++;
+			struct ast_expr *m = node(p, AST_MEMBER, peek(p, 0)->text);
+			p->pos++;
+			kid(p, m, e);
+			e = m;
+		} else if (is(p, "++") || is(p, "--")) {
+			struct ast_expr *m = node(p, AST_POST, peek(p, 0)->text);
+			p->pos++;
+			kid(p, m, e);
+			e = m;
+		} else {
+			break;
+		}
+	}
+	return e;
+}
+
+static struct ast_expr *
+parse_unary(struct parser *p)
+{
+	static const char *const ops[] = { "-", "+", "!", "~", "++", "--", "*", "&", NULL };
+	for (int i = 0; ops[i]; i++)
+		if (is(p, ops[i])) {
+			p->pos++;
+			struct ast_expr *e = node(p, AST_UN, ops[i]);
+			kid(p, e, parse_unary(p));
+			return e;
+		}
+	if (is(p, "(") && is_type_word(p, peek(p, 1))) {
+		p->pos++;
+		char *type = parse_pointers(p, parse_base_type(p));
+		expect(p, ")");
+		struct ast_expr *e = node(p, AST_CAST, type);
+		kid(p, e, parse_unary(p));
+		return e;
+	}
+	return parse_postfix(p);
+}
+
+static int
+binary_prec(const char *op)
+{
+	static const struct { const char *op; int prec; } table[] = {
+		{ "||", 1 }, { "&&", 2 }, { "|", 3 }, { "^", 4 }, { "&", 5 },
+		{ "==", 6 }, { "!=", 6 }, { "<", 7 }, { ">", 7 }, { "<=", 7 }, { ">=", 7 },
+		{ "<<", 8 }, { ">>", 8 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 },
+		{ "%", 10 }, { NULL, 0 },
+	};
+	for (int i = 0; table[i].op; i++)
+		if (strcmp(op, table[i].op) == 0)
+			return table[i].prec;
+	return 0;
+}
+
+static struct ast_expr *
+parse_binary(struct parser *p, int min_prec)
+{
+	struct ast_expr *lhs = parse_unary(p);
+	while (!p->failed) {
+		const struct token *t = peek(p, 0);
+		int prec = t->kind == TK_PUNCT ? binary_prec(t->text) : 0;
+		if (prec < min_prec || prec == 0)
+			break;
+		p->pos++;
+		struct ast_expr *e = node(p, AST_BIN, t->text);
+		kid(p, e, lhs);
+		kid(p, e, parse_binary(p, prec + 1));
+		lhs = e;
+	}
+	return lhs;
+}
+
+static struct ast_expr *
+parse_assign(struct parser *p)
+{
+	struct ast_expr *lhs = parse_binary(p, 1);
+	if (accept(p, "?")) {
+		struct ast_expr *e = node(p, AST_COND, NULL);
+		kid(p, e, lhs);
+		kid(p, e, parse_assign(p));
+		expect(p, ":");
+		kid(p, e, parse_assign(p));
+		return e;
+	}
+	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=",
+		                               "&=", "|=", "^=", NULL };
+	for (int i = 0; ops[i]; i++)
+		if (is(p, ops[i])) {
+			p->pos++;
+			struct ast_expr *e = node(p, AST_ASSIGN, ops[i]);
+			kid(p, e, lhs);
+			kid(p, e, parse_assign(p));
+			return e;
+		}
+	return lhs;
+}
+
+static struct ast_expr *
+parse_expr(struct parser *p)
+{
+	struct ast_expr *e = parse_assign(p);
+	if (is(p, ","))
+		parse_fail(p, "the comma operator is outside the subset");
+	return e;
+}
+
+/* ---- statements ---- */
+
+static struct ast_stmt *parse_stmt(struct parser *p);
+
+static struct ast_stmt *
+stmt(struct parser *p, enum ast_stmt_kind kind)
+{
+	struct ast_stmt *s = parse_alloc(p->pool, sizeof *s);
+	s->kind = kind;
+	return s;
+}
+
+static int
+starts_decl(struct parser *p)
+{
+	const struct token *t = peek(p, 0);
+	if (t->kind == TK_ID && is_qualifier(t->text))
+		return 1;
+	return is_type_word(p, t);
+}
+
+static struct ast_stmt *
+parse_decl(struct parser *p)
+{
+	struct ast_stmt *s = stmt(p, AST_DECL);
+	int shared = 0;
+	while (peek(p, 0)->kind == TK_ID && is_qualifier(peek(p, 0)->text)) {
+		shared |= strcmp(peek(p, 0)->text, "__shared__") == 0;
+		p->pos++;
+	}
+	char *base = parse_base_type(p);
+	do {
+		struct ast_decl d = { 0 };
+		d.type = parse_pointers(p, base);
+		d.is_shared = shared;
+		if (peek(p, 0)->kind != TK_ID) {
+			parse_fail(p, "expected a name in a declaration, found '%s'", peek(p, 0)->text);
+			return s;
+		}
+		d.name = peek(p, 0)->text;
+		p->pos++;
+		while (accept(p, "[")) {
+			d.is_array = 1;
+			if (!is(p, "]"))
+				parse_expr(p);
+			expect(p, "]");
+		}
+		if (accept(p, "="))
+			d.init = parse_assign(p);
+		else if (accept(p, "(")) { /* dim3 g(x, y): a call named after the variable */
+			struct ast_expr *c = node(p, AST_CALL, d.name);
+			if (!accept(p, ")")) {
+				do
+					kid(p, c, parse_assign(p));
+				while (!p->failed && accept(p, ","));
+				expect(p, ")");
+			}
+			d.init = c;
+		}
+		s->decls = parse_grow(p->pool, s->decls, s->n_decls, sizeof *s->decls);
+		s->decls[s->n_decls++] = d;
+	} while (!p->failed && accept(p, ","));
+	return s;
+}
+
+static struct ast_stmt *
+parse_block(struct parser *p)
+{
+	struct ast_stmt *s = stmt(p, AST_BLOCK);
+	expect(p, "{");
+	while (!p->failed && !is(p, "}") && peek(p, 0)->kind != TK_END) {
+		struct ast_stmt *c = parse_stmt(p);
+		s->body = parse_grow(p->pool, s->body, s->n_body, sizeof *s->body);
+		s->body[s->n_body++] = c;
+	}
+	expect(p, "}");
+	return s;
+}
+
+static struct ast_stmt *
+parse_launch(struct parser *p)
+{
+	struct ast_stmt *s = stmt(p, AST_LAUNCH);
+	s->expr = node(p, AST_NAME, peek(p, 0)->text);
+	p->pos++;
+	expect(p, "<<<");
+	do {
+		s->launch = parse_grow(p->pool, s->launch, s->n_config, sizeof *s->launch);
+		s->launch[s->n_config++] = parse_binary(p, 1);
+	} while (!p->failed && accept(p, ","));
+	expect(p, ">>>");
+	expect(p, "(");
+	if (!accept(p, ")")) {
+		do {
+			s->launch = parse_grow(p->pool, s->launch, s->n_config + s->n_args, sizeof *s->launch);
+			s->launch[s->n_config + s->n_args++] = parse_assign(p);
+		} while (!p->failed && accept(p, ","));
+		expect(p, ")");
+	}
+	expect(p, ";");
+	return s;
+}
+
+static struct ast_stmt *
+parse_stmt(struct parser *p)
+{
+	if (is(p, "{"))
+		return parse_block(p);
+	if (accept(p, ";"))
+		return stmt(p, AST_EMPTY);
+	if (accept(p, "if")) {
+		struct ast_stmt *s = stmt(p, AST_IF);
+		expect(p, "(");
+		s->expr = parse_expr(p);
+		expect(p, ")");
+		s->then = parse_stmt(p);
+		if (accept(p, "else"))
+			s->otherwise = parse_stmt(p);
+		return s;
+	}
+	if (accept(p, "for")) {
+		struct ast_stmt *s = stmt(p, AST_FOR);
+		expect(p, "(");
+		if (!accept(p, ";")) {
+			if (starts_decl(p))
+				s->init = parse_decl(p);
+			else {
+				s->init = stmt(p, AST_EXPR);
+				s->init->expr = parse_expr(p);
+			}
+			expect(p, ";");
+		}
+		if (!is(p, ";"))
+			s->expr = parse_expr(p);
+		expect(p, ";");
+		if (!is(p, ")"))
+			s->step = parse_expr(p);
+		expect(p, ")");
+		s->then = parse_stmt(p);
+		return s;
+	}
+	if (accept(p, "while")) {
+		struct ast_stmt *s = stmt(p, AST_WHILE);
+		expect(p, "(");
+		s->expr = parse_expr(p);
+		expect(p, ")");
+		s->then = parse_stmt(p);
+		return s;
+	}
+	if (accept(p, "do")) {
+		struct ast_stmt *s = stmt(p, AST_WHILE);
+		s->then = parse_stmt(p);
+		expect(p, "while");
+		expect(p, "(");
+		s->expr = parse_expr(p);
+		expect(p, ")");
+		expect(p, ";");
+		return s;
+	}
+	if (accept(p, "return")) {
+		struct ast_stmt *s = stmt(p, AST_RETURN);
+		if (!is(p, ";"))
+			s->expr = parse_expr(p);
+		expect(p, ";");
+		return s;
+	}
+	if (accept(p, "break") || accept(p, "continue")) {
+		struct ast_stmt *s = stmt(p, strcmp(p->toks[p->pos - 1].text, "break") == 0 ?
+		                                 AST_BREAK : AST_CONTINUE);
+		expect(p, ";");
+		return s;
+	}
+	if (accept(p, "#pragma")) /* never reached: directives are dropped by the tokenizer */
+		return stmt(p, AST_EMPTY);
+	if (peek(p, 0)->kind == TK_ID && strcmp(peek(p, 1)->text, "<<<") == 0)
+		return parse_launch(p);
+	if (starts_decl(p)) {
+		struct ast_stmt *s = parse_decl(p);
+		expect(p, ";");
+		return s;
+	}
+	struct ast_stmt *s = stmt(p, AST_EXPR);
+	s->expr = parse_expr(p);
+	expect(p, ";");
+	return s;
+}
+
+/* ---- top level ---- */
+
+/* Skips a top-level item that is not a function definition: up to the ';' at
+ * brace depth zero, or a balanced '{...}' not followed by ';'.  Records typedef
+ * names and struct tags as type names. */
+static void
+skip_item(struct parser *p)
+{
+	int depth = 0, is_typedef = is(p, "typedef"), is_struct = is(p, "struct");
+	if (is_struct && peek(p, 1)->kind == TK_ID) {
+		p->typenames = egg_xrealloc(p->typenames, (p->n_typenames + 1) * sizeof *p->typenames);
+		p->typenames[p->n_typenames++] = peek(p, 1)->text;
+	}
+	const char *last_id = NULL;
+	while (peek(p, 0)->kind != TK_END) {
+		const struct token *t = peek(p, 0);
+		p->pos++;
+		if (t->kind == TK_ID && depth == 0)
+			last_id = t->text;
+		if (strcmp(t->text, "{") == 0)
+			depth++;
+		else if (strcmp(t->text, "}") == 0 && --depth == 0 && !is(p, ";") &&
+		         peek(p, 0)->kind != TK_ID)
+			return;
+		else if (strcmp(t->text, ";") == 0 && depth == 0)
+			break;
+	}
+	if (is_typedef && last_id) {
+		p->typenames = egg_xrealloc(p->typenames, (p->n_typenames + 1) * sizeof *p->typenames);
+		p->typenames[p->n_typenames++] = (char *)last_id;
+	}
+}
+
+static void
+skip_launch_bounds(struct parser *p)
+{
+	if (!accept(p, "__launch_bounds__"))
+		return;
+	int depth = 0;
+	do {
+		depth += is(p, "(") - is(p, ")");
+		p->pos++;
+	} while (depth > 0 && peek(p, 0)->kind != TK_END);
+}
+
+/* Tries a function definition at the current token; returns 1 and appends it on
+ * success, 0 (position restored) when the item is something else. */
+static int
+parse_function(struct parser *p, struct ast_unit *u)
+{
+	size_t start = p->pos;
+	struct strbuf quals = STRBUF_INIT;
+	while (peek(p, 0)->kind == TK_ID && is_qualifier(peek(p, 0)->text)) {
+		if (strcmp(peek(p, 0)->text, "extern") == 0 && peek(p, 1)->kind == TK_STR)
+			p->pos++;
+		else if (strcmp(peek(p, 0)->text, "__global__") == 0 ||
+		         strcmp(peek(p, 0)->text, "__device__") == 0 ||
+		         strcmp(peek(p, 0)->text, "__host__") == 0)
+			strbuf_addf(&quals, "%s%s", quals.len ? " " : "", peek(p, 0)->text);
+		p->pos++;
+	}
+	skip_launch_bounds(p);
+	struct ast_function f = { 0 };
+	f.ret_type = parse_pointers(p, parse_base_type(p));
+	skip_launch_bounds(p);
+	if (!f.ret_type[0] || peek(p, 0)->kind != TK_ID || strcmp(peek(p, 1)->text, "(") != 0) {
+		p->pos = start;
+		strbuf_release(&quals);
+		return 0;
+	}
+	f.begin = p->toks[start].off;
+	f.qualifiers = parse_strdup(p->pool, quals.buf, quals.len);
+	strbuf_release(&quals);
+	f.name = peek(p, 0)->text;
+	p->pos += 2;
+	if (!accept(p, ")") && !(is(p, "void") && strcmp(peek(p, 1)->text, ")") == 0 && (p->pos += 2))) {
+		do {
+			struct ast_decl d = { 0 };
+			d.type = parse_pointers(p, parse_base_type(p));
+			if (peek(p, 0)->kind != TK_ID) {
+				parse_fail(p, "unnamed or unsupported parameter in '%s'", f.name);
+				return 1;
+			}
+			d.name = peek(p, 0)->text;
+			p->pos++;
+			if (accept(p, "[")) {
+				expect(p, "]");
+				d.type = parse_pointers(p, d.type);
+				d.type = parse_strdup(p->pool, d.type, strlen(d.type)); /* T x[] == T *x */
+			}
+			f.params = parse_grow(p->pool, f.params, f.n_params, sizeof *f.params);
+			f.params[f.n_params++] = d;
+		} while (!p->failed && accept(p, ","));
+		expect(p, ")");
+	}
+	if (accept(p, ";")) /* a prototype */
+		return 1;
+	f.body_begin = peek(p, 0)->off;
+	f.body = parse_block(p);
+	f.end = p->toks[p->pos - 1].off + 1;
+	u->functions = parse_grow(p->pool, u->functions, u->n_functions, sizeof *u->functions);
+	u->functions[u->n_functions++] = f;
+	return 1;
+}
+
+struct ast_unit *
+parse_unit(const char *text, struct strbuf *err)
+{
+	struct ast_unit *u = egg_xcalloc(1, sizeof *u);
+	struct pool *pool = egg_xcalloc(1, sizeof *pool);
+	u->pool = pool;
+	struct parser p = { .pool = pool, .err = err };
+	parse_tokenize(&p, text);
+	while (!p.failed && peek(&p, 0)->kind != TK_END) {
+		if (is(&p, "template")) {
+			parse_fail(&p, "templates are outside the subset");
+			break;
+		}
+		if (!parse_function(&p, u))
+			skip_item(&p);
+	}
+	for (size_t i = 0; i < p.n_macros; i++) {
+		free(p.macros[i].name);
+		free(p.macros[i].toks);
+	}
+	free(p.macros);
+	free(p.toks);
+	free(p.typenames);
+	if (p.failed) {
+		ast_unit_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void
+ast_unit_free(struct ast_unit *u)
+{
+	if (!u)
+		return;
+	struct pool *pl = u->pool;
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->ptrs[i]);
+	free(pl->ptrs);
+	free(pl);
+	free(u);
+}
+
+const struct ast_function *
+ast_find_function(const struct ast_unit *u, const char *name)
+{
+	for (size_t i = u->n_functions; i-- > 0;)
+		if (strcmp(u->functions[i].name, name) == 0)
+			return &u->functions[i];
+	return NULL;
+}

@@ -1,0 +1,88 @@
+/*
+ * parse.h -- a small C/CUDA parser for the subset naive kernels are written in.
+ *
+ * Why not libclang here: the builtin generator works on a bundle's closure and
+ * target *text*, which compiles on its own, and only needs statement structure
+ * and expression trees -- which libclang 14's C API gives only partially (no
+ * binary operator kinds).  A recursive-descent parser over a tokenizer keeps the
+ * lifter testable on plain strings, and anything outside the subset is a parse
+ * failure with a reason, which the lifter reports as "not lifted".
+ *
+ * Subset: function definitions (qualifiers __global__, __device__, static,
+ * inline, extern "C"), object-like #defines (substituted), structs/typedefs and
+ * function-like macros skipped; statements: declarations, expression statements,
+ * if/else, for, while/do (parsed so the lifter can refuse them), return, break,
+ * continue, blocks, kernel launches k<<<g, b[, s[, st]]>>>(args).
+ *
+ * Ownership: parse_unit returns a struct ast_unit the caller frees with
+ * ast_unit_free; every node is owned by the unit.
+ */
+#ifndef EGG_BUILTIN_PARSE_H
+#define EGG_BUILTIN_PARSE_H
+
+#include <stddef.h>
+
+#include "common/strbuf.h"
+
+enum ast_expr_kind {
+	AST_NUM, AST_NAME, AST_STR, AST_MEMBER, AST_INDEX, AST_CALL, AST_UN, AST_POST,
+	AST_BIN, AST_ASSIGN, AST_COND, AST_CAST,
+};
+
+struct ast_expr {
+	enum ast_expr_kind kind;
+	char *text;              /* NUM/NAME/STR: spelling; MEMBER: field; UN/POST/BIN/ASSIGN: operator;
+	                            CALL: callee name (NULL if not a plain name); CAST: type */
+	struct ast_expr **kids;  /* INDEX: base, index; CALL: args; others: operands */
+	size_t n_kids;
+};
+
+enum ast_stmt_kind {
+	AST_DECL, AST_EXPR, AST_IF, AST_FOR, AST_WHILE, AST_RETURN, AST_BREAK,
+	AST_CONTINUE, AST_BLOCK, AST_LAUNCH, AST_EMPTY,
+};
+
+struct ast_decl {
+	char *type;           /* base type with qualifiers, e.g. "const float"; pointer: "const float *" */
+	char *name;
+	struct ast_expr *init;
+	int is_array;         /* T name[N] (shared arrays and the like) */
+	int is_shared;
+};
+
+struct ast_stmt {
+	enum ast_stmt_kind kind;
+	struct ast_decl *decls; /* DECL */
+	size_t n_decls;
+	struct ast_expr *expr;  /* EXPR, RETURN, IF/WHILE/FOR condition; LAUNCH: kernel name as NAME */
+	struct ast_stmt *init;  /* FOR */
+	struct ast_expr *step;  /* FOR */
+	struct ast_stmt *then, *otherwise; /* IF; FOR/WHILE body in then */
+	struct ast_stmt **body; /* BLOCK */
+	size_t n_body;
+	struct ast_expr **launch; /* LAUNCH: grid, block[, smem[, stream]] then args */
+	size_t n_config, n_args;
+};
+
+struct ast_function {
+	char *name;
+	char *qualifiers;     /* "__global__", "__device__", "__host__ __device__", "" */
+	char *ret_type;
+	struct ast_decl *params;
+	size_t n_params;
+	struct ast_stmt *body;
+	size_t begin, body_begin, end; /* byte offsets in the parsed text */
+};
+
+struct ast_unit {
+	struct ast_function *functions;
+	size_t n_functions;
+	void *pool; /* internal */
+};
+
+/* Parses text; returns NULL with a sentence in err on a construct outside the subset. */
+struct ast_unit *parse_unit(const char *text, struct strbuf *err);
+void ast_unit_free(struct ast_unit *u);
+const struct ast_function *ast_find_function(const struct ast_unit *u, const char *name);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * common.h -- helpers shared by the recipes (recipes/common.c), beyond recipe.h.
+ */
+#ifndef EGG_BUILTIN_RECIPES_COMMON_H
+#define EGG_BUILTIN_RECIPES_COMMON_H
+
+#include "builtin/recipes/recipe.h"
+
+struct stream_spec {
+	const char *label;
+	const char *sig;            /* the kernel's signature line (or a kernel target's header) */
+	const struct ir_expr *n;    /* element count */
+	const struct ir_block *body;/* per element, index IR_I */
+	int vec, inflight;
+	const char *prologue, *epilogue; /* extra code (reductions); NULL: none */
+	enum ir_index var;          /* the index the body runs along (IR_I, or IR_COL for a
+	                               one-row program's column loop) */
+};
+
+/* The widest V <= want that every stream of c supports. */
+int recipe_stream_vector(struct emit_ctx *c, int want);
+/* Appends a kernel from templates/stream.cu. */
+int recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struct strbuf *out,
+                         struct strbuf *why);
+
+#endif

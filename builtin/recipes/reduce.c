@@ -1,0 +1,160 @@
+/*
+ * reduce.c -- the family of full reductions (a sum, max or min of an element-wise
+ * expression over everything, accumulated into one buffer element: the naive
+ * atomicAdd(out, f(x[i])) kernel).
+ *
+ * First pass: the streaming pass (templates/stream.cu) keeps a per-thread
+ * partial, reduces it across the block with shuffles and shared memory, and
+ * either adds the block's result atomically (one atomic per block) or writes it
+ * to a per-block partials array that a second one-block pass
+ * (templates/reduce_final.cu) folds into the destination -- deterministic, and
+ * the only choice for combines without a hardware atomic.
+ *
+ * Points: threads per block x vector width x accesses in flight x mode.
+ */
+#include "config.h"
+
+#include "builtin/recipes/common.h"
+#include "common/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PARTS 4096
+
+static const struct { int tpb, vec, inflight, atomic; } points[] = {
+	{ 256, 4, 4, 0 }, { 512, 4, 2, 0 }, { 256, 4, 4, 1 }, { 1024, 4, 2, 1 }, { 256, 1, 4, 0 },
+};
+#define N_POINTS (sizeof points / sizeof *points)
+
+static void
+label(size_t pt, struct strbuf *out)
+{
+	strbuf_addf(out, "reduce tpb=%d vec=%d inflight=%d mode=%s", points[pt].tpb, points[pt].vec,
+	            points[pt].inflight, points[pt].atomic ? "atomic" : "two-pass");
+}
+
+static const struct ir_stmt *
+the_acc(const struct ir_stage *st)
+{
+	const struct ir_stmt *acc = NULL;
+	for (size_t i = 0; i < st->body.n; i++)
+		if (st->body.stmts[i]->kind == IR_ACC) {
+			if (acc)
+				return NULL;
+			acc = st->body.stmts[i];
+		}
+	return acc;
+}
+
+static int
+has_atomic(const struct ir_stmt *acc)
+{
+	if (acc->combine == IR_SUM)
+		return strcmp(acc->type, "float") == 0 || strcmp(acc->type, "double") == 0 ||
+		       strcmp(acc->type, "int") == 0 || strcmp(acc->type, "unsigned") == 0;
+	return strcmp(acc->type, "int") == 0 || strcmp(acc->type, "unsigned") == 0;
+}
+
+static int
+emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct strbuf *why)
+{
+	const struct ir_stmt *acc = the_acc(st);
+	if (!acc) {
+		strbuf_addstr(why, "a reduction stage with more than one accumulator");
+		return -1;
+	}
+	const int tpb = points[pt].tpb;
+	const int atomic = points[pt].atomic && has_atomic(acc);
+	struct emit_ctx c = { .prog = job->prog, .component = -1 };
+	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
+	struct strbuf dest = STRBUF_INIT, pro = STRBUF_INIT, epi = STRBUF_INIT, sig = STRBUF_INIT,
+	              lab = STRBUF_INIT, num = STRBUF_INIT, part = STRBUF_INIT;
+	strbuf_addf(&dest, "%s[", acc->name);
+	emit_expr(&c, acc->index, &dest);
+	strbuf_addch(&dest, ']');
+	emit_expr(&c, st->n, &num);
+	char *name = recipe_kernel_name(job);
+	char *parts = egg_xasprintf("%s_parts", name);
+	char *p = egg_xasprintf("egg_p_%s", acc->name);
+	if (!atomic)
+		strbuf_addf(job->device, "__device__ %s %s[%d];\n", acc->type, parts, MAX_PARTS);
+	strbuf_addf(&pro, "\t%s %s = %s;\n", acc->type, p, emit_identity(acc->combine, acc->type));
+	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, &epi);
+	if (atomic)
+		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\tatomic%s(&%s, %s);\n",
+		            acc->combine == IR_SUM ? "Add" : acc->combine == IR_MAX ? "Max" : "Min",
+		            dest.buf, p);
+	else
+		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s[blockIdx.x] = %s;\n", parts, p);
+	label(pt, &lab);
+	recipe_kernel_signature(job, name, tpb, &sig);
+	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
+		                  points[pt].inflight, pro.buf, epi.buf, IR_I };
+	int rc = recipe_stream_kernel(job, &sp, job->device, why);
+	/* host: grid capped at one wave of resident blocks and at the partials' size */
+	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);
+	recipe_host_grid(job, units, (long)tpb * points[pt].inflight, tpb, MAX_PARTS);
+	free(units);
+	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", name, tpb);
+	emit_kernel_args(job->prog, job->host);
+	strbuf_addstr(job->host, ");\n");
+	if (!atomic && rc == 0) {
+		char *name2 = recipe_kernel_name(job);
+		struct strbuf sig2 = STRBUF_INIT, red = STRBUF_INIT, cp = STRBUF_INIT, cd = STRBUF_INIT,
+		              lab2 = STRBUF_INIT, pb = STRBUF_INIT;
+		recipe_kernel_signature(job, name2, 1024, &sig2);
+		sig2.len--; /* reopen the parameter list */
+		strbuf_addstr(&sig2, ", int egg_nparts)");
+		emit_group_reduce(acc, p, 1024, "\t", job->uniq++, &red);
+		strbuf_addf(&pb, "%s[egg_b]", parts);
+		emit_combine(acc, p, pb.buf, &cp);
+		emit_combine(acc, dest.buf, p, &cd);
+		strbuf_addf(&lab2, "%s, second pass", lab.buf);
+		const char *keys[] = { "LABEL", "SIG", "TYPE", "ACC", "IDENTITY", "TPB",
+			               "COMBINE_PART", "REDUCE", "DEST", "COMBINE_DEST" };
+		const char *vals[] = { lab2.buf, sig2.buf, acc->type, acc->name,
+			               emit_identity(acc->combine, acc->type), "1024", cp.buf, red.buf,
+			               dest.buf, cd.buf };
+		rc = recipe_fill("reduce_final.cu", keys, vals, sizeof keys / sizeof *keys,
+		                 job->device, why);
+		strbuf_addf(job->host, "\t\t%s<<<1, 1024>>>(", name2);
+		emit_kernel_args(job->prog, job->host);
+		strbuf_addstr(job->host, ", (int)egg_g);\n");
+		free(name2);
+		strbuf_release(&sig2);
+		strbuf_release(&red);
+		strbuf_release(&cp);
+		strbuf_release(&cd);
+		strbuf_release(&lab2);
+		strbuf_release(&pb);
+	}
+	strbuf_addstr(job->host, "\t}\n");
+	free(name);
+	free(parts);
+	free(p);
+	strbuf_release(&dest);
+	strbuf_release(&pro);
+	strbuf_release(&epi);
+	strbuf_release(&sig);
+	strbuf_release(&lab);
+	strbuf_release(&num);
+	strbuf_release(&part);
+	return rc;
+}
+
+static int
+emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *why)
+{
+	if (recipe_needs_launcher(job, "reduce", why))
+		return -1;
+	for (size_t i = first; i < first + n; i++)
+		if (emit_stage(job, &job->prog->stages[i], pt, why) != 0)
+			return -1;
+	return 0;
+}
+
+const struct recipe recipe_reduce = {
+	"reduce", IR_STAGE_REDUCE, N_POINTS, label, emit,
+};

@@ -1,0 +1,12 @@
+/* @LABEL@: @G@ threads per row, @R@ rows per block of @TPB@; column loops are strided
+ * by the group with @V@-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+@SIG@
+{
+	const long long egg_rows = @N@;
+	const int egg_lane = threadIdx.x % @G@;
+	for (long long egg_row = (long long)blockIdx.x * @R@ + threadIdx.x / @G@; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * @R@) {
+@ROWBODY@
+	}
+}

@@ -1,0 +1,140 @@
+# builtin.bash -- the builtin generator through `egg generate`: descriptions,
+# candidates as JSON, every candidate of every test bundle compiling for sm_90
+# with its closure, the committed GPU check programs being current, and the GPU
+# check script's no-GPU paths.
+
+DATA=$EGG_SRCDIR/tests/data/builtin
+export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
+
+LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual serial_norm silu_kernel softmax sumsq"
+
+test_describe_names_the_stages_of_each_family() {
+	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
+	expect_file_contains relu.txt "stage 0 map kernel=relu_kernel n=n"
+	"$EGG" generate --describe "$DATA/softmax.json" >sm.txt || fail "softmax"
+	expect_file_contains sm.txt "acc max m_0 <- x[((row * cols) + col)]"
+	"$EGG" generate --describe "$DATA/sumsq.json" >ss.txt || fail "sumsq"
+	expect_file_contains ss.txt "stage 1 reduce kernel=sumsq_kernel"
+	expect_file_contains ss.txt "acc sum out[0] <- (x[i] * x[i])"
+	"$EGG" generate --describe "$DATA/bias_relu_2d.json" >b2.txt || fail "2-D"
+	expect_file_contains b2.txt "store y[i] = st0_0"
+}
+
+test_duplicate_points_are_emitted_once() {
+	# layer norm has no online pass: the online and as-written points give one code
+	"$EGG" generate "$DATA/layernorm.json" >ln.json || fail "generate"
+	expect_eq "$(grep -c '"label":' ln.json)" 8 "candidates"
+	"$EGG" generate "$DATA/softmax.json" >sm.json || fail "generate"
+	expect_eq "$(grep -c '"label":' sm.json)" 10 "candidates"
+}
+
+test_code_outside_the_families_is_not_lifted_with_a_reason() {
+	for c in histogram:histogram scan:scan collatz:while; do
+		run_cmd d "$EGG" generate --describe "$DATA/${c%%:*}.json" || fail "${c%%:*}: rc $(cat d.rc)"
+		expect_file_contains d.out "not lifted: "
+		expect_file_contains d.out "${c##*:}"
+	done
+	"$EGG" generate "$DATA/histogram.json" >h.json || fail "json"
+	expect_file_contains h.json '"lifted":	false'
+	expect_file_contains h.json '"candidates":	[]'
+}
+
+test_generate_prints_candidates_as_json() {
+	"$EGG" generate "$DATA/bias_gelu.json" >bg.json || fail "generate"
+	expect_file_contains bg.json '"generator":	"builtin"'
+	expect_file_contains bg.json '"version":	"builtin-'
+	local n
+	n=$(grep -c '"label":' bg.json)
+	[ "$n" -ge 4 ] || fail "only $n candidates"
+	expect_file_contains bg.json 'elementwise tpb=256 vec=4 inflight=2'
+	expect_file_contains bg.json 'void bias_gelu(const float *x, const float *bias, float *tmp, float *y, int rows, int cols)'
+}
+
+test_every_candidate_compiles_for_sm_90_with_its_closure() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	mkdir programs
+	for b in $LIFTED; do
+		"$EGG" generate --check-program "$DATA/$b.json" >"programs/$b.cu" || fail "$b"
+		grep -q "candidate 0:" "programs/$b.cu" || fail "$b has no candidates"
+	done
+	# the check programs hold the reference and every candidate: compiling them
+	# compiles every candidate with its closure (and exercises gpu-check.sh)
+	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
+	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
+	expect_file_contains gc.out "compiled 15 programs for sm_90"
+}
+
+test_committed_check_programs_are_current() {
+	for f in "$DATA"/*.json; do
+		b=$(basename "$f" .json)
+		"$EGG" generate --check-program "$f" >"$b.cu" || fail "$b"
+		expect_same_file "$b.cu" "$EGG_SRCDIR/builtin/tests/check/$b.cu"
+	done
+}
+
+test_gpu_check_skips_without_a_gpu() {
+	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+		skip "a GPU is present"
+	fi
+	run_cmd g "$GPU_CHECK" "$T/out"
+	expect_eq "$(cat g.rc)" 77 "exit status"
+	expect_file_contains g.out "no GPU"
+}
+
+test_gpu_check_table_flags_wrong_results() {
+	printf '%s\n' \
+		'CHECK softmax_forward   0 ref_ms=1.2000 cand_ms=0.1000 max_err=1e-07 correct=yes rows threads_per_row=32' \
+		'CHECK histogram        -- ref_ms=0.5000 no candidates: not lifted' >good.txt
+	run_cmd t "$GPU_CHECK" --format good.txt || fail "good table failed"
+	expect_file_contains t.out "12.00x"
+	expect_file_contains t.out "not lifted"
+	echo 'CHECK relu_forward  1 ref_ms=0.1 cand_ms=0.05 max_err=inf correct=no elementwise' >>good.txt
+	run_cmd t2 "$GPU_CHECK" --format good.txt && fail "a wrong result passed"
+	expect_file_contains t2.out "correct"
+}
+
+test_bad_jobs_and_missing_templates_are_reported() {
+	echo 'not json' >bad.json
+	run_cmd b "$EGG" generate bad.json && fail "bad JSON accepted"
+	expect_file_contains b.err "egg: error: bad.json is not JSON"
+	run_cmd m env EGG_BUILTIN_TEMPLATES="$T/none" "$EGG" generate "$DATA/relu.json" && fail "no templates accepted"
+	expect_file_contains m.err "EGG_BUILTIN_TEMPLATES"
+	run_cmd u "$EGG" generate && fail "no argument accepted"
+	expect_file_contains u.err "usage: egg generate"
+}
+
+# The files whose change changes what is generated.
+generator_files() {
+	(cd "$EGG_SRCDIR" && ls builtin/*.c builtin/*.h builtin/recipes/*.c builtin/recipes/*.h \
+		builtin/templates/* | grep -v -e '^builtin/check\.' | LC_ALL=C sort)
+}
+
+test_builtin_version_changes_with_the_recipes() {
+	local hash recorded version
+	hash=$(cd "$EGG_SRCDIR" && cat $(generator_files) | sha256sum | cut -d' ' -f1)
+	recorded=$(cut -d' ' -f1 "$EGG_SRCDIR/builtin/version.sha256")
+	version=$(cut -d' ' -f2- "$EGG_SRCDIR/builtin/version.sha256")
+	"$EGG" generate "$DATA/relu.json" >r.json || fail "generate"
+	expect_file_contains r.json "\"version\":	\"$version\""
+	[ "$hash" = "$recorded" ] || fail "the generator's sources changed ($hash): bump BUILTIN_VERSION in builtin/builtin.h (it is in the cache key) and record '$hash <new version>' in builtin/version.sha256"
+}
+
+test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	# a stand-in nvidia-smi and host-only programs: the script's GPU path on CPU
+	mkdir bin progs
+	printf '#!/bin/sh\necho "GPU 0: Stand-in (UUID: GPU-0)"\n' >bin/nvidia-smi
+	chmod +x bin/nvidia-smi
+	printf '#include <stdio.h>\nint main(void) { printf("CHECK good 0 ref_ms=2.0000 cand_ms=0.5000 max_err=0 correct=yes elementwise tpb=256\\n"); return 0; }\n' >progs/a.cu
+	printf '#include <stdio.h>\nint main(void) { printf("CHECK bad 0 ref_ms=1.0 cand_ms=1.0 max_err=inf correct=no rows g=32\\n"); return 0; }\n' >progs/b.cu
+	run_cmd g env PATH="$T/bin:$PATH" EGG_CHECK_PROGRAMS="$T/progs" NVCC="$REAL_NVCC" "$GPU_CHECK" "$T/out"
+	expect_eq "$(cat g.rc)" 1 "exit status with a wrong result"
+	expect_file_contains g.out "device: GPU 0: Stand-in"
+	expect_file_contains g.out "4.00x"
+	expect_file_contains out/table.txt "bad"
+	rm progs/b.cu
+	run_cmd g2 env PATH="$T/bin:$PATH" EGG_CHECK_PROGRAMS="$T/progs" NVCC="$REAL_NVCC" "$GPU_CHECK" "$T/out2"
+	expect_eq "$(cat g2.rc)" 0 "exit status when all are correct"
+	[ -z "$(ls "$T/out2" | grep -v -e '\.log$' -e '\.txt$')" ] || fail "binaries left in OUTDIR: $(ls "$T/out2")"
+}

@@ -1,0 +1,609 @@
+/*
+ * test_builtin.c -- the builtin generator: lifting each pattern to its expected
+ * description, refusing code outside the families with a reason, fusing launch
+ * chains, and emitting candidates for every family.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "builtin/builtin.h"
+#include "builtin/lift.h"
+#include "builtin/parse.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A bundle from a parameter list "const float *x:in, float *y:out, int n:scalar". */
+static struct egg_bundle *
+make_bundle(enum bundle_kind kind, const char *name, const char *params, const char *closure,
+            const char *target)
+{
+	struct egg_bundle *b = egg_xcalloc(1, sizeof *b);
+	b->name = egg_xstrdup(name);
+	b->qualified_name = egg_xstrdup(name);
+	b->kind = kind;
+	b->signature = egg_xstrdup("");
+	b->closure = egg_xstrdup(closure);
+	b->target = egg_xstrdup(target);
+	b->params = egg_xcalloc(16, sizeof *b->params);
+	char *list = egg_xstrdup(params), *save = NULL;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		char *colon = strchr(tok, ':');
+		*colon = '\0';
+		char *sp = strrchr(tok, ' ');
+		char *pname = sp + 1;
+		if (*pname == '*')
+			pname++;
+		struct bundle_param *p = &b->params[b->n_params++];
+		p->name = egg_xstrdup(pname);
+		p->type = egg_xstrndup(tok, (size_t)(pname - tok));
+		while (p->type[0] && p->type[strlen(p->type) - 1] == ' ')
+			p->type[strlen(p->type) - 1] = '\0';
+		p->is_pointer = strchr(p->type, '*') != NULL;
+		p->is_const = p->is_pointer && egg_str_starts(tok, "const ");
+		const char *base = egg_str_starts(tok, "const ") ? tok + 6 : tok;
+		p->elem_type = egg_xstrndup(base, strcspn(base, " *"));
+		bundle_role_parse(colon + 1, &p->role);
+	}
+	free(list);
+	return b;
+}
+
+static char *
+describe(struct egg_bundle *b)
+{
+	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
+	struct ir_program *p = lift_bundle(b, &why);
+	if (p)
+		ir_program_describe(p, &out);
+	else
+		strbuf_addf(&out, "not lifted: %s\n", why.buf);
+	ir_program_free(p);
+	strbuf_release(&why);
+	bundle_free(b);
+	return strbuf_detach(&out);
+}
+
+#define EXPECT_DESCRIPTION(bundle, text) do { \
+	char *d_ = describe(bundle); \
+	assert_string_equal(d_, text); \
+	free(d_); \
+} while (0)
+
+static const char relu_closure[] =
+	"__global__ void relu_kernel(const float *x, float *y, int n)\n"
+	"{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"    if (i < n) { y[i] = x[i] > 0.0f ? x[i] : 0.0f; }\n}\n";
+
+static void
+map_lifts_with_launcher_names(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "relu", "const float *in:in, float *out:out, int count:scalar",
+	                               relu_closure,
+	                               "void relu(const float *in, float *out, int count)\n{\n"
+	                               "    int t = 256;\n    relu_kernel<<<(count + t - 1) / t, t>>>(in, out, count);\n}\n"),
+	                   "launcher relu\n"
+	                   "stage 0 map kernel=relu_kernel n=count\n"
+	                   "  let float st0_0 = ((in[i] > 0.0f) ? in[i] : 0.0f)\n"
+	                   "  store out[i] = st0_0\n");
+}
+
+static void
+guards_and_index_spellings_lift(void **state)
+{
+	/* early return guard, commuted index, casts, a macro, a grid-stride loop */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *a:in, float *b:out, int n:scalar",
+	                               "#define SCALE 2.0f\n"
+	                               "__global__ void k1(const float *a, float *b, int n) {\n"
+	                               "  size_t i = threadIdx.x + (size_t)blockDim.x * blockIdx.x;\n"
+	                               "  if (i >= n) return;\n  b[i] = SCALE * a[i];\n}\n"
+	                               "__global__ void k2(float *b, int n) {\n"
+	                               "  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)\n"
+	                               "    b[j] += 1.0f;\n}\n",
+	                               "void f(const float *a, float *b, int n) {\n  k1<<<n / 256 + 1, 256>>>(a, b, n);\n"
+	                               "  k2<<<64, 256>>>(b, n);\n  cudaDeviceSynchronize();\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k1 n=n\n"
+	                   "  let float st0_0 = (2.0f * a[i])\n"
+	                   "  store b[i] = st0_0\n"
+	                   "stage 1 map kernel=k2 n=n\n"
+	                   "  let float st0_1 = (b[i] + 1.0f)\n"
+	                   "  store b[i] = st0_1\n");
+}
+
+static void
+launcher_idioms_lift(void **state)
+{
+	/* a local stride, CUDA_CHECK around syncs, CEIL_DIV geometry, a null stream */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar",
+	                               "#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n"
+	                               "#define CUDA_CHECK(e) do { cudaError_t r = (e); if (r) abort(); } while (0)\n"
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int stride = blockDim.x * gridDim.x;\n"
+	                               "  for (int i = idx; i < n; i += stride) y[i] = tanhf(x[i]);\n}\n",
+	                               "void f(const float *x, float *y, int n) {\n"
+	                               "  int blocks = CEIL_DIV(n, 256);\n"
+	                               "  k<<<blocks, 256, 0, 0>>>(x, y, n);\n"
+	                               "  CUDA_CHECK(cudaGetLastError());\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = tanhf(x[i])\n"
+	                   "  store y[i] = st0_0\n");
+}
+
+static void
+broadcast_and_host_locals_lift(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "addb", "const float *x:in, const float *bias:in, float *y:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void k(const float *x, const float *b, float *y, int n, int c) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = x[i] + b[i % c];\n}\n",
+	                               "void addb(const float *x, const float *bias, float *y, int rows, int cols) {\n"
+	                               "  int n = rows * cols;\n  k<<<(n + 255) / 256, 256>>>(x, bias, y, n, cols);\n}\n"),
+	                   "launcher addb\n"
+	                   "stage 0 map kernel=k n=(rows * cols)\n"
+	                   "  let float st0_0 = (x[i] + bias[(i % cols)])\n"
+	                   "  store y[i] = st0_0\n");
+}
+
+static void
+two_d_maps_flatten_to_one_index(void **state)
+{
+	/* dim3 geometry, a 2-D guard, r * cols + c folded back to the flat index,
+	 * and a row/column split computed before the guard */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, const float *b:in, float *y:out, float *z:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void k(const float *x, const float *b, float *y, int rows, int cols) {\n"
+	                               "  int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	                               "  if (r >= rows || c >= cols) return;\n"
+	                               "  y[r * cols + c] = x[r * cols + c] * b[c];\n}\n"
+	                               "__global__ void k2(const float *b, float *z, int n, int cols) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  int col = i % cols;\n"
+	                               "  if (i < n) z[i] = b[col];\n}\n",
+	                               "void f(const float *x, const float *b, float *y, float *z, int rows, int cols) {\n"
+	                               "  dim3 block(32, 8);\n  dim3 grid((cols + 31) / 32, (rows + 7) / 8);\n"
+	                               "  k<<<grid, block>>>(x, b, y, rows, cols);\n"
+	                               "  k2<<<(rows * cols + 255) / 256, 256>>>(b, z, rows * cols, cols);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=(rows * cols)\n"
+	                   "  let float st0_0 = (x[i] * b[(i % cols)])\n"
+	                   "  store y[i] = st0_0\n"
+	                   "stage 1 map kernel=k2 n=(rows * cols)\n"
+	                   "  let int col_1 = (i % cols)\n"
+	                   "  let float st0_1 = b[col_1]\n"
+	                   "  store z[i] = st0_1\n");
+}
+
+static void
+branches_become_selects(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, float *m:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) {\n    float v = x[i];\n    if (v < 0.0f) v = 0.0f;\n"
+	                               "    if (v > 6.0f) y[i] = 6.0f; else y[i] = v;\n  }\n}\n"
+	                               "__global__ void r(const float *x, float *m, int rows, int cols) {\n"
+	                               "  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (row < rows) {\n    float best = x[row * cols], pos = 0.0f;\n"
+	                               "    for (int j = 1; j < cols; j++) {\n"
+	                               "      if (x[row * cols + j] > best) best = x[row * cols + j];\n    }\n"
+	                               "    for (int j = 0; j < cols; j++)\n      if (x[row * cols + j] > 0.0f) pos += x[row * cols + j];\n"
+	                               "    m[row] = best + pos;\n  }\n}\n",
+	                               "void f(const float *x, float *y, float *m, int rows, int cols) {\n"
+	                               "  k<<<rows * cols / 256 + 1, 256>>>(x, y, rows * cols);\n"
+	                               "  r<<<rows / 256 + 1, 256>>>(x, m, rows, cols);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=(rows * cols)\n"
+	                   "  let float v_0 = x[i]\n"
+	                   "  set v_0 = ((v_0 < 0.0f) ? 0.0f : v_0)\n"
+	                   "  let float st0_0 = ((v_0 > 6.0f) ? 6.0f : v_0)\n"
+	                   "  store y[i] = st0_0\n"
+	                   "stage 1 rows kernel=r n=rows\n"
+	                   "  let float best_1 = x[(row * cols)]\n"
+	                   "  let float pos_1 = 0.0f\n"
+	                   "  loop col < (cols - 1)\n"
+	                   "    acc max best_1 <- x[(((row * cols) + 1) + col)]\n"
+	                   "  loop col < cols\n"
+	                   "    acc sum pos_1 <- ((x[((row * cols) + col)] > 0.0f) ? x[((row * cols) + col)] : 0)\n"
+	                   "  let float st0_1 = (best_1 + pos_1)\n"
+	                   "  store m[row] = st0_1\n");
+}
+
+static const char softmax_closure[] =
+	"__global__ void sm(const float *x, float *y, int rows, int cols) {\n"
+	"  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  if (row < rows) {\n"
+	"    const float *xr = x + row * cols;\n"
+	"    float m = -INFINITY;\n"
+	"    for (int j = 0; j < cols; j++) m = fmaxf(m, xr[j]);\n"
+	"    float s = 0.0f;\n"
+	"    for (int j = 0; j < cols; j++) s += expf(xr[j] - m);\n"
+	"    for (int j = 0; j < cols; j++) y[row * cols + j] = expf(xr[j] - m) / s;\n"
+	"  }\n}\n";
+
+static void
+softmax_lifts_as_rows_with_accumulators(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "softmax", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar",
+	                               softmax_closure,
+	                               "void softmax(const float *x, float *y, int rows, int cols) {\n"
+	                               "  sm<<<(rows + 127) / 128, 128>>>(x, y, rows, cols);\n}\n"),
+	                   "launcher softmax\n"
+	                   "stage 0 rows kernel=sm n=rows\n"
+	                   "  let float m_0 = (-INFINITY)\n"
+	                   "  loop col < cols\n"
+	                   "    acc max m_0 <- x[((row * cols) + col)]\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < cols\n"
+	                   "    acc sum s_0 <- expf((x[((row * cols) + col)] - m_0))\n"
+	                   "  loop col < cols\n"
+	                   "    let float st0_0 = (expf((x[((row * cols) + col)] - m_0)) / s_0)\n"
+	                   "    store y[((row * cols) + col)] = st0_0\n");
+}
+
+static void
+norm_lifts_with_row_level_code(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "ln", "const float *x:in, const float *g:in, float *y:out, int r:scalar, int c:scalar, float eps:scalar",
+	                               "__global__ void k(const float *x, const float *g, float *y, int r, int c, float eps) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < r) {\n"
+	                               "    float mean = 0, sq = 0;\n"
+	                               "    for (int j = 0; j < c; ++j) { float v = x[i * c + j]; mean += v; sq = sq + v * v; }\n"
+	                               "    mean /= c;\n"
+	                               "    float inv = rsqrtf(sq / c - mean * mean + eps);\n"
+	                               "    for (int j = 0; j < c; j++) y[i * c + j] = (x[i * c + j] - mean) * inv * g[j];\n"
+	                               "  }\n}\n",
+	                               "void ln(const float *x, const float *g, float *y, int r, int c, float eps) {\n"
+	                               "  k<<<r, 1>>>(x, g, y, r, c, eps);\n}\n"),
+	                   "launcher ln\n"
+	                   "stage 0 rows kernel=k n=r\n"
+	                   "  let float mean_0 = 0\n"
+	                   "  let float sq_0 = 0\n"
+	                   "  loop col < c\n"
+	                   "    let float v_0 = x[((row * c) + col)]\n"
+	                   "    acc sum mean_0 <- v_0\n"
+	                   "    acc sum sq_0 <- (v_0 * v_0)\n"
+	                   "  set mean_0 = (mean_0 / c)\n"
+	                   "  let float inv_0 = rsqrtf((((sq_0 / c) - (mean_0 * mean_0)) + eps))\n"
+	                   "  loop col < c\n"
+	                   "    let float st0_0 = (((x[((row * c) + col)] - mean_0) * inv_0) * g[col])\n"
+	                   "    store y[((row * c) + col)] = st0_0\n");
+}
+
+static void
+full_reduction_lifts_with_its_memset(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",
+	                               "__global__ void k(const float *x, float *out, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) { float v = x[i]; atomicAdd(&out[0], v * v); }\n}\n",
+	                               "void ss(const float *x, float *out, int n) {\n"
+	                               "  cudaMemset(out, 0, sizeof(float));\n  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n"),
+	                   "launcher ss\n"
+	                   "stage 0 memset buffer=out n=sizeof(float)\n"
+	                   "stage 1 reduce kernel=k n=n\n"
+	                   "  let float v_1 = x[i]\n"
+	                   "  acc sum out[0] <- (v_1 * v_1)\n");
+}
+
+static void
+single_thread_kernels_lift_as_one_row(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "nrm", "const float *x:in, float *out:out, int n:scalar",
+	                               "__global__ void k(const float *x, float *out, int n) {\n"
+	                               "  if (threadIdx.x == 0 && blockIdx.x == 0) {\n    float s = 0.0f;\n"
+	                               "    for (int i = 0; i < n; i++) s += x[i] * x[i];\n"
+	                               "    *out = sqrtf(s);\n  }\n}\n",
+	                               "void nrm(const float *x, float *out, int n) {\n  k<<<1, 1>>>(x, out, n);\n}\n"),
+	                   "launcher nrm\n"
+	                   "stage 0 rows kernel=k n=1\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < n\n"
+	                   "    acc sum s_0 <- (x[col] * x[col])\n"
+	                   "  let float st0_0 = sqrtf(s_0)\n"
+	                   "  store out[0] = st0_0\n");
+}
+
+static void
+kernel_target_lifts_alone(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_KERNEL, "silu", "const float *x:in, float *y:out, int n:scalar", "",
+	                               "__global__ void silu(const float *x, float *y, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = x[i] / (1.0f + expf(-x[i]));\n}\n"),
+	                   "kernel silu\n"
+	                   "stage 0 map kernel=silu n=n\n"
+	                   "  let float st0_0 = (x[i] / (1.0f + expf((-x[i]))))\n"
+	                   "  store y[i] = st0_0\n");
+}
+
+/* Code outside the families: each refusal names its reason. */
+static void
+expect_not_lifted(const char *kernel, const char *launcher_body, const char *reason)
+{
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addf(&t, "void f(const float *x, float *y, int *h, int n) {\n%s\n}\n", launcher_body);
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int *h:inout, int n:scalar",
+	                               kernel, t.buf));
+	if (!egg_str_starts(d, "not lifted: ") || !strstr(d, reason))
+		fail_msg("expected 'not lifted: ...%s...', got: %s", reason, d);
+	free(d);
+	strbuf_release(&t);
+}
+
+static void
+outside_the_families_is_not_lifted_with_a_reason(void **state)
+{
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { float v = x[i]; while (v > 1.0f) v *= 0.5f; y[i] = v; }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "data-dependent loop");
+	expect_not_lifted("__global__ void k(const float *x, int *h, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) atomicAdd(&h[(int)x[i]], 1);\n}\n",
+	                  "k<<<n, 1>>>(x, h, n);", "histogram");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (r < 1) { float s = 0; for (int j = 0; j < n; j++) { s += x[j]; y[j] = s; } }\n}\n",
+	                  "k<<<1, 1>>>(x, y, n);", "scan");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  __shared__ float s[256];\n  int t = threadIdx.x;\n  s[t] = x[t];\n  __syncthreads();\n}\n",
+	                  "k<<<1, 256>>>(x, y, n);", "shared memory");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { float s = 0; for (int a = 0; a < n; a++) for (int b = 0; b < n; b++) s += x[a * n + b]; y[i] = s; }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "nested loops");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { if (x[i] > 0) y[i] = 1; }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "partial write");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { float v = x[i]; if (v > 0) { v = 1; y[i] = v; } }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "data-dependent branch");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
+	                  "float *t; cudaMalloc(&t, n * 4); k<<<n, 1>>>(x, t, n);", "not a scalar");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  y[threadIdx.x] = x[threadIdx.x];\n}\n",
+	                  "k<<<1, 32>>>(x, y, n);", "thread index");
+	expect_not_lifted("template <int N> __global__ void k(const float *x) { }\n", "", "templates");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
+	                  "cudaStream_t s = 0; k<<<n, 1, 0, s>>>(x, y, n);", "stream");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
+	                  "int m = clamp(n); k<<<n, 1>>>(x, y, m);", "computed by a call");
+}
+
+static struct builtin_output
+generate(struct egg_bundle *b)
+{
+	struct builtin_output o;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(builtin_generate(b, NULL, &o, &err), 0);
+	strbuf_release(&err);
+	bundle_free(b);
+	return o;
+}
+
+static int
+count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void
+launch_chain_fuses_into_one_pass_without_the_temp(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bg", "const float *x:in, const float *b:in, float *t:temp, float *y:out, int n:scalar, int c:scalar",
+		"__device__ float act(float v) { return v > 0.0f ? v : 0.01f * v; }\n"
+		"__global__ void k1(const float *x, const float *b, float *t, int n, int c) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) t[i] = x[i] + b[i % c];\n}\n"
+		"__global__ void k2(const float *t, float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = act(t[i]);\n}\n",
+		"void bg(const float *x, const float *b, float *t, float *y, int n, int c) {\n"
+		"  k1<<<(n + 255) / 256, 256>>>(x, b, t, n, c);\n  k2<<<(n + 255) / 256, 256>>>(t, y, n);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates >= 4);
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *s = o.candidates[i].source;
+		assert_int_equal(count(s, "<<<"), 1);        /* one launch */
+		assert_null(strstr(s, "t["));                /* the temp is neither read nor written */
+		assert_non_null(strstr(s, "act("));
+		assert_non_null(strstr(s, "void bg(const float *x"));
+		assert_non_null(strstr(o.candidates[i].label, "elementwise"));
+	}
+	assert_non_null(strstr(o.candidates[0].source, "float4"));
+	builtin_output_release(&o);
+}
+
+static void
+map_into_a_temp_folds_into_the_row_program(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bs", "const float *x:in, const float *b:in, float *t:temp, float *y:out, int rows:scalar, int cols:scalar",
+		"__global__ void k1(const float *x, const float *b, float *t, int n, int c) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) { float v = x[i] * 2.0f; t[i] = v + b[i % c]; }\n}\n"
+		"__global__ void k2(const float *t, float *y, int rows, int cols) {\n"
+		"  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+		"    float s = 0.0f;\n    for (int j = 0; j < cols; j++) s += t[r * cols + j];\n"
+		"    for (int j = 0; j < cols; j++) y[r * cols + j] = t[r * cols + j] - s / cols;\n  }\n}\n",
+		"void bs(const float *x, const float *b, float *t, float *y, int rows, int cols) {\n"
+		"  k1<<<rows * cols / 256 + 1, 256>>>(x, b, t, rows * cols, cols);\n"
+		"  k2<<<rows / 128 + 1, 128>>>(t, y, rows, cols);\n}\n"));
+	assert_null(o.not_lifted);
+	/* the description shows both launches; every candidate runs one kernel that
+	 * never touches the temp and reads the broadcast operand by column */
+	assert_non_null(strstr(o.description, "stage 1 rows kernel=k2"));
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		assert_null(strstr(src, "t["));
+		assert_non_null(strstr(src, "b[egg_j]"));
+		if (!strstr(o.candidates[i].label, "auto"))
+			assert_int_equal(count(src, "<<<"), 1);
+	}
+	builtin_output_release(&o);
+}
+
+static void
+rows_and_reductions_emit_every_point(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "softmax", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar",
+		softmax_closure,
+		"void softmax(const float *x, float *y, int rows, int cols) {\n"
+		"  sm<<<(rows + 127) / 128, 128>>>(x, y, rows, cols);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates >= 6);
+	int warp = 0, block = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		warp += strstr(o.candidates[i].label, "threads_per_row=32 ") != NULL;
+		block += strstr(o.candidates[i].label, "threads_per_row=1024") != NULL;
+		assert_non_null(strstr(o.candidates[i].source, "__shfl_xor_sync"));
+	}
+	assert_true(warp >= 2);
+	assert_int_equal(block, 1);
+	/* the auto point chooses warp or block per call from the row length */
+	assert_non_null(strstr(o.candidates[1].label, "threads_per_row=auto"));
+	assert_non_null(strstr(o.candidates[1].source, "if ((long long)(cols) <= 2048) {"));
+	assert_int_equal(count(o.candidates[1].source, "<<<"), 2);
+	/* the max and sum loops run as one online pass, and as written in another point */
+	assert_non_null(strstr(o.candidates[0].label, "passes=online"));
+	assert_non_null(strstr(o.candidates[0].source, "egg_om"));
+	assert_non_null(strstr(o.candidates[o.n_candidates - 1].label, "passes=as-written"));
+	assert_null(strstr(o.candidates[o.n_candidates - 1].source, "egg_om"));
+	builtin_output_release(&o);
+
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",
+	                         "__global__ void k(const float *x, float *out, int n) {\n"
+	                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                         "  if (i < n) atomicAdd(out, x[i] * x[i]);\n}\n",
+	                         "void ss(const float *x, float *out, int n) {\n"
+	                         "  cudaMemset(out, 0, sizeof(float));\n  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n"));
+	assert_null(o.not_lifted);
+	int two_pass = 0, atomic = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		assert_non_null(strstr(o.candidates[i].source, "cudaMemsetAsync(out, 0, sizeof(float))"));
+		two_pass += strstr(o.candidates[i].label, "two-pass") != NULL;
+		atomic += strstr(o.candidates[i].label, "atomic") != NULL;
+	}
+	assert_true(two_pass >= 2 && atomic >= 2);
+	builtin_output_release(&o);
+}
+
+static void
+one_row_reductions_spread_over_the_grid(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "nrm", "const float *x:in, float *out:out, int n:scalar",
+		"__global__ void k(const float *x, float *out, int n) {\n"
+		"  float s = 0.0f;\n  for (int i = 0; i < n; i++) s += x[i] * x[i];\n  out[0] = sqrtf(s);\n}\n",
+		"void nrm(const float *x, float *out, int n) {\n  k<<<1, 1>>>(x, out, n);\n}\n"));
+	assert_null(o.not_lifted);
+	int grid = 0, one_group = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		if (strstr(src, "egg_nparts")) {
+			grid++;
+			assert_int_equal(count(src, "<<<"), 2);
+			assert_non_null(strstr(src, "if (egg_lane == 0)\n\t\t\tout[0] = "));
+		} else {
+			one_group++;
+		}
+	}
+	assert_true(grid >= 3);
+	assert_true(one_group >= 2);
+	builtin_output_release(&o);
+}
+
+static void
+kernel_targets_keep_their_header_and_rows_need_a_launcher(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_KERNEL, "silu", "const float *x:in, float *y:out, int n:scalar", "",
+		"__global__ void silu(const float *x, float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) y[i] = x[i] / (1.0f + expf(-x[i]));\n}\n"));
+	assert_true(o.n_candidates >= 4);
+	assert_int_equal(count(o.candidates[0].source, "__global__ void silu(const float *x, float *y, int n)"), 1);
+	assert_int_equal(count(o.candidates[0].source, "<<<"), 0);
+	builtin_output_release(&o);
+
+	o = generate(make_bundle(BUNDLE_KERNEL, "sm", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar",
+	                         "", softmax_closure));
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(o.not_lifted);
+	assert_non_null(strstr(o.not_lifted, "launcher"));
+	builtin_output_release(&o);
+}
+
+static void
+parser_substitutes_macros_and_skips_types(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct ast_unit *u = parse_unit("#include <x.h>\n#define N 4\ntypedef struct { int a; } pair;\n"
+	                                "struct S { float v; };\n__device__ float g[N];\n"
+	                                "static __device__ __forceinline__ float sq(float v) { return v * v; }\n"
+	                                "__global__ void __launch_bounds__(256) k(float *p) { pair q; p[0] = N; }\n", &err);
+	assert_string_equal(err.buf, "");
+	assert_non_null(u);
+	assert_int_equal(u->n_functions, 2);
+	const struct ast_function *k = ast_find_function(u, "k");
+	assert_non_null(k);
+	assert_string_equal(k->qualifiers, "__global__");
+	assert_int_equal(k->body->n_body, 2);
+	assert_string_equal(k->body->body[1]->expr->kids[1]->text, "4");
+	ast_unit_free(u);
+	strbuf_release(&err);
+}
+
+static int
+setup(void **state)
+{
+	const char *src = getenv("EGG_SRCDIR");
+	char *dir = egg_xasprintf("%s/builtin/templates", src ? src : ".");
+	setenv("EGG_BUILTIN_TEMPLATES", dir, 1);
+	free(dir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parser_substitutes_macros_and_skips_types),
+		cmocka_unit_test(map_lifts_with_launcher_names),
+		cmocka_unit_test(guards_and_index_spellings_lift),
+		cmocka_unit_test(broadcast_and_host_locals_lift),
+		cmocka_unit_test(launcher_idioms_lift),
+		cmocka_unit_test(two_d_maps_flatten_to_one_index),
+		cmocka_unit_test(branches_become_selects),
+		cmocka_unit_test(softmax_lifts_as_rows_with_accumulators),
+		cmocka_unit_test(norm_lifts_with_row_level_code),
+		cmocka_unit_test(full_reduction_lifts_with_its_memset),
+		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
+		cmocka_unit_test(kernel_target_lifts_alone),
+		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
+		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
+		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
+		cmocka_unit_test(rows_and_reductions_emit_every_point),
+		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
+		cmocka_unit_test(kernel_targets_keep_their_header_and_rows_need_a_launcher),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
