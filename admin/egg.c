@@ -19,9 +19,11 @@ struct command {
 
 static int cmd_version(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
+	{ "eval", cmd_eval, "check and time candidates against a bundle's reference on the GPU" },
 	{ "help", cmd_help, "list the commands" },
 };
 

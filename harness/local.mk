@@ -1,0 +1,35 @@
+# harness/: the evaluation harness (generation, screening, running, judging).
+noinst_LIBRARIES += libeggharness.a
+libeggharness_a_SOURCES = \
+	harness/gen.c harness/gen.h \
+	harness/screen.c harness/screen.h \
+	harness/proc.c harness/proc.h \
+	harness/run.c harness/run.h
+nodist_libeggharness_a_SOURCES = harness/runtime_text.c
+libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm
+
+# runtime.cuh travels inside egg as a C string, so egg eval needs no data path.
+harness/runtime_text.c: $(srcdir)/harness/runtime.cuh $(srcdir)/harness/embed.sh
+	$(AM_V_GEN)$(MKDIR_P) harness && \
+	  $(SHELL) $(srcdir)/harness/embed.sh harness_runtime_text \
+	    $(srcdir)/harness/runtime.cuh >$@.tmp && mv $@.tmp $@
+CLEANFILES += harness/runtime_text.c
+EXTRA_DIST += harness/runtime.cuh harness/embed.sh
+
+check_PROGRAMS += tests/unit/test_screen
+tests_unit_test_screen_SOURCES = tests/unit/test_screen.c
+tests_unit_test_screen_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_screen_LDADD = libeggharness.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_screen
+
+check_PROGRAMS += tests/unit/test_harness
+tests_unit_test_harness_SOURCES = tests/unit/test_harness.c
+tests_unit_test_harness_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+UNIT_TESTS += tests/unit/test_harness
+
+SUITES += tests/suites/harness.bash
+EXTRA_DIST += $(wildcard $(srcdir)/tests/data/harness/*.json) \
+	$(wildcard $(srcdir)/tests/data/harness/*.cu) \
+	tests/gpu/run-harness-gpu.sh
