@@ -99,6 +99,7 @@ egg_add_num(egg_text *t, double v)
 
 static unsigned long long g_seed;
 static int g_self_check;
+static char g_why[600]; /* the first failure, for the verdict's message */
 
 static void
 egg_finish(int code, const char *status, const char *message)
@@ -478,6 +479,10 @@ egg_compare(int p, unsigned char poison)
 			bad++;
 		}
 	}
+	if (bad && !g_why[0])
+		snprintf(g_why, sizeof g_why, "%s: %zu of %zu elements wrong (%zu unwritten, %zu "
+		         "non-finite), the first at index %lld: got %.9g, want %.9g", egg_params[p].name,
+		         bad, b->n, unwritten, nonfinite, first_bad, got_bad, want_bad);
 	egg_add(&g_checks, "{\"name\":");
 	egg_add_str(&g_checks, egg_params[p].name);
 	egg_add(&g_checks, ",\"elements\":%zu,\"max_abs\":", b->n);
@@ -552,15 +557,30 @@ egg_check_trial(int w, int trial)
 	}
 	char where[96];
 	snprintf(where, sizeof where, "workload %d, trial %d", w, trial);
-	for (int c = 0; c < 2; c++) {
-		egg_prepare(c, poison);
-		egg_call_checked(c, where);
-	}
+	/* Both contenders' buffers are poisoned before either runs: while the
+	 * candidate runs, no reference output of this or an earlier trial exists. */
+	egg_prepare(0, poison);
+	egg_prepare(1, poison);
+	egg_call_checked(0, where);
+	egg_call_checked(1, where);
 	for (int p = 0; p < EGG_N_PARAMS; p++)
 		for (int c = 0; c < 2; c++)
 			if (g_buf[p].snap[c])
 				EGG_CK(cudaMemcpy(g_buf[p].host_out[c], g_buf[p].snap[c], g_buf[p].bytes,
 				                  cudaMemcpyDeviceToHost));
+	/* Work still running when the call returned (on a stream the caller's
+	 * stream does not wait for) shows as outputs that changed after the snapshot. */
+	const char *late = NULL;
+	for (int p = 0; !late && p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->snap[0])
+			continue;
+		unsigned char *now = egg_host_alloc(b->bytes);
+		EGG_CK(cudaMemcpy(now, b->dev[0], b->bytes, cudaMemcpyDeviceToHost));
+		if (memcmp(now, b->host_out[0], b->bytes) != 0)
+			late = egg_params[p].name;
+		free(now);
+	}
 	if (g_n_checks++)
 		egg_add(&g_checks, ",");
 	egg_add(&g_checks, "{\"workload\":%d,\"trial\":%d,\"seed\":%llu,\"buffers\":[", w, trial, seed);
@@ -576,11 +596,26 @@ egg_check_trial(int w, int trial)
 	egg_add(&g_checks, "]");
 	const char *what = NULL;
 	int integ = egg_check_integrity(0, &what);
+	char problem[200] = "";
 	if (integ == 0)
-		egg_add(&g_checks, ",\"problem\":\"wrote outside buffer %s\"", what);
+		snprintf(problem, sizeof problem, "wrote outside buffer %s", what);
 	else if (integ < 0)
-		egg_add(&g_checks, ",\"problem\":\"modified the read-only input %s\"", what);
-	pass &= integ == 1;
+		snprintf(problem, sizeof problem, "modified the read-only input %s", what);
+	else if (late)
+		snprintf(problem, sizeof problem, "%s changed after the call returned: work on another "
+		         "stream was not ordered before the caller's stream", late);
+	if (problem[0]) {
+		egg_add(&g_checks, ",\"problem\":");
+		egg_add_str(&g_checks, problem);
+		if (!g_why[0])
+			snprintf(g_why, sizeof g_why, "%s", problem);
+		pass = 0;
+	}
+	if (!pass) {
+		char tmp[sizeof g_why];
+		snprintf(tmp, sizeof tmp, "workload %d, trial %d: %s", w, trial, g_why);
+		memcpy(g_why, tmp, sizeof g_why);
+	}
 	egg_add(&g_checks, ",\"pass\":%s}", pass ? "true" : "false");
 	return pass;
 }
@@ -794,7 +829,7 @@ egg_measure_ceilings(void)
 
 	float *out;
 	EGG_CK(cudaMalloc((void **)&out, sizeof(float)));
-	int blocks = g_prop.multiProcessorCount * 8, threads = 256, iters = 4096;
+	int blocks = g_prop.multiProcessorCount * 8, threads = 256, iters = 16384;
 	for (int i = 0; i < 9; i++) {
 		EGG_CK(cudaEventRecord(g_ev[0], 0));
 		egg_fma_kernel<<<blocks, threads>>>(out, iters, (float)i);
@@ -876,6 +911,6 @@ main(int argc, char **argv)
 		egg_free_workload();
 	}
 	if (!ok)
-		egg_finish(1, "wrong", "the candidate's outputs differ from the reference's");
+		egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");
 	egg_finish(0, "ok", NULL);
 }
