@@ -248,10 +248,12 @@ gen_workload(const struct egg_bundle *b, size_t w, struct strbuf *out)
 	const struct bundle_workload *wl = &b->workloads[w];
 	char base[128];
 	strbuf_addf(out, "\tcase %zu: {\n", w);
-	gen_line(b, out);
+	/* Every statement carries the pragma's location, so an error in any clause
+	 * expression is reported on the pragma's line. */
 	for (size_t i = 0; i < wl->n_bindings; i++) {
 		const struct bundle_binding *bd = &wl->bindings[i];
 		const struct bundle_param *p = bundle_find_param(b, bd->name);
+		gen_line(b, out);
 		if (p && !p->is_pointer) {
 			gen_base_type(p->type, base, sizeof base);
 			strbuf_addf(out, "\tconst %s %s = (%s)(%s); (void)%s;\n", base, bd->name, base,
@@ -263,16 +265,20 @@ gen_workload(const struct egg_bundle *b, size_t w, struct strbuf *out)
 	}
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
+		gen_line(b, out);
 		if (!p->is_pointer) {
 			gen_base_type(p->type, base, sizeof base);
 			strbuf_addf(out, "\t*(%s *)egg_x->scalar[%zu] = %s;\n", base, i, p->name);
 			continue;
 		}
 		strbuf_addf(out, "\tegg_x->count[%zu] = (long long)(%s);\n", i, p->extent);
-		if (p->range_lo && p->range_hi)
+		if (p->range_lo && p->range_hi) {
+			gen_line(b, out);
 			strbuf_addf(out, "\tegg_x->has_range[%zu] = 1; egg_x->lo[%zu] = (double)(%s); "
 			            "egg_x->hi[%zu] = (double)(%s);\n", i, i, p->range_lo, i, p->range_hi);
+		}
 	}
+	gen_line(b, out);
 	if (b->kind == BUNDLE_KERNEL)
 		strbuf_addf(out, "\tegg_x->launch.grid = dim3(%s); egg_x->launch.block = dim3(%s); "
 		            "egg_x->launch.smem = (size_t)(%s);\n", b->launch_grid, b->launch_block,

