@@ -9,9 +9,12 @@
  *     "candidates": [ { "name": "...", "source": "..." }, ... ],
  *     "nvcc_flags": [ "-O3", "--use_fast_math", ... ],
  *     "timeout_s": 120, "seed": 0, "trials": 3, "min_speedup": 1.03,
- *     "no_timing": false }
+ *     "no_timing": false, "compile_only": false, "arch": null }
  * where every key but "bundle" may be left out.  JOB may be "-" (stdin), so that
- * `ssh gpu1 egg eval -` can serve as a remote evaluator.
+ * `ssh gpu1 egg eval -` can serve as a remote evaluator: with --remote CMD, or
+ * EGG_EVAL_COMMAND set (and no --local), egg eval writes the job to CMD's stdin
+ * and prints the result CMD prints, so a build machine without a GPU can use a
+ * GPU machine.
  *
  * Exit status: 0 the evaluation ran (each candidate's verdict is in the result),
  * 1 it could not (the result's message says why), 2 usage, 3 no GPU here (the
@@ -37,7 +40,8 @@ static const char eval_usage[] =
 	"usage: egg eval JOB.json|- [--candidate FILE]... [--timeout SECONDS] [--seed N]\n"
 	"                [--trials N] [--min-speedup X] [--no-timing] [--nvcc PATH]\n"
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
-	"                [--compile-only --arch sm_XY] [--generate DIR]\n";
+	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
+	"                [--remote COMMAND | --local]\n";
 
 struct eval_job {
 	struct egg_bundle *bundle;
@@ -120,6 +124,12 @@ eval_parse_job(const char *text, struct eval_job *job, struct strbuf *err)
 			job->opt.min_speedup = v->valuedouble;
 		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "no_timing")))
 			job->opt.no_timing = 1;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "compile_only")))
+			job->opt.compile_only = 1;
+		if (cJSON_IsString(v = cJSON_GetObjectItem(o, "arch"))) {
+			strvec_push(&job->owned, v->valuestring);
+			job->opt.arch = job->owned.v[job->owned.n - 1];
+		}
 	} else {
 		job->bundle = bundle_from_cjson(o, err);
 		if (!job->bundle)
@@ -129,6 +139,44 @@ eval_parse_job(const char *text, struct eval_job *job, struct strbuf *err)
 out:
 	cJSON_Delete(o);
 	return rc;
+}
+
+/* The job as an egg-job object, for a remote evaluator; caller frees. */
+static char *
+eval_job_to_json(const struct eval_job *job)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schema", "egg-job");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddItemToObject(o, "bundle", bundle_to_cjson(job->bundle));
+	cJSON *cands = cJSON_AddArrayToObject(o, "candidates");
+	for (size_t i = 0; i < job->n_cands; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", job->cands[i].name);
+		cJSON_AddStringToObject(c, "source", job->cands[i].source);
+		cJSON_AddItemToArray(cands, c);
+	}
+	cJSON *flags = cJSON_AddArrayToObject(o, "nvcc_flags");
+	for (size_t i = 0; i < job->flags.n; i++)
+		cJSON_AddItemToArray(flags, cJSON_CreateString(job->flags.v[i]));
+	const struct run_options *opt = &job->opt;
+	if (opt->timeout_s > 0)
+		cJSON_AddNumberToObject(o, "timeout_s", opt->timeout_s);
+	if (opt->seed)
+		cJSON_AddNumberToObject(o, "seed", (double)opt->seed);
+	if (opt->trials)
+		cJSON_AddNumberToObject(o, "trials", opt->trials);
+	if (opt->min_speedup > 0)
+		cJSON_AddNumberToObject(o, "min_speedup", opt->min_speedup);
+	cJSON_AddBoolToObject(o, "no_timing", opt->no_timing);
+	cJSON_AddBoolToObject(o, "compile_only", opt->compile_only);
+	if (opt->arch)
+		cJSON_AddStringToObject(o, "arch", opt->arch);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	char *copy = egg_xstrdup(s);
+	cJSON_free(s);
+	return copy;
 }
 
 /* --generate DIR: the program's sources, for reading or compiling by hand. */
@@ -181,7 +229,7 @@ cmd_eval(int argc, char **argv)
 {
 	struct eval_job job;
 	memset(&job, 0, sizeof job);
-	const char *job_path = NULL, *generate = NULL;
+	const char *job_path = NULL, *generate = NULL, *remote = getenv("EGG_EVAL_COMMAND");
 	struct strvec cand_files = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	int rc = 2;
@@ -198,6 +246,8 @@ cmd_eval(int argc, char **argv)
 		else if (EVAL_ARG("--workdir")) job.opt.workdir = v;
 		else if (EVAL_ARG("--arch")) job.opt.arch = v;
 		else if (EVAL_ARG("--generate")) generate = v;
+		else if (EVAL_ARG("--remote")) remote = v;
+		else if (strcmp(a, "--local") == 0) remote = NULL;
 		else if (strcmp(a, "--no-timing") == 0) job.opt.no_timing = 1;
 		else if (strcmp(a, "--keep") == 0) job.opt.keep = 1;
 		else if (strcmp(a, "--compile-only") == 0) job.opt.compile_only = 1;
@@ -237,7 +287,15 @@ cmd_eval(int argc, char **argv)
 	job.opt.flags = job.flags.v;
 	job.opt.n_flags = job.flags.n;
 	enum run_status st;
-	cJSON *result = run_evaluate(job.bundle, job.cands, job.n_cands, &job.opt, &st);
+	cJSON *result;
+	if (remote && *remote) {
+		char *json = eval_job_to_json(&job);
+		double per = job.opt.timeout_s > 0 ? job.opt.timeout_s : 120;
+		result = run_remote(remote, json, job.bundle->name, 600 + per * (double)(job.n_cands + 1), &st);
+		free(json);
+	} else {
+		result = run_evaluate(job.bundle, job.cands, job.n_cands, &job.opt, &st);
+	}
 	char *s = cJSON_Print(result);
 	printf("%s\n", s);
 	cJSON_free(s);

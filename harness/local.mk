@@ -4,7 +4,8 @@ libeggharness_a_SOURCES = \
 	harness/gen.c harness/gen.h \
 	harness/screen.c harness/screen.h \
 	harness/proc.c harness/proc.h \
-	harness/run.c harness/run.h
+	harness/run.c harness/run.h \
+	harness/remote.c
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
 libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -78,14 +79,14 @@ open_or_null(const char *path, int flags)
 }
 
 int
-proc_run(char *const *argv, char *const *extra_env, const char *out_path,
-         const char *err_path, double timeout_s, struct proc_status *st,
+proc_run(char *const *argv, char *const *extra_env, const char *in_path,
+         const char *out_path, const char *err_path, double timeout_s, struct proc_status *st,
          struct strbuf *err)
 {
 	memset(st, 0, sizeof *st);
 	struct strvec env = STRVEC_INIT;
 	build_env(extra_env, &env);
-	int in = open("/dev/null", O_RDONLY);
+	int in = open_or_null(in_path, O_RDONLY);
 	int out = open_or_null(out_path, O_WRONLY | O_CREAT | O_TRUNC);
 	int er = open_or_null(err_path, O_WRONLY | O_CREAT | O_TRUNC);
 	if (in < 0 || out < 0 || er < 0) {
@@ -100,6 +101,7 @@ proc_run(char *const *argv, char *const *extra_env, const char *out_path,
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* egg killed: its child goes too */
 		dup2(in, 0);
 		dup2(out, 1);
 		dup2(er, 2);

@@ -26,12 +26,12 @@ int proc_env_is_secret(const char *name);
 
 /* Runs argv[0] (a path) with argv in the current environment less the secrets,
  * plus the NULL-terminated NAME=VALUE list extra_env (may be NULL), stdin from
- * /dev/null, stdout and stderr to the named files (NULL: /dev/null).  The child
+ * in_path and stdout and stderr to the named files (each NULL: /dev/null).  The child
  * leads its own process group; at timeout_s (0: none) the whole group is killed,
  * and so are any processes it left behind when it ends.  Returns 0 with *st
  * filled, or -1 with a sentence in err when the child could not be started. */
-int proc_run(char *const *argv, char *const *extra_env, const char *out_path,
-             const char *err_path, double timeout_s, struct proc_status *st,
+int proc_run(char *const *argv, char *const *extra_env, const char *in_path,
+             const char *out_path, const char *err_path, double timeout_s, struct proc_status *st,
              struct strbuf *err);
 
 /* A sentence describing how the child ended ("exited with status 4", "was killed

@@ -129,7 +129,7 @@ run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **lo
 	strvec_pushv(&argv, args->v, args->n);
 	struct proc_status st;
 	struct strbuf err = STRBUF_INIT;
-	int rc = proc_run(strvec_argv(&argv), NULL, log_path, log_path, RUN_COMPILE_TIMEOUT, &st,
+	int rc = proc_run(strvec_argv(&argv), NULL, NULL, log_path, log_path, RUN_COMPILE_TIMEOUT, &st,
 	                  &err);
 	strvec_clear(&argv);
 	if (rc < 0) {
@@ -230,7 +230,7 @@ run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char 
 	if (gpu && *gpu)
 		strvec_push_owned(&env, egg_xasprintf("CUDA_VISIBLE_DEVICES=%s", gpu));
 	cJSON *j = NULL;
-	if (proc_run(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, out_path, out_path,
+	if (proc_run(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, NULL, out_path, out_path,
 	             timeout_s, st, err) == 0) {
 		char *data = NULL;
 		size_t len;
@@ -615,15 +615,15 @@ run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 	return 0;
 }
 
-static cJSON *
-run_skeleton(const struct egg_bundle *b)
+void *
+run_new_result(const char *target)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schema", "egg-result");
 	cJSON_AddNumberToObject(o, "version", 1);
 	cJSON_AddStringToObject(o, "status", "ok");
 	cJSON_AddNullToObject(o, "message");
-	cJSON_AddStringToObject(o, "target", b && b->name ? b->name : "");
+	cJSON_AddStringToObject(o, "target", target ? target : "");
 	cJSON_AddNullToObject(o, "arch");
 	cJSON_AddNullToObject(o, "nvcc");
 	cJSON_AddArrayToObject(o, "flags");
@@ -693,7 +693,7 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 	memset(&c, 0, sizeof c);
 	c.b = b;
 	c.opt = opt;
-	c.result = run_skeleton(b);
+	c.result = run_new_result(b ? b->name : NULL);
 	struct strbuf err = STRBUF_INIT;
 	int fresh_dir = 0;
 	if (gen_check_bundle(b, &err) < 0) {

@@ -72,6 +72,17 @@ enum run_status { RUN_OK = 0, RUN_ERROR = 1, RUN_NO_GPU = 3 };
 void *run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size_t n,
                    const struct run_options *opt, enum run_status *status);
 
+/* An empty result for target (status "ok", no candidates); the caller owns it. */
+void *run_new_result(const char *target);
+
+/* Remote evaluation: runs command through /bin/sh -c (e.g. "ssh gpu1 egg eval -")
+ * with job_json on its stdin, without the user's secrets in its environment, and
+ * reads the result it prints on stdout.  Whatever goes wrong (the command fails,
+ * hangs past timeout_s, prints no or a malformed result) comes back as a result
+ * with status "error" and a sentence; never NULL, owned by the caller. */
+void *run_remote(const char *command, const char *job_json, const char *target,
+                 double timeout_s, enum run_status *status);
+
 /* Parses `ptxas -v` output into a cJSON array of resource objects (see above). */
 void *run_parse_ptxas(const char *log);
 

@@ -158,3 +158,36 @@ test_egg_gpu_none_skips_the_gpu_without_compiling() {
 	expect_eq "$(cat r.rc)" 3
 	expect_eq "$(json r.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
 }
+
+test_eval_command_forwards_the_job_and_prints_the_result() {
+	export EGG_EVAL_COMMAND="$EGG eval -"
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --flag -DX=1 \
+		--candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compiled
+	expect_eq "$(json r.out 'r["flags"]')" "['-DX=1']"
+	# --local ignores the setting
+	EGG_EVAL_COMMAND="false" EGG_GPU=none run_cmd l "$EGG" eval "$DATA/scale.json" --local
+	expect_eq "$(json l.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+}
+
+test_eval_command_passes_no_gpu_through_and_gets_no_secrets() {
+	export FAKE_API_KEY=sk-secret EGG_CACHE_SECRET=hunter2
+	run_cmd r "$EGG" eval "$DATA/scale.json" --remote "env >remote-env; EGG_GPU=none $EGG eval -"
+	expect_eq "$(cat r.rc)" 3
+	expect_eq "$(json r.out 'r["status"]')" no_gpu
+	expect_file_contains remote-env "PATH="
+	expect_file_lacks remote-env sk-secret
+	expect_file_lacks remote-env hunter2
+}
+
+test_eval_command_that_fails_or_prints_garbage_is_a_clear_error() {
+	run_cmd r "$EGG" eval "$DATA/scale.json" --remote "echo '{\"schema\": \"nope\"}'"
+	expect_eq "$(cat r.rc)" 1
+	expect_eq "$(json r.out 'r["status"]')" error
+	expect_file_contains r.out "printed result: 'schema' is not"
+	run_cmd f "$EGG" eval "$DATA/scale.json" --remote "echo no route to gpu1 >&2; exit 255"
+	expect_eq "$(cat f.rc)" 1
+	expect_file_contains f.out "exited with status 255 and printed no result; its stderr: no route to gpu1"
+	expect_file_lines f.err 1
+}

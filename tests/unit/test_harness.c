@@ -237,7 +237,7 @@ children_get_no_secrets_and_their_status(void **state)
 	char *extra[] = { "EGG_EXTRA=1", NULL };
 	struct proc_status st;
 	struct strbuf err = STRBUF_INIT;
-	assert_int_equal(proc_run(argv, extra, out, NULL, 30, &st, &err), 0);
+	assert_int_equal(proc_run(argv, extra, NULL, out, NULL, 30, &st, &err), 0);
 	assert_true(st.exited);
 	assert_int_equal(st.exit_code, 7);
 	char *text;
@@ -261,7 +261,7 @@ a_hanging_child_and_its_children_are_killed_at_the_limit(void **state)
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct proc_status st;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	assert_int_equal(proc_run(argv, NULL, NULL, NULL, 0.5, &st, &err), 0);
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 0.5, &st, &err), 0);
 	assert_true(st.timed_out);
 	assert_false(st.exited);
 	assert_true(st.wall_s < 10);
@@ -296,13 +296,13 @@ a_crashing_child_is_a_status_not_a_crash(void **state)
 	char *argv[] = { "/bin/sh", "-c", "kill -SEGV $$", NULL };
 	struct proc_status st;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
-	assert_int_equal(proc_run(argv, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
 	assert_false(st.exited);
 	assert_int_equal(st.signal, 11);
 	proc_describe(&st, &why);
 	assert_non_null(strstr(why.buf, "signal 11"));
 	char *missing[] = { "/nonexistent/program", NULL };
-	assert_int_equal(proc_run(missing, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(proc_run(missing, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
 	assert_int_equal(st.exit_code, 127);
 	strbuf_release(&err);
 	strbuf_release(&why);
@@ -323,10 +323,10 @@ gpu_lock_is_exclusive_across_processes(void **state)
 	char *cmd = egg_xasprintf("flock -n %s true", lock);
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct proc_status st;
-	assert_int_equal(proc_run(argv, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
 	assert_int_not_equal(st.exit_code, 0);
 	proc_gpu_unlock(fd);
-	assert_int_equal(proc_run(argv, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
 	assert_int_equal(st.exit_code, 0);
 	unlink(lock);
 	rmdir(dir);
