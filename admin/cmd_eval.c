@@ -9,7 +9,7 @@
  *     "candidates": [ { "name": "...", "source": "..." }, ... ],
  *     "nvcc_flags": [ "-O3", "--use_fast_math", ... ],
  *     "timeout_s": 120, "seed": 0, "trials": 3, "min_speedup": 1.03,
- *     "no_timing": false, "compile_only": false, "arch": null }
+ *     "no_timing": false, "compile_only": false, "arch": null, "sanitize": false }
  * where every key but "bundle" may be left out.  JOB may be "-" (stdin), so that
  * `ssh gpu1 egg eval -` can serve as a remote evaluator: with --remote CMD, or
  * EGG_EVAL_COMMAND set (and no --local), egg eval writes the job to CMD's stdin
@@ -41,7 +41,7 @@ static const char eval_usage[] =
 	"                [--trials N] [--min-speedup X] [--no-timing] [--nvcc PATH]\n"
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
 	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
-	"                [--remote COMMAND | --local]\n";
+	"                [--remote COMMAND | --local] [--sanitize]\n";
 
 struct eval_job {
 	struct egg_bundle *bundle;
@@ -126,6 +126,8 @@ eval_parse_job(const char *text, struct eval_job *job, struct strbuf *err)
 			job->opt.no_timing = 1;
 		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "compile_only")))
 			job->opt.compile_only = 1;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "sanitize")))
+			job->opt.sanitize = 1;
 		if (cJSON_IsString(v = cJSON_GetObjectItem(o, "arch"))) {
 			strvec_push(&job->owned, v->valuestring);
 			job->opt.arch = job->owned.v[job->owned.n - 1];
@@ -170,6 +172,7 @@ eval_job_to_json(const struct eval_job *job)
 		cJSON_AddNumberToObject(o, "min_speedup", opt->min_speedup);
 	cJSON_AddBoolToObject(o, "no_timing", opt->no_timing);
 	cJSON_AddBoolToObject(o, "compile_only", opt->compile_only);
+	cJSON_AddBoolToObject(o, "sanitize", opt->sanitize);
 	if (opt->arch)
 		cJSON_AddStringToObject(o, "arch", opt->arch);
 	char *s = cJSON_PrintUnformatted(o);
@@ -250,6 +253,7 @@ cmd_eval(int argc, char **argv)
 		else if (strcmp(a, "--local") == 0) remote = NULL;
 		else if (strcmp(a, "--no-timing") == 0) job.opt.no_timing = 1;
 		else if (strcmp(a, "--keep") == 0) job.opt.keep = 1;
+		else if (strcmp(a, "--sanitize") == 0) job.opt.sanitize = 1;
 		else if (strcmp(a, "--compile-only") == 0) job.opt.compile_only = 1;
 		else if (strcmp(a, "--help") == 0) { fputs(eval_usage, stdout); return 0; }
 		else if (!job_path && (a[0] != '-' || strcmp(a, "-") == 0)) job_path = a;

@@ -5,7 +5,7 @@ libeggharness_a_SOURCES = \
 	harness/screen.c harness/screen.h \
 	harness/proc.c harness/proc.h \
 	harness/run.c harness/run.h \
-	harness/remote.c
+	harness/remote.c harness/result.c
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
 libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm
@@ -31,6 +31,28 @@ tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(C
 UNIT_TESTS += tests/unit/test_harness
 
 SUITES += tests/suites/harness.bash
-EXTRA_DIST += $(wildcard $(srcdir)/tests/data/harness/*.json) \
-	$(wildcard $(srcdir)/tests/data/harness/*.cu) \
-	tests/gpu/run-harness-gpu.sh
+EXTRA_DIST += \
+	tests/data/harness/copy.json \
+	tests/data/harness/gather.json \
+	tests/data/harness/half.json \
+	tests/data/harness/saxpy_kernel.json \
+	tests/data/harness/scale.json \
+	tests/data/harness/softmax.json \
+	tests/data/harness/cand/bad_cached.cu \
+	tests/data/harness/cand/bad_hang.cu \
+	tests/data/harness/cand/bad_nan.cu \
+	tests/data/harness/cand/bad_oob_read.cu \
+	tests/data/harness/cand/bad_oob_write.cu \
+	tests/data/harness/cand/bad_side_stream.cu \
+	tests/data/harness/cand/bad_slower.cu \
+	tests/data/harness/cand/bad_trap.cu \
+	tests/data/harness/cand/bad_unwritten.cu \
+	tests/data/harness/cand/bad_writes_input.cu \
+	tests/data/harness/cand/bad_wrong_last.cu \
+	tests/data/harness/cand/bad_wrong_one_seed.cu \
+	tests/data/harness/cand/good_saxpy.cu \
+	tests/data/harness/cand/good_scale_vec4.cu \
+	tests/data/harness/cand/good_softmax_block.cu \
+	tests/data/harness/cand/sanitize_softmax_oob.cu \
+	tests/gpu/run-harness-gpu.sh \
+	tests/gpu/pack.sh

@@ -170,48 +170,6 @@ run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **l
 	return rc;
 }
 
-void *
-run_parse_ptxas(const char *log)
-{
-	cJSON *arr = cJSON_CreateArray(), *cur = NULL;
-	const char *p = log;
-	while (p && *p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char *line = egg_xstrndup(p, len);
-		const char *s;
-		long a, b2, c3;
-		if ((s = strstr(line, "Function properties for ")) != NULL) {
-			cur = cJSON_CreateObject();
-			cJSON_AddStringToObject(cur, "function", s + strlen("Function properties for "));
-			cJSON_AddItemToArray(arr, cur);
-		} else if (cur && sscanf(line, " %ld bytes stack frame, %ld bytes spill stores, %ld "
-		                               "bytes spill loads", &a, &b2, &c3) == 3) {
-			cJSON_AddNumberToObject(cur, "stack_bytes", (double)a);
-			cJSON_AddNumberToObject(cur, "spill_stores", (double)b2);
-			cJSON_AddNumberToObject(cur, "spill_loads", (double)c3);
-		} else if (cur && (s = strstr(line, "Used ")) != NULL && sscanf(s, "Used %ld registers", &a) == 1) {
-			cJSON_AddNumberToObject(cur, "registers", (double)a);
-			const char *sm = strstr(line, " bytes smem");
-			long smem = 0;
-			if (sm) {
-				while (sm > line && sm[-1] >= '0' && sm[-1] <= '9')
-					sm--;
-				smem = strtol(sm, NULL, 10);
-			}
-			cJSON_AddNumberToObject(cur, "smem_bytes", (double)smem);
-			cur = NULL;
-		}
-		free(line);
-		p = eol ? eol + 1 : NULL;
-	}
-	/* Keep kernels only: device functions have no "Used" line. */
-	for (int i = cJSON_GetArraySize(arr) - 1; i >= 0; i--)
-		if (!cJSON_GetObjectItem(cJSON_GetArrayItem(arr, i), "registers"))
-			cJSON_DeleteItemFromArray(arr, i);
-	return arr;
-}
-
 /* Runs PROGRAM ARGS... --out FILE and parses FILE; NULL if there is no JSON. */
 static cJSON *
 run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
@@ -515,6 +473,75 @@ run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct proc_status *st
 	strbuf_release(&m);
 }
 
+/* compute-sanitizer's memcheck (with exact allocations, so that a read one
+ * element past a buffer is outside it) and racecheck on a passing candidate. */
+static void
+run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
+{
+	char *bindir = fs_dirname(c->nvcc);
+	char *san = fs_join(bindir, "compute-sanitizer");
+	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
+	cJSON *o = cJSON_AddObjectToObject(cand, "sanitizer");
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT, unsafe = STRBUF_INIT;
+	static const char *const tools[] = { "memcheck", "racecheck" };
+	for (int t = 0; t < 2; t++) {
+		if (!fs_is_executable(san)) {
+			cJSON_AddStringToObject(o, tools[t], "unavailable");
+			continue;
+		}
+		struct strvec args = STRVEC_INIT;
+		strvec_push(&args, "--tool");
+		strvec_push(&args, tools[t]);
+		strvec_push(&args, "--error-exitcode");
+		strvec_push(&args, "99");
+		strvec_push(&args, "--print-limit");
+		strvec_push(&args, "20");
+		strvec_push(&args, exe);
+		strvec_push(&args, "--no-timing");
+		strvec_push(&args, "--no-guards");
+		strvec_push(&args, "--trials");
+		strvec_push(&args, "2");
+		strvec_push(&args, "--seed");
+		strvec_push_owned(&args, egg_xasprintf("%llu", c->seed));
+		char *tstem = egg_xasprintf("%s.%s", stem, tools[t]);
+		struct proc_status st;
+		char *output = NULL;
+		int fd = proc_gpu_lock(c->gpu_key, &err);
+		double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 20;
+		cJSON *j = run_program(c, san, &args, tstem, limit > 600 ? 600 : limit, &st, &output, &err);
+		proc_gpu_unlock(fd);
+		const cJSON *status = cJSON_GetObjectItem(j, "status");
+		const char *state = "unavailable";
+		if (st.exited && st.exit_code == 99) {
+			state = "errors";
+			strbuf_addf(&unsafe, "%s%s", unsafe.len ? " and " : "", tools[t]);
+		} else if (st.exited && st.exit_code == 0 && cJSON_IsString(status)) {
+			state = "clean";
+		}
+		cJSON_AddStringToObject(o, tools[t], state);
+		strbuf_addf(&log, "== %s ==\n%s\n", tools[t], output ? output : err.buf);
+		strbuf_reset(&err);
+		cJSON_Delete(j);
+		free(output);
+		free(tstem);
+		strvec_clear(&args);
+	}
+	cJSON_AddStringToObject(o, "log", log.buf);
+	if (unsafe.len) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "correct and fast, but compute-sanitizer's %s found errors (see "
+		            "sanitizer.log)", unsafe.buf);
+		run_verdict(cand, "unsafe", m.buf);
+		strbuf_release(&m);
+	}
+	strbuf_release(&log);
+	strbuf_release(&err);
+	strbuf_release(&unsafe);
+	free(exe);
+	free(san);
+	free(bindir);
+}
+
 static void
 run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, cJSON *cand)
 {
@@ -581,6 +608,9 @@ run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, c
 		cJSON_ReplaceItemInObject(cand, "wall_s", cJSON_CreateNumber(st.wall_s));
 		if (j)
 			cJSON_ReplaceItemInObject(cand, "run", j);
+		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
+		if (c->opt->sanitize && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0)
+			run_sanitize(c, stem, cand);
 	}
 	free(output);
 	free(exe);
@@ -613,27 +643,6 @@ run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	remove(path);
 	return 0;
-}
-
-void *
-run_new_result(const char *target)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "schema", "egg-result");
-	cJSON_AddNumberToObject(o, "version", 1);
-	cJSON_AddStringToObject(o, "status", "ok");
-	cJSON_AddNullToObject(o, "message");
-	cJSON_AddStringToObject(o, "target", target ? target : "");
-	cJSON_AddNullToObject(o, "arch");
-	cJSON_AddNullToObject(o, "nvcc");
-	cJSON_AddArrayToObject(o, "flags");
-	cJSON_AddNumberToObject(o, "seed", 0);
-	cJSON_AddNullToObject(o, "device");
-	cJSON_AddNullToObject(o, "ceilings");
-	cJSON_AddNullToObject(o, "reference");
-	cJSON_AddArrayToObject(o, "candidates");
-	cJSON_AddNullToObject(o, "best");
-	return o;
 }
 
 /* Generates and compiles ref.cu and main.cu.  0, or -1 with the status set. */
@@ -782,36 +791,4 @@ done:;
 	free(c.cache);
 	strbuf_release(&err);
 	return c.result;
-}
-
-int
-run_check_result(const void *json, struct strbuf *err)
-{
-	const cJSON *o = json;
-	static const char *const keys[] = { "status", "message", "target", "arch", "seed",
-		                            "device", "ceilings", "reference", "candidates",
-		                            "best", NULL };
-	const cJSON *schema = cJSON_GetObjectItem(o, "schema");
-	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "egg-result") != 0) {
-		strbuf_addstr(err, "result: 'schema' is not \"egg-result\"");
-		return -1;
-	}
-	if (cJSON_GetNumberValue(cJSON_GetObjectItem(o, "version")) != 1) {
-		strbuf_addstr(err, "result: 'version' is not a version this egg reads");
-		return -1;
-	}
-	for (int i = 0; keys[i]; i++)
-		if (!cJSON_GetObjectItem(o, keys[i])) {
-			strbuf_addf(err, "result: '%s' is missing", keys[i]);
-			return -1;
-		}
-	const cJSON *cand;
-	cJSON_ArrayForEach(cand, cJSON_GetObjectItem(o, "candidates")) {
-		if (!cJSON_IsString(cJSON_GetObjectItem(cand, "name")) ||
-		    !cJSON_GetObjectItem(cand, "verdict")) {
-			strbuf_addstr(err, "result: a candidate lacks 'name' or 'verdict'");
-			return -1;
-		}
-	}
-	return 0;
 }

@@ -21,18 +21,22 @@
  *     "reference": { "compile_log": TEXT, "resources": [RES...] } | null,
  *     "candidates": [ { "name": NAME,
  *         "verdict": "pass" | "slower" | "wrong" | "rejected" | "compile_error" |
- *                    "cuda_error" | "crash" | "timeout" | "error" | "compiled",
+ *                    "cuda_error" | "crash" | "timeout" | "error" | "compiled" |
+ *                    "unsafe",
  *         "message": sentence | null, "compile_log": TEXT | null,
  *         "resources": [ { "function", "registers", "smem_bytes", "stack_bytes",
  *                          "spill_stores", "spill_loads" } ],
  *         "speedup": geometric mean over workloads | null,
  *         "run": the program's own JSON (checks, timings) | null,
- *         "wall_s": seconds } ],
+ *         "wall_s": seconds,
+ *         "sanitizer": { "memcheck": STATE, "racecheck": STATE, "log": TEXT } (only
+ *                      with sanitize; STATE: "clean", "errors", "unavailable") } ],
  *     "best": index of the fastest passing candidate | null }
  * "pass" means correct on every check and at least min_speedup faster (geometric
  * mean of the workloads' median ratios); "slower" correct but not that fast; in a
  * self-check a correct reference is "pass".  "compiled" is the verdict of
- * compile-only runs.
+ * compile-only runs; "unsafe" that of a passing candidate in which
+ * compute-sanitizer (memcheck on exact allocations, racecheck) found errors.
  */
 #ifndef EGG_HARNESS_RUN_H
 #define EGG_HARNESS_RUN_H
@@ -60,6 +64,7 @@ struct run_options {
 	int no_timing;
 	unsigned long long seed;   /* 0: random */
 	double min_speedup;        /* 0: 1.03 */
+	int sanitize;              /* also run passing candidates under compute-sanitizer */
 };
 
 /* The result's verdict names. */

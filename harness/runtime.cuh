@@ -36,6 +36,8 @@
 #include <string.h>
 
 #define EGG_GUARD 4096 /* bytes of 0xFF before and after every device buffer */
+/* 0 with --no-guards: exact allocations, for compute-sanitizer's memcheck */
+static size_t g_guard = EGG_GUARD;
 
 /* ---- JSON text, built in memory and written once ---- */
 
@@ -310,11 +312,11 @@ static unsigned char *
 egg_dev_alloc(size_t bytes)
 {
 	unsigned char *p = NULL;
-	cudaError_t e = cudaMalloc((void **)&p, bytes + 2 * EGG_GUARD);
+	cudaError_t e = cudaMalloc((void **)&p, bytes + 2 * g_guard);
 	if (e != cudaSuccess)
 		egg_failf(5, "harness_error", "cannot allocate %zu bytes on the GPU: %s", bytes,
 		          cudaGetErrorString(e));
-	return p + EGG_GUARD;
+	return p + g_guard;
 }
 
 static unsigned char *
@@ -363,13 +365,13 @@ egg_free_workload(void)
 		if (!b->used)
 			continue;
 		for (int c = 0; c < 2; c++) {
-			cudaFree(b->dev[c] - EGG_GUARD);
+			cudaFree(b->dev[c] - g_guard);
 			if (b->snap[c]) {
-				cudaFree(b->snap[c] - EGG_GUARD);
+				cudaFree(b->snap[c] - g_guard);
 				free(b->host_out[c]);
 			}
 		}
-		cudaFree(b->orig - EGG_GUARD);
+		cudaFree(b->orig - g_guard);
 		free(b->host_in);
 		memset(b, 0, sizeof *b);
 	}
@@ -384,8 +386,8 @@ egg_prepare(int c, int poison)
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
-		EGG_CK(cudaMemset(b->dev[c] - EGG_GUARD, 0xFF, EGG_GUARD));
-		EGG_CK(cudaMemset(b->dev[c] + b->bytes, 0xFF, EGG_GUARD));
+		EGG_CK(cudaMemset(b->dev[c] - g_guard, 0xFF, g_guard));
+		EGG_CK(cudaMemset(b->dev[c] + b->bytes, 0xFF, g_guard));
 		if (egg_is_input(p))
 			EGG_CK(cudaMemcpy(b->dev[c], b->orig, b->bytes, cudaMemcpyDeviceToDevice));
 		else
@@ -507,12 +509,12 @@ static int
 egg_check_integrity(int c, const char **what)
 {
 	static unsigned char guard[EGG_GUARD];
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; g_guard && p < EGG_N_PARAMS; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
 		for (int side = 0; side < 2; side++) {
-			const unsigned char *at = side ? b->dev[c] + b->bytes : b->dev[c] - EGG_GUARD;
+			const unsigned char *at = side ? b->dev[c] + b->bytes : b->dev[c] - g_guard;
 			EGG_CK(cudaMemcpy(guard, at, EGG_GUARD, cudaMemcpyDeviceToHost));
 			if (!egg_all_bytes(guard, EGG_GUARD, 0xFF)) {
 				*what = egg_params[p].name;
@@ -867,7 +869,7 @@ static void
 egg_usage(void)
 {
 	egg_failf(2, "usage", "usage: PROGRAM [--out FILE] [--seed N] [--trials N] [--warmup N] "
-	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--self-check] [--probe] [--ceilings]");
+	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--no-guards] [--self-check] [--probe] [--ceilings]");
 }
 
 int
@@ -886,6 +888,7 @@ main(int argc, char **argv)
 		}
 		else if (!strcmp(a, "--target-ms") && v) g_target_ms = atof(argv[++i]);
 		else if (!strcmp(a, "--no-timing")) timing = 0;
+		else if (!strcmp(a, "--no-guards")) g_guard = 0;
 		else if (!strcmp(a, "--self-check")) g_self_check = 1;
 		else if (!strcmp(a, "--probe")) probe = 1;
 		else if (!strcmp(a, "--ceilings")) probe = ceilings = 1;

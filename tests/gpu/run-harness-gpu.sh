@@ -96,7 +96,28 @@ check "$logdir/good-softmax.json" good_softmax_block=pass
 eval_to good-saxpy "$data/saxpy_kernel.json" --candidate "$data/cand/good_saxpy.cu"
 check "$logdir/good-saxpy.json" good_saxpy="pass|slower"
 
-# 4. Timing sanity.
+# 4. compute-sanitizer on passing candidates (skipped where it cannot run).
+eval_to sanitize "$data/softmax.json" --sanitize --candidate "$data/cand/good_softmax_block.cu" \
+	--candidate "$data/cand/sanitize_softmax_oob.cu"
+python3 - "$logdir/sanitize.json" <<'PY' >>"$summary" || failed=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {x["name"].rsplit("/", 1)[-1]: x for x in r["candidates"]}
+good, oob = c["good_softmax_block.cu"], c["sanitize_softmax_oob.cu"]
+san = (oob.get("sanitizer") or {}).get("memcheck", "not run")
+if san == "unavailable":
+    print("SKIP sanitizer: compute-sanitizer cannot run here: " + oob["sanitizer"]["log"][-300:].replace("\n", " "))
+    sys.exit(0)
+bad = 0
+for name, x, want in (("good_softmax_block", good, "pass"), ("sanitize_softmax_oob", oob, "unsafe")):
+    ok = x["verdict"] == want
+    bad |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} sanitizer {name}: {x['verdict']} (want {want}) {x.get('sanitizer', {}).get('memcheck')}"
+          f"/{x.get('sanitizer', {}).get('racecheck')} -- {(x.get('message') or '')[:120]}")
+sys.exit(bad)
+PY
+
+# 5. Timing sanity.
 eval_to good-softmax-again "$data/softmax.json" --candidate "$data/cand/good_softmax_block.cu"
 python3 - "$logdir" <<'PY' >>"$summary" || failed=1
 import json, sys
