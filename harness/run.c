@@ -170,6 +170,59 @@ run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **l
 	return rc;
 }
 
+/* Adds "name" (demangled, without the anonymous namespace every contender lives
+ * in) to each resource entry, through cu++filt beside nvcc or c++filt on PATH;
+ * without either the mangled names stay alone. */
+static void
+run_demangle(struct run_ctx *c, cJSON *resources)
+{
+	int n = cJSON_GetArraySize(resources);
+	if (n == 0)
+		return;
+	char *bindir = fs_dirname(c->nvcc);
+	char *filt = fs_join(bindir, "cu++filt");
+	if (!fs_is_executable(filt)) {
+		free(filt);
+		const char *path = getenv("PATH");
+		filt = path ? fs_find_in_path("c++filt", path, NULL) : NULL;
+	}
+	free(bindir);
+	if (!filt)
+		return;
+	struct strbuf names = STRBUF_INIT;
+	cJSON *r;
+	cJSON_ArrayForEach(r, resources)
+		strbuf_addf(&names, "%s\n", cJSON_GetObjectItem(r, "function")->valuestring);
+	char *in = egg_xasprintf("%s/names.txt", c->dir), *out = egg_xasprintf("%s/names.out", c->dir);
+	char *argv[] = { filt, NULL };
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT;
+	char *text = NULL;
+	size_t len;
+	if (fs_write_atomic(in, names.buf, names.len) == 0 &&
+	    proc_run(argv, NULL, in, out, NULL, 30, &st, &err) == 0 && st.exited &&
+	    st.exit_code == 0 && fs_read_file(out, 1 << 20, &text, &len) == 0) {
+		char *line = text;
+		cJSON_ArrayForEach(r, resources) {
+			char *eol = line ? strchr(line, '\n') : NULL;
+			if (!eol)
+				break;
+			*eol = 0;
+			const char *name = line;
+			if (egg_str_starts(name, "(anonymous namespace)::"))
+				name += strlen("(anonymous namespace)::");
+			cJSON_AddStringToObject(r, "name", name);
+			line = eol + 1;
+		}
+	}
+	free(text);
+	free(in);
+	free(out);
+	free(filt);
+	strbuf_release(&names);
+	strbuf_release(&err);
+}
+
 /* Runs PROGRAM ARGS... --out FILE and parses FILE; NULL if there is no JSON. */
 static cJSON *
 run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
@@ -565,7 +618,9 @@ run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, c
 	ok = run_compile(c, stem, arch_flag, &log) == 0;
 	free(arch_flag);
 	cJSON_ReplaceItemInObject(cand, "compile_log", cJSON_CreateString(log));
-	cJSON_ReplaceItemInObject(cand, "resources", run_parse_ptxas(log));
+	cJSON *res = run_parse_ptxas(log);
+	run_demangle(c, res);
+	cJSON_ReplaceItemInObject(cand, "resources", res);
 	if (!ok) {
 		run_verdict(cand, "compile_error", "the candidate does not compile");
 		goto out;
@@ -671,7 +726,9 @@ run_prepare_reference(struct run_ctx *c)
 		goto out;
 	}
 	cJSON_AddStringToObject(r, "compile_log", log);
-	cJSON_AddItemToObject(r, "resources", run_parse_ptxas(log));
+	cJSON *res = run_parse_ptxas(log);
+	run_demangle(c, res);
+	cJSON_AddItemToObject(r, "resources", res);
 	free(log);
 	log = NULL;
 	if (run_compile(c, "main", arch_flag, &log) < 0) {
@@ -719,6 +776,12 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 	cJSON *fl = cJSON_GetObjectItem(c.result, "flags");
 	for (size_t i = 0; i < c.flags.n; i++)
 		cJSON_AddItemToArray(fl, cJSON_CreateString(c.flags.v[i]));
+	if (b->file && *b->file) {
+		/* the bundle's own "header.h" includes resolve as they did for the user */
+		char *d = fs_dirname(b->file);
+		strvec_push_owned(&c.flags, egg_xasprintf("-I%s", d));
+		free(d);
+	}
 	c.seed = opt->seed;
 	if (!c.seed) {
 		char *nz = run_nonce();

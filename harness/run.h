@@ -24,8 +24,9 @@
  *                    "cuda_error" | "crash" | "timeout" | "error" | "compiled" |
  *                    "unsafe",
  *         "message": sentence | null, "compile_log": TEXT | null,
- *         "resources": [ { "function", "registers", "smem_bytes", "stack_bytes",
- *                          "spill_stores", "spill_loads" } ],
+ *         "resources": [ { "function" (mangled), "name" (demangled, when a
+ *                          demangler is there), "registers", "smem_bytes",
+ *                          "stack_bytes", "spill_stores", "spill_loads" } ],
  *         "speedup": geometric mean over workloads | null,
  *         "run": the program's own JSON (checks, timings) | null,
  *         "wall_s": seconds,

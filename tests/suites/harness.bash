@@ -29,6 +29,10 @@ test_harness_for_every_example_bundle_compiles_for_sm_90() {
 	done
 	# ptxas -v reached the result: the reference's kernel and its registers
 	expect_eq "$(json softmax.out '[x["registers"] > 0 for x in r["reference"]["resources"]]')" "[True]"
+	if command -v c++filt >/dev/null; then
+		expect_eq "$(json softmax.out 'r["reference"]["resources"][0]["name"]')" \
+			"softmax_naive(float const*, float*, int, int)" "demangled kernel name"
+	fi
 }
 
 test_every_adversarial_candidate_compiles_and_passes_the_screen() {
