@@ -17,6 +17,9 @@
  *
  * Because each contender is its own TU with internal linkage, a candidate cannot
  * call the reference (it would need the nonce) nor collide with its kernels.
+ * A candidate sees the closure (types, macros, helper kernels and device
+ * functions of the reference), so it may reuse them but must not define a name
+ * the closure already defines: that is a compile error the debug agent sees.
  *
  * Default tolerances (the clause tolerance(rtol, atol) replaces them), applied per
  * element as |got - ref| <= atol + rtol * |ref|:

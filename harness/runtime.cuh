@@ -16,11 +16,29 @@
  *      buffer, candidate first then reference, each on its own buffers; outputs are
  *      snapshotted by a copy on the legacy default stream right after the call, so
  *      work the call left running on another stream is seen as unwritten output;
- *   3. interleaved timing (see egg_time_workload) unless --no-timing;
+ *   3. interleaved timing unless --no-timing: warm-up, then rounds of candidate,
+ *      reference and an empty call in alternating order, each after restoring
+ *      the inputs and sweeping a buffer of twice the L2 (outside the timed part),
+ *      timed by events around the call and by an event after a device-wide
+ *      synchronize (see egg_time_workload for which counts);
  *   4. one more check with a fresh seed after timing (a candidate that changes its
  *      behaviour after many calls, or caches results, is caught there too).
  * The verdict is written as one JSON object to --out FILE (stdout without it), with
- * printf only: the program needs nothing but libc and the CUDA runtime.
+ * printf only: the program needs nothing but libc and the CUDA runtime:
+ *   { "schema": "egg-harness-run", "version": 1, "status": "ok" | "wrong" |
+ *     "cuda_error" | "reference_error" | "harness_error" | "no_gpu" | "usage",
+ *     "message", "target", "seed", "self_check", "device": {...},
+ *     "checks": [ { "workload", "trial", "seed", "pass", "problem"?,
+ *                   "buffers": [ { "name", "elements", "max_abs", "max_rel", "rtol",
+ *                                  "atol", "bad", "first_bad", "got"?, "want"?,
+ *                                  "unwritten", "nonfinite", "ref_unwritten" } ] } ],
+ *     "timings": [ { "workload", "reps", "bytes", "overhead_ms",
+ *                    "candidate": STATS, "reference": STATS, "speedup",
+ *                    "event_median_ms": {...}, "unordered_work": {...} } ],
+ *     "ceilings"?: { "copy_bytes", "copy_ms", "copy_gbs", "fma_gflops" } }
+ *   STATS = { "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "spread" }
+ * where spread is (p90 - p10) / median and bytes counts each in/out buffer once
+ * and each inout buffer twice.
  *
  * Exit status: 0 correct (and timed), 1 wrong, 2 usage, 3 no GPU, 4 the candidate
  * raised a CUDA error, 5 the reference failed or the harness could not set up.
@@ -751,11 +769,18 @@ egg_time_workload(int w)
 			}
 		}
 	double overhead = egg_quantile(t[2], reps, 0.5);
-	/* The time of a call: the event time, unless the synchronized time less the
-	 * cost of an empty call is longer (work on another stream). */
-	for (int c = 0; c < 2; c++)
+	/* The time of a call is the event time, unless the synchronized time less the
+	 * cost of an empty call is clearly longer: then the call left work running
+	 * on another stream, and the synchronized times are the ones that count.
+	 * (Deciding on medians keeps the host's jitter out of ordinary timings.) */
+	int escaped[2];
+	for (int c = 0; c < 2; c++) {
+		double ev_med = egg_quantile(evt[c], reps, 0.5);
+		double sy_med = egg_quantile(sync_raw[c], reps, 0.5) - overhead;
+		escaped[c] = sy_med > ev_med * 1.1 + 0.005;
 		for (int r = 0; r < reps; r++)
-			t[c][r] = fmax(evt[c][r], sync_raw[c][r] - overhead);
+			t[c][r] = escaped[c] ? fmax(sync_raw[c][r] - overhead, 0) : evt[c][r];
+	}
 	double bytes = 0;
 	for (int p = 0; p < EGG_N_PARAMS; p++)
 		if (g_buf[p].used && egg_params[p].role != EGG_ROLE_TEMP)
@@ -771,6 +796,8 @@ egg_time_workload(int w)
 		evmed[c] = egg_quantile(evt[c], reps, 0.5);
 	egg_add(&g_timings, ",\"event_median_ms\":{\"candidate\":%.6g,\"reference\":%.6g}", evmed[0],
 	        evmed[1]);
+	egg_add(&g_timings, ",\"unordered_work\":{\"candidate\":%s,\"reference\":%s}",
+	        escaped[0] ? "true" : "false", escaped[1] ? "true" : "false");
 	egg_add(&g_timings, ",\"speedup\":%.6g}", med[0] > 0 ? med[1] / med[0] : 0);
 	for (int c = 0; c < 3; c++)
 		free(t[c]);
