@@ -5,7 +5,8 @@ libeggharness_a_SOURCES = \
 	harness/screen.c harness/screen.h \
 	harness/proc.c harness/proc.h \
 	harness/run.c harness/run.h \
-	harness/remote.c harness/result.c
+	harness/remote.c harness/result.c \
+	harness/run_int.h harness/toolchain.c harness/probe.c
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
 libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm
@@ -54,5 +55,6 @@ EXTRA_DIST += \
 	tests/data/harness/cand/good_scale_vec4.cu \
 	tests/data/harness/cand/good_softmax_block.cu \
 	tests/data/harness/cand/sanitize_softmax_oob.cu \
+	tests/data/harness/fake/nvcc \
 	tests/gpu/run-harness-gpu.sh \
 	tests/gpu/pack.sh

@@ -5,12 +5,14 @@
  * (cached binary, a fraction of a second) says whether there is a GPU at all
  * before anything is compiled; the reference and main are compiled once; each
  * candidate is screened before it is compiled and compiled before it holds the
- * GPU lock, so the lock is held only while a program runs.
+ * GPU lock, so the lock is held only while a program runs.  With several GPUs of
+ * the same architecture, the programs run in parallel, one worker process and
+ * one lock per GPU.  (toolchain.c builds and launches programs; probe.c finds
+ * the GPUs.)
  */
 #include "config.h"
-#include "harness/run.h"
+#include "harness/run_int.h"
 #include "harness/gen.h"
-#include "harness/proc.h"
 #include "harness/screen.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
@@ -23,388 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define RUN_COMPILE_TIMEOUT 600.0
-#define RUN_LOG_MAX 16384
-
-struct run_ctx {
-	const struct egg_bundle *b;
-	const struct run_options *opt;
-	char *nvcc, *dir, *arch, *cache;
-	struct strvec flags;      /* the build's flags less arch and output options */
-	unsigned long long seed;
-	const char *gpu_key;      /* the device's UUID, for the lock */
-	cJSON *result, *ceilings;
-};
-
-static char *
-run_find_nvcc(const struct run_options *opt)
-{
-	if (opt->nvcc)
-		return egg_xstrdup(opt->nvcc);
-	const char *env = getenv("EGG_NVCC");
-	if (env && *env)
-		return egg_xstrdup(env);
-	char *conf = egg_xasprintf("%s/bin/nvcc", EGG_CUDA_HOME);
-	if (fs_is_executable(conf))
-		return conf;
-	free(conf);
-	const char *path = getenv("PATH");
-	return path ? fs_find_in_path("nvcc", path, NULL) : NULL;
-}
-
-static char *
-run_cache_dir(void)
-{
-	const char *c = getenv("EGG_CACHE_DIR");
-	if (c && *c)
-		return fs_join(c, "gpu");
-	const char *home = getenv("HOME");
-	return egg_xasprintf("%s/.cache/egg/gpu", home && *home ? home : "/tmp");
-}
-
-/* Keeps the build's flags except those that pick the architecture or name the
- * output: the harness compiles for the GPU it runs on, into its own files. */
-static void
-run_filter_flags(char *const *flags, size_t n, struct strvec *out)
-{
-	static const char *const with_arg[] = { "-arch", "--gpu-architecture", "-gencode",
-		                                "--generate-code", "-code", "--gpu-code", "-o",
-		                                "--output-file", "-MF", "-MT", "-MQ", NULL };
-	static const char *const alone[] = { "-c", "--compile", "-dc", "-rdc=true", "-M", "-MD",
-		                             "-MMD", "-MP", "-E", "-ptx", "-cubin", NULL };
-	for (size_t i = 0; i < n; i++) {
-		const char *f = flags[i];
-		int skip = 0, skip_next = 0;
-		for (int k = 0; with_arg[k]; k++) {
-			size_t l = strlen(with_arg[k]);
-			if (strcmp(f, with_arg[k]) == 0)
-				skip = skip_next = 1;
-			else if (strncmp(f, with_arg[k], l) == 0 && f[l] == '=')
-				skip = 1;
-		}
-		for (int k = 0; alone[k]; k++)
-			skip |= strcmp(f, alone[k]) == 0;
-		skip |= egg_str_starts(f, "-arch=") || egg_str_starts(f, "-gencode=");
-		if (!skip)
-			strvec_push(out, f);
-		if (skip_next)
-			i++;
-	}
-}
-
-static char *
-run_read_tail(const char *path, size_t max)
-{
-	char *data = NULL;
-	size_t len = 0;
-	if (fs_read_file(path, 0, &data, &len) < 0)
-		return egg_xstrdup("");
-	if (len > max) {
-		char *t = egg_xasprintf("[... %zu bytes cut ...]\n%s", len - max, data + len - max);
-		free(data);
-		return t;
-	}
-	return data;
-}
-
-static int
-run_write(const char *path, const char *text, struct strbuf *err)
-{
-	if (fs_write_atomic(path, text, strlen(text)) < 0) {
-		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* nvcc ARGS...: returns 0 if it succeeded; the log (stdout and stderr) in *log. */
-static int
-run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **log)
-{
-	struct strvec argv = STRVEC_INIT;
-	strvec_push(&argv, c->nvcc);
-	strvec_pushv(&argv, args->v, args->n);
-	struct proc_status st;
-	struct strbuf err = STRBUF_INIT;
-	int rc = proc_run(strvec_argv(&argv), NULL, NULL, log_path, log_path, RUN_COMPILE_TIMEOUT, &st,
-	                  &err);
-	strvec_clear(&argv);
-	if (rc < 0) {
-		*log = strbuf_detach(&err);
-		return -1;
-	}
-	strbuf_release(&err);
-	*log = run_read_tail(log_path, RUN_LOG_MAX);
-	if (st.exited && st.exit_code == 0)
-		return 0;
-	if (!st.exited) {
-		struct strbuf why = STRBUF_INIT;
-		strbuf_addf(&why, "%s\nnvcc ", *log);
-		proc_describe(&st, &why);
-		free(*log);
-		*log = strbuf_detach(&why);
-	}
-	return -1;
-}
-
-/* Compiles SRC.cu in the work directory to SRC.o with -Xptxas -v. */
-static int
-run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **log)
-{
-	struct strvec a = STRVEC_INIT;
-	strvec_pushv(&a, c->flags.v, c->flags.n);
-	strvec_push(&a, arch_flag);
-	strvec_push(&a, "-Xptxas");
-	strvec_push(&a, "-v");
-	strvec_push(&a, "-c");
-	strvec_push_owned(&a, egg_xasprintf("%s/%s.cu", c->dir, stem));
-	strvec_push(&a, "-o");
-	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
-	char *logp = egg_xasprintf("%s/%s.log", c->dir, stem);
-	int rc = run_nvcc(c, &a, logp, log);
-	free(logp);
-	strvec_clear(&a);
-	return rc;
-}
-
-/* Adds "name" (demangled, without the anonymous namespace every contender lives
- * in) to each resource entry, through cu++filt beside nvcc or c++filt on PATH;
- * without either the mangled names stay alone. */
-static void
-run_demangle(struct run_ctx *c, cJSON *resources)
-{
-	int n = cJSON_GetArraySize(resources);
-	if (n == 0)
-		return;
-	char *bindir = fs_dirname(c->nvcc);
-	char *filt = fs_join(bindir, "cu++filt");
-	if (!fs_is_executable(filt)) {
-		free(filt);
-		const char *path = getenv("PATH");
-		filt = path ? fs_find_in_path("c++filt", path, NULL) : NULL;
-	}
-	free(bindir);
-	if (!filt)
-		return;
-	struct strbuf names = STRBUF_INIT;
-	cJSON *r;
-	cJSON_ArrayForEach(r, resources)
-		strbuf_addf(&names, "%s\n", cJSON_GetObjectItem(r, "function")->valuestring);
-	char *in = egg_xasprintf("%s/names.txt", c->dir), *out = egg_xasprintf("%s/names.out", c->dir);
-	char *argv[] = { filt, NULL };
-	struct proc_status st;
-	struct strbuf err = STRBUF_INIT;
-	char *text = NULL;
-	size_t len;
-	if (fs_write_atomic(in, names.buf, names.len) == 0 &&
-	    proc_run(argv, NULL, in, out, NULL, 30, &st, &err) == 0 && st.exited &&
-	    st.exit_code == 0 && fs_read_file(out, 1 << 20, &text, &len) == 0) {
-		char *line = text;
-		cJSON_ArrayForEach(r, resources) {
-			char *eol = line ? strchr(line, '\n') : NULL;
-			if (!eol)
-				break;
-			*eol = 0;
-			const char *name = line;
-			if (egg_str_starts(name, "(anonymous namespace)::"))
-				name += strlen("(anonymous namespace)::");
-			cJSON_AddStringToObject(r, "name", name);
-			line = eol + 1;
-		}
-	}
-	free(text);
-	free(in);
-	free(out);
-	free(filt);
-	strbuf_release(&names);
-	strbuf_release(&err);
-}
-
-/* Runs PROGRAM ARGS... --out FILE and parses FILE; NULL if there is no JSON. */
-static cJSON *
-run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-            double timeout_s, struct proc_status *st, char **output, struct strbuf *err)
-{
-	struct strvec argv = STRVEC_INIT;
-	strvec_push(&argv, exe);
-	strvec_pushv(&argv, args->v, args->n);
-	char *json_path = egg_xasprintf("%s/%s.json", c->dir, stem);
-	char *out_path = egg_xasprintf("%s/%s.out", c->dir, stem);
-	unlink(json_path);
-	strvec_push(&argv, "--out");
-	strvec_push(&argv, json_path);
-	struct strvec env = STRVEC_INIT;
-	const char *gpu = getenv("EGG_GPU");
-	if (gpu && *gpu)
-		strvec_push_owned(&env, egg_xasprintf("CUDA_VISIBLE_DEVICES=%s", gpu));
-	cJSON *j = NULL;
-	if (proc_run(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, NULL, out_path, out_path,
-	             timeout_s, st, err) == 0) {
-		char *data = NULL;
-		size_t len;
-		if (fs_read_file(json_path, 1 << 26, &data, &len) == 0) {
-			j = cJSON_Parse(data);
-			free(data);
-		}
-		*output = run_read_tail(out_path, 4096);
-	}
-	strvec_clear(&env);
-	strvec_clear(&argv);
-	free(json_path);
-	free(out_path);
-	return j;
-}
-
-static unsigned long long
-run_fnv(const char *s, unsigned long long h)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001B3ull;
-	return h;
-}
-
-/* The probe program, compiled once per nvcc into the cache (PTX for compute_75,
- * so it runs on any GPU the toolkit supports). */
-static char *
-run_probe_exe(struct run_ctx *c, struct strbuf *err)
-{
-	struct strbuf src = STRBUF_INIT;
-	gen_probe(&src);
-	unsigned long long h = run_fnv(c->nvcc, run_fnv(src.buf, 0xcbf29ce484222325ull));
-	char *exe = egg_xasprintf("%s/probe-%016llx", c->cache, h);
-	if (fs_is_executable(exe)) {
-		strbuf_release(&src);
-		return exe;
-	}
-	char *cu = egg_xasprintf("%s/probe.cu", c->dir);
-	char *tmp = egg_xasprintf("%s/probe.exe", c->dir);
-	char *log = NULL;
-	int ok = run_write(cu, src.buf, err) == 0 && fs_mkdir_p(c->cache, 0755) == 0;
-	if (ok) {
-		struct strvec a = STRVEC_INIT;
-		strvec_push(&a, "-arch=compute_75");
-		strvec_push(&a, cu);
-		strvec_push(&a, "-o");
-		strvec_push(&a, tmp);
-		char *logp = egg_xasprintf("%s/probe.log", c->dir);
-		ok = run_nvcc(c, &a, logp, &log) == 0;
-		free(logp);
-		strvec_clear(&a);
-		if (!ok)
-			strbuf_addf(err, "the GPU probe does not compile: %s", log);
-		else if (rename(tmp, exe) < 0)
-			ok = 0, strbuf_addf(err, "cannot store the GPU probe in %s: %s", c->cache,
-			                    strerror(errno));
-	} else if (!err->len) {
-		strbuf_addf(err, "cannot create %s: %s", c->cache, strerror(errno));
-	}
-	free(log);
-	free(cu);
-	free(tmp);
-	strbuf_release(&src);
-	if (!ok) {
-		free(exe);
-		return NULL;
-	}
-	return exe;
-}
-
-static void
-run_set_status(struct run_ctx *c, const char *status, const char *message)
-{
-	cJSON_ReplaceItemInObject(c->result, "status", cJSON_CreateString(status));
-	cJSON_ReplaceItemInObject(c->result, "message",
-	                          message ? cJSON_CreateString(message) : cJSON_CreateNull());
-}
-
-/* Probes the GPU; fills device, arch and ceilings.  0, or -1 with the result's
- * status set (no_gpu or error). */
-static int
-run_probe(struct run_ctx *c)
-{
-	const char *gpu = getenv("EGG_GPU");
-	if (gpu && strcmp(gpu, "none") == 0) {
-		run_set_status(c, "no_gpu", "no GPU: EGG_GPU is \"none\"");
-		return -1;
-	}
-	struct strbuf err = STRBUF_INIT;
-	char *exe = run_probe_exe(c, &err);
-	if (!exe) {
-		run_set_status(c, "error", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
-	struct strvec args = STRVEC_INIT;
-	strvec_push(&args, "--probe");
-	struct proc_status st;
-	char *output = NULL;
-	cJSON *j = run_program(c, exe, &args, "probe", 60, &st, &output, &err);
-	const cJSON *status = cJSON_GetObjectItem(j, "status");
-	int rc = -1;
-	if (cJSON_IsString(status) && strcmp(status->valuestring, "no_gpu") == 0) {
-		const cJSON *m = cJSON_GetObjectItem(j, "message");
-		run_set_status(c, "no_gpu", cJSON_IsString(m) ? m->valuestring : "no GPU");
-	} else if (!cJSON_IsString(status) || strcmp(status->valuestring, "ok") != 0) {
-		struct strbuf m = STRBUF_INIT;
-		strbuf_addstr(&m, "the GPU probe ");
-		proc_describe(&st, &m);
-		strbuf_addf(&m, ": %s%s", err.buf, output ? output : "");
-		run_set_status(c, "error", m.buf);
-		strbuf_release(&m);
-	} else {
-		cJSON *dev = cJSON_DetachItemFromObject(j, "device");
-		const cJSON *cc = cJSON_GetObjectItem(dev, "cc");
-		const cJSON *uuid = cJSON_GetObjectItem(dev, "uuid");
-		int major = 0, minor = 0;
-		if (cJSON_IsString(cc) && sscanf(cc->valuestring, "%d.%d", &major, &minor) == 2 &&
-		    cJSON_IsString(uuid)) {
-			c->arch = egg_xasprintf("sm_%d%d", major, minor);
-			cJSON_ReplaceItemInObject(c->result, "device", dev);
-			cJSON_ReplaceItemInObject(c->result, "arch", cJSON_CreateString(c->arch));
-			c->gpu_key = cJSON_GetObjectItem(dev, "uuid")->valuestring;
-			rc = 0;
-		} else {
-			cJSON_Delete(dev);
-			run_set_status(c, "error", "the GPU probe printed no compute capability");
-		}
-	}
-	cJSON_Delete(j);
-	strvec_clear(&args);
-	free(output);
-	if (rc == 0) {
-		/* Ceilings: measured once per GPU, then read from the cache. */
-		char *path = egg_xasprintf("%s/%s.json", c->cache, c->gpu_key);
-		char *data = NULL;
-		size_t len;
-		if (fs_read_file(path, 1 << 20, &data, &len) == 0)
-			c->ceilings = cJSON_Parse(data);
-		free(data);
-		if (!c->ceilings) {
-			strvec_push(&args, "--ceilings");
-			int fd = proc_gpu_lock(c->gpu_key, &err);
-			j = run_program(c, exe, &args, "ceilings", 120, &st, &output, &err);
-			proc_gpu_unlock(fd);
-			c->ceilings = cJSON_DetachItemFromObject(j, "ceilings");
-			if (c->ceilings) {
-				char *s = cJSON_Print(c->ceilings);
-				fs_write_atomic(path, s, strlen(s));
-				cJSON_free(s);
-			}
-			cJSON_Delete(j);
-			strvec_clear(&args);
-			free(output);
-		}
-		if (c->ceilings)
-			cJSON_ReplaceItemInObject(c->result, "ceilings", cJSON_Duplicate(c->ceilings, 1));
-		free(path);
-	}
-	free(exe);
-	strbuf_release(&err);
-	return rc;
-}
 
 
 /* ---- one candidate ---- */
@@ -461,24 +84,6 @@ run_annotate_timings(struct run_ctx *c, cJSON *run)
 		}
 	}
 	return n ? exp(log_sum / n) : 0;
-}
-
-static int
-run_link(struct run_ctx *c, const char *stem, char **log)
-{
-	struct strvec a = STRVEC_INIT;
-	strvec_pushv(&a, c->flags.v, c->flags.n);
-	strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
-	strvec_push_owned(&a, egg_xasprintf("%s/main.o", c->dir));
-	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
-	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
-	strvec_push(&a, "-o");
-	strvec_push_owned(&a, egg_xasprintf("%s/%s.exe", c->dir, stem));
-	char *logp = egg_xasprintf("%s/%s.link.log", c->dir, stem);
-	int rc = run_nvcc(c, &a, logp, log);
-	free(logp);
-	strvec_clear(&a);
-	return rc;
 }
 
 /* Judges the program's JSON (or its absence) into the candidate's verdict. */
@@ -561,7 +166,8 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		char *output = NULL;
 		int fd = proc_gpu_lock(c->gpu_key, &err);
 		double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 20;
-		cJSON *j = run_program(c, san, &args, tstem, limit > 600 ? 600 : limit, &st, &output, &err);
+		cJSON *j = run_program(c, san, &args, tstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
+		                       &st, &output, &err);
 		proc_gpu_unlock(fd);
 		const cJSON *status = cJSON_GetObjectItem(j, "status");
 		const char *state = "unavailable";
@@ -595,13 +201,16 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 	free(bindir);
 }
 
-static void
-run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, cJSON *cand)
+/* Screens, generates, compiles and links candidate k.  Returns 1 when its
+ * program is ready to run; otherwise the candidate has its verdict. */
+static int
+run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, cJSON *cand)
 {
 	struct strbuf err = STRBUF_INIT, src = STRBUF_INIT;
 	char stem[32];
 	snprintf(stem, sizeof stem, "cand%zu", k);
 	char *log = NULL;
+	int ready = 0;
 	if (!self && screen_candidate(rc->source, c->b->includes, c->b->n_includes, &err) < 0) {
 		run_verdict(cand, "rejected", err.buf);
 		goto out;
@@ -634,10 +243,25 @@ run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, c
 		strbuf_release(&m);
 		goto out;
 	}
-	if (c->opt->compile_only) {
+	if (c->opt->compile_only)
 		run_verdict(cand, "compiled", NULL);
-		goto out;
-	}
+	else
+		ready = 1;
+out:
+	free(log);
+	strbuf_release(&err);
+	strbuf_release(&src);
+	return ready;
+}
+
+/* Runs candidate k's program on GPU g under that GPU's lock and leaves how it
+ * ended in candK.status ("EXITED CODE SIGNAL TIMED_OUT WALL_S", or "error:
+ * SENTENCE"), its JSON and output beside it: this may run in a worker process. */
+static void
+run_exec(struct run_ctx *c, size_t k, int self, int g)
+{
+	char stem[32];
+	snprintf(stem, sizeof stem, "cand%zu", k);
 	struct strvec args = STRVEC_INIT;
 	strvec_push(&args, "--seed");
 	strvec_push_owned(&args, egg_xasprintf("%llu", c->seed));
@@ -649,16 +273,45 @@ run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, c
 		strvec_push(&args, "--self-check");
 	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
 	struct proc_status st;
-	char *output = NULL;
-	int fd = proc_gpu_lock(c->gpu_key, &err);
-	cJSON *j = NULL;
-	if (fd >= 0)
-		j = run_program(c, exe, &args, stem, c->opt->timeout_s > 0 ? c->opt->timeout_s : 120,
-		                &st, &output, &err);
+	struct strbuf err = STRBUF_INIT, status = STRBUF_INIT;
+	int fd = proc_gpu_lock(c->gpus[g].uuid, &err);
+	if (fd >= 0 && run_launch(c, exe, &args, stem, c->gpus[g].visible,
+	                          c->opt->timeout_s > 0 ? c->opt->timeout_s : 120, &st, &err) == 0)
+		strbuf_addf(&status, "%d %d %d %d %.6f\n", st.exited, st.exit_code, st.signal,
+		            st.timed_out, st.wall_s);
+	else
+		strbuf_addf(&status, "error: %s", err.buf);
 	proc_gpu_unlock(fd);
-	if (err.len) {
-		run_verdict(cand, "error", err.buf);
+	char *path = egg_xasprintf("%s/%s.status", c->dir, stem);
+	fs_write_atomic(path, status.buf, status.len);
+	free(path);
+	free(exe);
+	strvec_clear(&args);
+	strbuf_release(&err);
+	strbuf_release(&status);
+}
+
+/* Reads what run_exec left and turns it into candidate k's verdict. */
+static void
+run_finish(struct run_ctx *c, size_t k, int self, cJSON *cand)
+{
+	char stem[32];
+	snprintf(stem, sizeof stem, "cand%zu", k);
+	char *path = egg_xasprintf("%s/%s.status", c->dir, stem);
+	char *text = NULL;
+	size_t len;
+	struct proc_status st;
+	memset(&st, 0, sizeof st);
+	if (fs_read_file(path, 1 << 16, &text, &len) < 0) {
+		run_verdict(cand, "error", "the program's run left no status (its worker died)");
+	} else if (egg_str_starts(text, "error: ")) {
+		run_verdict(cand, "error", text + 7);
+	} else if (sscanf(text, "%d %d %d %d %lf", &st.exited, &st.exit_code, &st.signal,
+	                  &st.timed_out, &st.wall_s) != 5) {
+		run_verdict(cand, "error", "the program's run left an unreadable status");
 	} else {
+		char *output = NULL;
+		cJSON *j = run_collect(c, stem, &output);
 		run_judge(c, cand, j, &st, output, self);
 		cJSON_ReplaceItemInObject(cand, "wall_s", cJSON_CreateNumber(st.wall_s));
 		if (j)
@@ -666,14 +319,39 @@ run_one(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, c
 		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
 		if (c->opt->sanitize && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0)
 			run_sanitize(c, stem, cand);
+		free(output);
 	}
-	free(output);
-	free(exe);
-	strvec_clear(&args);
-out:
-	free(log);
-	strbuf_release(&err);
-	strbuf_release(&src);
+	free(text);
+	free(path);
+}
+
+/* Runs the ready programs: one after the other on one GPU, or one worker
+ * process per GPU, each taking every n-th program, on several. */
+static void
+run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self)
+{
+	int workers = c->n_gpus < (int)n ? c->n_gpus : (int)n;
+	if (workers <= 1) {
+		for (size_t i = 0; i < n; i++)
+			run_exec(c, ready[i], self, 0);
+		return;
+	}
+	fflush(NULL);
+	pid_t pids[RUN_MAX_GPUS];
+	for (int g = 0; g < workers; g++) {
+		pids[g] = fork();
+		if (pids[g] == 0) {
+			for (size_t i = (size_t)g; i < n; i += (size_t)workers)
+				run_exec(c, ready[i], self, g);
+			_exit(0);
+		}
+		if (pids[g] < 0) /* no worker: this process does that share */
+			for (size_t i = (size_t)g; i < n; i += (size_t)workers)
+				run_exec(c, ready[i], self, g);
+	}
+	for (int g = 0; g < workers; g++)
+		while (pids[g] > 0 && waitpid(pids[g], NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 /* ---- the whole evaluation ---- */
@@ -822,22 +500,29 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 		goto done;
 	cJSON *list = cJSON_GetObjectItem(c.result, "candidates");
 	struct run_candidate self = { "reference (self-check)", b->target };
-	double best = 0;
-	for (size_t k = 0; k < (n ? n : 1); k++) {
+	size_t total = n ? n : 1, n_ready = 0;
+	size_t *ready = egg_xcalloc(total, sizeof *ready);
+	for (size_t k = 0; k < total; k++) {
 		const struct run_candidate *rc = n ? &cands[k] : &self;
 		cJSON *cand = run_new_candidate(rc->name);
 		cJSON_AddItemToArray(list, cand);
-		run_one(&c, k, rc, n == 0, cand);
+		if (run_build(&c, k, rc, n == 0, cand))
+			ready[n_ready++] = k;
+	}
+	run_exec_all(&c, ready, n_ready, n == 0);
+	double best = 0;
+	for (size_t i = 0; i < n_ready; i++) {
+		size_t k = ready[i];
+		cJSON *cand = cJSON_GetArrayItem(list, (int)k);
+		run_finish(&c, k, n == 0, cand);
 		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
 		double sp = cJSON_GetNumberValue(cJSON_GetObjectItem(cand, "speedup"));
 		if (n && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0 && sp > best) {
 			best = sp;
 			cJSON_ReplaceItemInObject(c.result, "best", cJSON_CreateNumber((double)k));
 		}
-		const cJSON *st = cJSON_GetObjectItem(c.result, "status");
-		if (strcmp(st->valuestring, "ok") != 0)
-			break;
 	}
+	free(ready);
 done:;
 	const cJSON *st = cJSON_GetObjectItem(c.result, "status");
 	*status = strcmp(st->valuestring, "ok") == 0 ? RUN_OK
@@ -847,6 +532,10 @@ done:;
 	else if (fresh_dir)
 		egg_warn("the evaluation's files are kept in %s", c.dir);
 	cJSON_Delete(c.ceilings);
+	for (int g = 0; g < c.n_gpus; g++) {
+		free(c.gpus[g].visible);
+		free(c.gpus[g].uuid);
+	}
 	strvec_clear(&c.flags);
 	free(c.nvcc);
 	free(c.dir);

@@ -933,6 +933,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		EGG_CK(cudaEventCreate(&g_ev[i]));
 	if (probe) {
+		egg_add(&g_misc, ",\"device_count\":%d", n);
 		if (ceilings)
 			egg_measure_ceilings();
 		egg_finish(0, "ok", NULL);

@@ -195,3 +195,45 @@ test_eval_command_that_fails_or_prints_garbage_is_a_clear_error() {
 	expect_file_contains f.out "exited with status 255 and printed no result; its stderr: no route to gpu1"
 	expect_file_lines f.err 1
 }
+
+# With a stand-in nvcc whose "programs" are shell scripts (two fake GPUs), the
+# whole orchestration runs here: probe, discovery, build, parallel runs under the
+# per-GPU locks, time limits, crashes, verdicts and the best candidate.
+test_verdicts_and_parallel_runs_with_a_fake_two_gpu_toolchain() {
+	for m in GOOD WRONG HANG SLOW CRASH COMPILE_ERROR GOOD2 GOOD3; do
+		printf '// FAKE_%s\nvoid scale(const float *x, float *y, int n) {}\n' "$m" >"c_$m.cu"
+	done
+	local args=()
+	for m in GOOD WRONG HANG SLOW CRASH COMPILE_ERROR GOOD2 GOOD3; do
+		args+=(--candidate "c_$m.cu")
+	done
+	EGG_LOCK_DIR=$T FAKE_GPU_LOG=$T/gpu.log EGG_NVCC=$DATA/fake/nvcc \
+		run_cmd r "$EGG" eval "$DATA/scale.json" --timeout 2 "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["gpus"]')" "['GPU-fake-0', 'GPU-fake-1']"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" \
+		"['pass', 'wrong', 'timeout', 'slower', 'crash', 'compile_error', 'pass', 'pass']"
+	expect_eq "$(json r.out 'r["best"]')" 0
+	expect_eq "$(json r.out 'r["candidates"][0]["resources"][0]["registers"]')" 12
+	expect_eq "$(json r.out 'r["candidates"][0]["run"]["timings"][0]["candidate"]["copy_fraction"]')" 0.001
+	expect_file_contains r.out "workload 0, trial 1: y: 1 of 4 elements wrong"
+	# Both GPUs were used, at the same time; on each GPU runs never overlapped.
+	python3 - gpu.log <<'PY' || fail "GPU usage: $(cat gpu.log)"
+import sys
+events = [l.split() for l in open(sys.argv[1])]
+runs = {}
+for dev, what, t in events:
+    runs.setdefault(dev, []).append((what, float(t)))
+assert set(runs) == {"0", "1"}, runs
+for dev, ev in runs.items():
+    busy_until = 0
+    for what, t in ev:
+        if what == "start":
+            assert t >= busy_until, (dev, ev)
+            busy_until = t + 1.9  # no end logged: the hang, killed at 2 s
+        else:
+            busy_until = t
+starts = sorted((t, d) for d, ev in runs.items() for w, t in ev if w == "start")
+assert starts[1][0] - starts[0][0] < 0.4 and starts[0][1] != starts[1][1], starts
+PY
+}
