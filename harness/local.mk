@@ -56,5 +56,6 @@ EXTRA_DIST += \
 	tests/data/harness/cand/good_softmax_block.cu \
 	tests/data/harness/cand/sanitize_softmax_oob.cu \
 	tests/data/harness/fake/nvcc \
+	tests/data/harness/fake/compute-sanitizer \
 	tests/gpu/run-harness-gpu.sh \
 	tests/gpu/pack.sh

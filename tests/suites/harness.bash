@@ -237,3 +237,20 @@ starts = sorted((t, d) for d, ev in runs.items() for w, t in ev if w == "start")
 assert starts[1][0] - starts[0][0] < 0.4 and starts[0][1] != starts[1][1], starts
 PY
 }
+
+test_sanitizer_turns_a_passing_candidate_unsafe_with_a_fake_toolchain() {
+	printf '// FAKE_UNSAFE_memcheck\nvoid scale(const float *x, float *y, int n) {}\n' >oob.cu
+	printf '// clean\nvoid scale(const float *x, float *y, int n) {}\n' >clean.cu
+	printf '// FAKE_SLOW FAKE_UNSAFE_memcheck\nvoid scale(const float *x, float *y, int n) {}\n' >slow.cu
+	EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc \
+		run_cmd r "$EGG" eval "$DATA/scale.json" --sanitize --candidate oob.cu \
+		--candidate clean.cu --candidate slow.cu
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['unsafe', 'pass', 'slower']"
+	expect_eq "$(json r.out 'r["candidates"][0]["sanitizer"]["memcheck"]')" errors
+	expect_eq "$(json r.out 'r["candidates"][0]["sanitizer"]["racecheck"]')" clean
+	expect_eq "$(json r.out 'r["candidates"][1]["sanitizer"]["memcheck"]')" clean
+	expect_eq "$(json r.out '"sanitizer" in r["candidates"][2]')" False "only passing candidates are sanitized"
+	expect_eq "$(json r.out 'r["best"]')" 1 "an unsafe candidate is never the best"
+	expect_file_contains r.out "Invalid __global__ read"
+}
