@@ -23,14 +23,16 @@ int cmd_config(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
 	{ "config", cmd_config, "print the effective configuration and where each value came from" },
 	{ "analyze", cmd_analyze, "print the bundles of the egg pragmas of a .cu file as JSON" },
 	{ "generate", cmd_generate, "print the builtin generator's description and candidates for a bundle" },
-	{ "help", cmd_help, "list the commands" },
+	{ "eval", cmd_eval, "check and time candidates against a bundle's reference on the GPU" },
 	{ "cache", cmd_cache, "look into and manage the kernel cache (stats, ls, show, clear, evict, export, import, key)" },
+	{ "help", cmd_help, "list the commands" },
 };
 
 static int

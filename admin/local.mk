@@ -2,6 +2,6 @@
 # libraries are listed users first (static link order).
 bin_PROGRAMS += egg
 egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c admin/cmd_analyze.c \
-	admin/cmd_generate.c
+	admin/cmd_generate.c admin/cmd_eval.c
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-egg_LDADD = libegganalyzer.a libeggbuiltin.a $(CACHE_LDADD) $(LIBCLANG_LIBS)
+egg_LDADD = libegganalyzer.a libeggbuiltin.a libeggharness.a $(CACHE_LDADD) $(LIBCLANG_LIBS) -lm

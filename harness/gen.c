@@ -1,0 +1,364 @@
+/*
+ * gen.c -- the evaluation program's source, from a bundle (see gen.h).
+ *
+ * Everything the bundle says as C expression text (workload values, extents,
+ * ranges, tolerances, launch geometry) is pasted into main.cu under a #line that
+ * names the pragma's location, so a clause that does not compile is reported
+ * where the user wrote it.  Types are mapped through one table; a type the table
+ * does not know is refused here with its name rather than guessed at.
+ */
+#include "config.h"
+#include "harness/gen.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <string.h>
+
+struct gen_type {
+	const char *name;
+	const char *code; /* EGG_T_* in runtime.cuh */
+	int lanes;
+};
+
+static const struct gen_type gen_types[] = {
+	{ "float", "EGG_T_F32", 1 }, { "double", "EGG_T_F64", 1 },
+	{ "__half", "EGG_T_F16", 1 }, { "half", "EGG_T_F16", 1 },
+	{ "__nv_bfloat16", "EGG_T_BF16", 1 }, { "nv_bfloat16", "EGG_T_BF16", 1 },
+	{ "char", "EGG_T_I8", 1 }, { "signed char", "EGG_T_I8", 1 }, { "int8_t", "EGG_T_I8", 1 },
+	{ "unsigned char", "EGG_T_U8", 1 }, { "uint8_t", "EGG_T_U8", 1 }, { "void", "EGG_T_U8", 1 },
+	{ "short", "EGG_T_I16", 1 }, { "short int", "EGG_T_I16", 1 }, { "int16_t", "EGG_T_I16", 1 },
+	{ "unsigned short", "EGG_T_U16", 1 }, { "uint16_t", "EGG_T_U16", 1 },
+	{ "int", "EGG_T_I32", 1 }, { "signed", "EGG_T_I32", 1 }, { "signed int", "EGG_T_I32", 1 },
+	{ "int32_t", "EGG_T_I32", 1 },
+	{ "unsigned", "EGG_T_U32", 1 }, { "unsigned int", "EGG_T_U32", 1 },
+	{ "uint32_t", "EGG_T_U32", 1 },
+	{ "long", "EGG_T_I64", 1 }, { "long int", "EGG_T_I64", 1 }, { "long long", "EGG_T_I64", 1 },
+	{ "long long int", "EGG_T_I64", 1 }, { "int64_t", "EGG_T_I64", 1 },
+	{ "ptrdiff_t", "EGG_T_I64", 1 }, { "ssize_t", "EGG_T_I64", 1 },
+	{ "unsigned long", "EGG_T_U64", 1 }, { "unsigned long long", "EGG_T_U64", 1 },
+	{ "uint64_t", "EGG_T_U64", 1 }, { "size_t", "EGG_T_U64", 1 },
+	{ "bool", "EGG_T_BOOL", 1 },
+	{ "float2", "EGG_T_F32", 2 }, { "float4", "EGG_T_F32", 4 }, { "double2", "EGG_T_F64", 2 },
+	{ "int2", "EGG_T_I32", 2 }, { "int4", "EGG_T_I32", 4 }, { "uint2", "EGG_T_U32", 2 },
+	{ "uint4", "EGG_T_U32", 4 }, { "__half2", "EGG_T_F16", 2 }, { "half2", "EGG_T_F16", 2 },
+	{ "__nv_bfloat162", "EGG_T_BF16", 2 }, { "char4", "EGG_T_I8", 4 },
+	{ "uchar4", "EGG_T_U8", 4 },
+};
+
+/* "const float *__restrict__" -> "float": drops qualifiers, pointers and extra
+ * blanks.  The result is written to buf. */
+static void
+gen_base_type(const char *type, char *buf, size_t size)
+{
+	static const char *const drop[] = { "const", "volatile", "__restrict__", "__restrict",
+		                            "restrict", "struct", NULL };
+	size_t n = 0;
+	const char *s = type;
+	while (*s && n + 1 < size) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			const char *w = s;
+			while (isalnum((unsigned char)*s) || *s == '_')
+				s++;
+			size_t len = (size_t)(s - w);
+			int dropped = 0;
+			for (int i = 0; drop[i]; i++)
+				if (strlen(drop[i]) == len && strncmp(w, drop[i], len) == 0)
+					dropped = 1;
+			if (dropped)
+				continue;
+			if (n && n + 1 < size)
+				buf[n++] = ' ';
+			for (; w < s && n + 1 < size; w++)
+				buf[n++] = *w;
+		} else {
+			s++; /* '*', '&', blanks */
+		}
+	}
+	buf[n] = 0;
+}
+
+static const struct gen_type *
+gen_lookup_type(const char *type)
+{
+	char base[128];
+	gen_base_type(type, base, sizeof base);
+	if (strncmp(base, "std ", 4) == 0)
+		memmove(base, base + 4, strlen(base + 4) + 1);
+	for (size_t i = 0; i < sizeof gen_types / sizeof *gen_types; i++)
+		if (strcmp(gen_types[i].name, base) == 0)
+			return &gen_types[i];
+	return NULL;
+}
+
+static const struct bundle_binding *
+gen_find_binding(const struct bundle_workload *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_bindings; i++)
+		if (strcmp(w->bindings[i].name, name) == 0)
+			return &w->bindings[i];
+	return NULL;
+}
+
+int
+gen_check_bundle(const struct egg_bundle *b, struct strbuf *err)
+{
+	if (!b->name || !b->target) {
+		strbuf_addstr(err, "the bundle has no target function");
+		return -1;
+	}
+	if (b->n_workloads == 0) {
+		strbuf_addf(err, "%s has no workload(...) clause: the harness needs values for its "
+		            "scalar parameters", b->name);
+		return -1;
+	}
+	if (b->kind == BUNDLE_KERNEL && (!b->launch_grid || !b->launch_block)) {
+		strbuf_addf(err, "kernel %s has no launch(GRID, BLOCK) clause", b->name);
+		return -1;
+	}
+	int outputs = 0;
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		const char *t = p->is_pointer ? p->elem_type : p->type;
+		if (!gen_lookup_type(t ? t : "")) {
+			strbuf_addf(err, "parameter '%s' of %s has type '%s', which the harness cannot "
+			            "%s", p->name, b->name, t ? t : "?",
+			            p->is_pointer ? "fill and compare" : "hold a workload value of");
+			return -1;
+		}
+		if (p->is_pointer && p->role == ROLE_SCALAR) {
+			strbuf_addf(err, "pointer parameter '%s' of %s has no in/out/inout/temp clause",
+			            p->name, b->name);
+			return -1;
+		}
+		if (p->is_pointer && !p->extent) {
+			strbuf_addf(err, "pointer parameter '%s' of %s has no extent", p->name, b->name);
+			return -1;
+		}
+		outputs += p->role == ROLE_OUT || p->role == ROLE_INOUT;
+		for (size_t w = 0; !p->is_pointer && w < b->n_workloads; w++)
+			if (!gen_find_binding(&b->workloads[w], p->name)) {
+				strbuf_addf(err, "workload %zu of %s gives no value to the scalar parameter "
+				            "'%s'", w + 1, b->name, p->name);
+				return -1;
+			}
+	}
+	if (!outputs) {
+		strbuf_addf(err, "%s has no out or inout buffer: there is nothing to compare", b->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The types and structs every TU of the program shares. */
+static const char gen_abi[] =
+	"#include <cuda_runtime.h>\n"
+	"#ifndef EGG_ABI_DEFINED\n"
+	"#define EGG_ABI_DEFINED\n"
+	"struct egg_launch { dim3 grid, block; size_t smem; };\n"
+	"#endif\n";
+
+static void
+gen_includes(const struct egg_bundle *b, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n_includes; i++)
+		strbuf_addf(out, "#include %s\n", b->includes[i]);
+}
+
+/* Copies code, dropping `extern "C"` where it introduces a single declaration:
+ * inside the anonymous namespace it would give the function an external C name
+ * shared by the reference and the candidate.  A braced extern "C" { } block is
+ * left as it is (the link then fails with a clear duplicate-symbol error). */
+static void
+gen_add_code(struct strbuf *out, const char *code)
+{
+	static const char key[] = "extern \"C\"";
+	const char *s = code;
+	for (const char *hit; (hit = strstr(s, key)) != NULL;) {
+		const char *after = hit + sizeof key - 1;
+		while (*after == ' ' || *after == '\t' || *after == '\n')
+			after++;
+		strbuf_add(out, s, (size_t)(hit - s));
+		if (*after == '{')
+			strbuf_add(out, hit, (size_t)(after - hit));
+		s = after;
+	}
+	strbuf_addstr(out, s);
+}
+
+int
+gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
+         struct strbuf *out, struct strbuf *err)
+{
+	if (gen_check_bundle(b, err) < 0)
+		return -1;
+	strbuf_addf(out, "/* generated by egg: one contender for %s (entry %s) */\n", b->name, entry);
+	strbuf_addstr(out, gen_abi);
+	gen_includes(b, out);
+	strbuf_addstr(out, "namespace {\n");
+	if (b->closure && *b->closure) {
+		strbuf_addstr(out, "#line 1 \"egg-closure\"\n");
+		gen_add_code(out, b->closure);
+		strbuf_addch(out, '\n');
+	}
+	strbuf_addstr(out, "#line 1 \"egg-code\"\n");
+	gen_add_code(out, code);
+	strbuf_addstr(out, "\n} /* namespace */\n#line 1 \"egg-entry\"\n");
+	strbuf_addf(out, "extern \"C\" void %s(void *const *egg_a, const egg_launch *egg_l)\n{\n"
+	            "\t(void)egg_l;\n\t%s", entry, b->name);
+	if (b->kind == BUNDLE_KERNEL)
+		strbuf_addstr(out, "<<<egg_l->grid, egg_l->block, egg_l->smem>>>");
+	strbuf_addch(out, '(');
+	for (size_t i = 0; i < b->n_params; i++)
+		strbuf_addf(out, "%s*(%s *)egg_a[%zu]", i ? ", " : "", b->params[i].type, i);
+	strbuf_addstr(out, ");\n}\n");
+	return 0;
+}
+
+static const char *const gen_role_codes[] = { "EGG_ROLE_SCALAR", "EGG_ROLE_IN", "EGG_ROLE_OUT",
+	                                      "EGG_ROLE_INOUT", "EGG_ROLE_TEMP" };
+
+static void
+gen_add_cstring(struct strbuf *out, const char *s)
+{
+	strbuf_addch(out, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			strbuf_addch(out, '\\');
+		if (*s == '\n')
+			strbuf_addstr(out, "\\n");
+		else
+			strbuf_addch(out, *s);
+	}
+	strbuf_addch(out, '"');
+}
+
+static void
+gen_line(const struct egg_bundle *b, struct strbuf *out)
+{
+	strbuf_addf(out, "#line %u ", b->line ? b->line : 1);
+	gen_add_cstring(out, b->file ? b->file : "egg-pragma");
+	strbuf_addch(out, '\n');
+}
+
+/* The body of one case of egg_setup_workload: the workload's bindings in the
+ * order written, then every value the runtime needs from them. */
+static void
+gen_workload(const struct egg_bundle *b, size_t w, struct strbuf *out)
+{
+	const struct bundle_workload *wl = &b->workloads[w];
+	char base[128];
+	strbuf_addf(out, "\tcase %zu: {\n", w);
+	/* Every statement carries the pragma's location, so an error in any clause
+	 * expression is reported on the pragma's line. */
+	for (size_t i = 0; i < wl->n_bindings; i++) {
+		const struct bundle_binding *bd = &wl->bindings[i];
+		const struct bundle_param *p = bundle_find_param(b, bd->name);
+		gen_line(b, out);
+		if (p && !p->is_pointer) {
+			gen_base_type(p->type, base, sizeof base);
+			strbuf_addf(out, "\tconst %s %s = (%s)(%s); (void)%s;\n", base, bd->name, base,
+			            bd->value, bd->name);
+		} else {
+			strbuf_addf(out, "\tconst auto %s = (%s); (void)%s;\n", bd->name, bd->value,
+			            bd->name);
+		}
+	}
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		gen_line(b, out);
+		if (!p->is_pointer) {
+			gen_base_type(p->type, base, sizeof base);
+			strbuf_addf(out, "\t*(%s *)egg_x->scalar[%zu] = %s;\n", base, i, p->name);
+			continue;
+		}
+		strbuf_addf(out, "\tegg_x->count[%zu] = (long long)(%s);\n", i, p->extent);
+		if (p->range_lo && p->range_hi) {
+			gen_line(b, out);
+			strbuf_addf(out, "\tegg_x->has_range[%zu] = 1; egg_x->lo[%zu] = (double)(%s); "
+			            "egg_x->hi[%zu] = (double)(%s);\n", i, i, p->range_lo, i, p->range_hi);
+		}
+	}
+	gen_line(b, out);
+	if (b->kind == BUNDLE_KERNEL)
+		strbuf_addf(out, "\tegg_x->launch.grid = dim3(%s); egg_x->launch.block = dim3(%s); "
+		            "egg_x->launch.smem = (size_t)(%s);\n", b->launch_grid, b->launch_block,
+		            b->launch_smem ? b->launch_smem : "0");
+	if (b->rtol)
+		strbuf_addf(out, "\tegg_x->rtol = (double)(%s);\n", b->rtol);
+	if (b->atol)
+		strbuf_addf(out, "\tegg_x->atol = (double)(%s);\n", b->atol);
+	strbuf_addstr(out, "\tbreak;\n\t}\n");
+}
+
+/* What main.cu and the probe share: the ABI, the type and role codes, the
+ * parameter table's and the workload's structs. */
+static void
+gen_prologue(const char *name, size_t n_params, size_t n_workloads, int precision,
+             struct strbuf *out)
+{
+	strbuf_addstr(out, gen_abi);
+	strbuf_addstr(out, "#include <stddef.h>\n#include <stdint.h>\n");
+	strbuf_addstr(out, "#define EGG_TARGET_NAME ");
+	gen_add_cstring(out, name);
+	strbuf_addf(out, "\n#define EGG_N_PARAMS %zu\n#define EGG_NP %zu\n#define EGG_N_WORKLOADS %zu\n"
+	            "#define EGG_PRECISION %d\n", n_params, n_params ? n_params : 1, n_workloads,
+	            precision);
+	strbuf_addstr(out,
+		"enum { EGG_T_F32 = 1, EGG_T_F64, EGG_T_F16, EGG_T_BF16, EGG_T_I8, EGG_T_U8, EGG_T_I16,\n"
+		"       EGG_T_U16, EGG_T_I32, EGG_T_U32, EGG_T_I64, EGG_T_U64, EGG_T_BOOL };\n"
+		"enum { EGG_ROLE_SCALAR, EGG_ROLE_IN, EGG_ROLE_OUT, EGG_ROLE_INOUT, EGG_ROLE_TEMP };\n"
+		"struct egg_param_info { const char *name; int type, lanes, role, is_pointer; };\n"
+		"struct egg_wl {\n"
+		"\tlong long count[EGG_NP];\n"
+		"\tdouble lo[EGG_NP], hi[EGG_NP];\n"
+		"\tint has_range[EGG_NP];\n"
+		"\talignas(16) unsigned char scalar[EGG_NP][16];\n"
+		"\tegg_launch launch;\n"
+		"\tdouble rtol, atol; /* < 0: per-type defaults */\n"
+		"};\n");
+}
+
+int
+gen_main(const struct egg_bundle *b, const char *ref_entry, struct strbuf *out,
+         struct strbuf *err)
+{
+	if (gen_check_bundle(b, err) < 0)
+		return -1;
+	strbuf_addf(out, "/* generated by egg: the evaluation program's main for %s */\n", b->name);
+	gen_prologue(b->name, b->n_params, b->n_workloads, (int)b->precision, out);
+	gen_includes(b, out);
+	strbuf_addstr(out, "static const egg_param_info egg_params[EGG_NP] = {\n");
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		const struct gen_type *t = gen_lookup_type(p->is_pointer ? p->elem_type : p->type);
+		strbuf_addstr(out, "\t{ ");
+		gen_add_cstring(out, p->name);
+		strbuf_addf(out, ", %s, %d, %s, %d },\n", t->code, t->lanes, gen_role_codes[p->role],
+		            p->is_pointer);
+	}
+	strbuf_addstr(out, "};\n\nstatic void\negg_setup_workload(int egg_w, egg_wl *egg_x)\n{\n"
+	              "\tswitch (egg_w) {\n");
+	for (size_t w = 0; w < b->n_workloads; w++)
+		gen_workload(b, w, out);
+	strbuf_addstr(out, "\t}\n}\n#line 1 \"egg-main\"\n");
+	strbuf_addf(out, "extern \"C\" void %s(void *const *, const egg_launch *);\n"
+	            "extern \"C\" void %s(void *const *, const egg_launch *);\n"
+	            "#define EGG_REF_ENTRY %s\n#define EGG_CAND_ENTRY %s\n",
+	            ref_entry, GEN_CAND_ENTRY, ref_entry, GEN_CAND_ENTRY);
+	strbuf_addstr(out, harness_runtime_text);
+	return 0;
+}
+
+void
+gen_probe(struct strbuf *out)
+{
+	strbuf_addstr(out, "/* generated by egg: the GPU probe (device, ceilings) */\n");
+	gen_prologue("probe", 0, 0, 0, out);
+	strbuf_addstr(out,
+		"static const egg_param_info egg_params[EGG_NP] = { { \"\", 0, 0, 0, 0 } };\n"
+		"static void egg_setup_workload(int, egg_wl *) {}\n"
+		"static void egg_probe_stub(void *const *, const egg_launch *) {}\n"
+		"#define EGG_REF_ENTRY egg_probe_stub\n#define EGG_CAND_ENTRY egg_probe_stub\n"
+		"#line 1 \"egg-probe\"\n");
+	strbuf_addstr(out, harness_runtime_text);
+}

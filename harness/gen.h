@@ -1,0 +1,80 @@
+/*
+ * gen.h -- writes the source of an evaluation program from a bundle.
+ *
+ * An evaluation program is three kinds of translation unit, compiled separately
+ * and linked (harness/run.c does that):
+ *
+ *   ref.cu    the bundle's includes, closure and target inside an anonymous
+ *             namespace, plus one extern "C" entry point whose name carries a
+ *             random nonce: nothing else in the program can name the reference.
+ *   cand.cu   the same for one candidate (the closure, then the candidate's code,
+ *             which replaces the target's definition and keeps its name and
+ *             signature), with the fixed entry point egg_entry_cand.
+ *   main.cu   the parameter table, one setup function per workload (the clause
+ *             expressions compiled as C++ with the scalar parameters in scope),
+ *             the declarations of the two entry points, and harness/runtime.cuh
+ *             (checks, timing, JSON output).  It never sees either definition.
+ *
+ * Because each contender is its own TU with internal linkage, a candidate cannot
+ * call the reference (it would need the nonce) nor collide with its kernels.
+ * A candidate sees the closure (types, macros, helper kernels and device
+ * functions of the reference), so it may reuse them but must not define a name
+ * the closure already defines: that is a compile error the debug agent sees.
+ *
+ * Default tolerances (the clause tolerance(rtol, atol) replaces them), applied per
+ * element as |got - ref| <= atol + rtol * |ref|:
+ *   double     rtol 1e-9, atol 1e-10
+ *   float      rtol 1e-4, atol 1e-4
+ *   __half     rtol 1e-2, atol 1e-3
+ *   bf16       rtol 5e-2, atol 1e-2
+ *   integers   exact
+ * Why: inputs are drawn from [-1, 1).  A float result computed in another order
+ * (a tree reduction instead of a loop, fused multiply-adds) moves by a few ulps
+ * per operation; over sums of ~10^4 terms that is an absolute error of order
+ * eps * sqrt(N) * |partial sums|, 1e-5..1e-4 for float (METHOD.md: float32 lands
+ * far under 1e-3 in norm).  The half types' own rounding is 5e-4 (half) and 4e-3
+ * (bf16) relative, so two roundings apart must still pass.  A wrong index, a
+ * missed element or a stale value moves an element by ~1e-1 or more and fails.
+ * precision(tf32|fp16) raises float tolerances to 1e-2/1e-2 and precision(bf16)
+ * to 5e-2/5e-2 (METHOD.md: tf32 near 3e-4 and bf16 up to 1e-2 in norm; single
+ * elements of long dot products go several times further).  NaN and Inf pass only
+ * where the reference has the same value at the same index; an element still
+ * holding the poison pattern passes only where the reference's does too.
+ *
+ * Ownership: the functions append to caller-owned strbufs and allocate nothing
+ * the caller must free.
+ */
+#ifndef EGG_HARNESS_GEN_H
+#define EGG_HARNESS_GEN_H
+
+#include "common/bundle.h"
+#include "common/strbuf.h"
+
+/* The entry point every candidate TU defines. */
+#define GEN_CAND_ENTRY "egg_entry_cand"
+
+/* Checks that the harness can evaluate b: at least one workload, every scalar
+ * parameter bound by every workload and of a known type, every pointer parameter
+ * with an extent and a known element type.  Returns 0, or -1 with a sentence. */
+int gen_check_bundle(const struct egg_bundle *b, struct strbuf *err);
+
+/* Appends one contender's TU: b's includes and closure, then code (the target's
+ * text for the reference, a candidate's source otherwise), then an extern "C"
+ * entry called entry that calls b's target (a launcher directly; a kernel with
+ * the launch geometry main passes).  Returns 0 or -1 with a sentence. */
+int gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
+             struct strbuf *out, struct strbuf *err);
+
+/* Appends main.cu: calls ref_entry as the reference and GEN_CAND_ENTRY as the
+ * candidate.  Returns 0 or -1 with a sentence. */
+int gen_main(const struct egg_bundle *b, const char *ref_entry, struct strbuf *out,
+             struct strbuf *err);
+
+/* Appends the probe program: the same runtime with no bundle; run with --probe
+ * (device description) or --ceilings (also copy bandwidth and FMA rate). */
+void gen_probe(struct strbuf *out);
+
+/* The text of harness/runtime.cuh, built into egg. */
+extern const char harness_runtime_text[];
+
+#endif

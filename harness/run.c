@@ -1,0 +1,546 @@
+/*
+ * run.c -- compiles, runs and judges evaluation programs (see run.h).
+ *
+ * The order of work keeps the expensive and the dangerous parts last: the probe
+ * (cached binary, a fraction of a second) says whether there is a GPU at all
+ * before anything is compiled; the reference and main are compiled once; each
+ * candidate is screened before it is compiled and compiled before it holds the
+ * GPU lock, so the lock is held only while a program runs.  With several GPUs of
+ * the same architecture, the programs run in parallel, one worker process and
+ * one lock per GPU.  (toolchain.c builds and launches programs; probe.c finds
+ * the GPUs.)
+ */
+#include "config.h"
+#include "harness/run_int.h"
+#include "harness/gen.h"
+#include "harness/screen.h"
+#include "common/fsutil.h"
+#include "common/strvec.h"
+#include "common/util.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+
+/* ---- one candidate ---- */
+
+static cJSON *
+run_new_candidate(const char *name)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddNullToObject(o, "verdict");
+	cJSON_AddNullToObject(o, "message");
+	cJSON_AddNullToObject(o, "compile_log");
+	cJSON_AddArrayToObject(o, "resources");
+	cJSON_AddNullToObject(o, "speedup");
+	cJSON_AddNullToObject(o, "run");
+	cJSON_AddNumberToObject(o, "wall_s", 0);
+	return o;
+}
+
+static void
+run_verdict(cJSON *cand, const char *verdict, const char *message)
+{
+	cJSON_ReplaceItemInObject(cand, "verdict", cJSON_CreateString(verdict));
+	cJSON_ReplaceItemInObject(cand, "message",
+	                          message ? cJSON_CreateString(message) : cJSON_CreateNull());
+}
+
+/* Adds achieved bandwidth to each timing, and its fraction of the copy ceiling;
+ * returns the geometric mean of the speedups (0 if there are none). */
+static double
+run_annotate_timings(struct run_ctx *c, cJSON *run)
+{
+	const cJSON *ceil = cJSON_GetObjectItem(c->ceilings, "copy_gbs");
+	double log_sum = 0;
+	int n = 0;
+	cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "timings")) {
+		double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "bytes"));
+		static const char *const who[] = { "candidate", "reference" };
+		for (int k = 0; k < 2; k++) {
+			cJSON *s = cJSON_GetObjectItem(t, who[k]);
+			double ms = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "median_ms"));
+			if (!(ms > 0))
+				continue;
+			double gbs = bytes / (ms * 1e-3) / 1e9;
+			cJSON_AddNumberToObject(s, "gbs", gbs);
+			if (cJSON_IsNumber(ceil) && ceil->valuedouble > 0)
+				cJSON_AddNumberToObject(s, "copy_fraction", gbs / ceil->valuedouble);
+		}
+		double sp = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "speedup"));
+		if (sp > 0) {
+			log_sum += log(sp);
+			n++;
+		}
+	}
+	return n ? exp(log_sum / n) : 0;
+}
+
+/* Judges the program's JSON (or its absence) into the candidate's verdict. */
+static void
+run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct proc_status *st,
+          const char *output, int self)
+{
+	struct strbuf m = STRBUF_INIT;
+	const cJSON *status = cJSON_GetObjectItem(j, "status");
+	const cJSON *msg = cJSON_GetObjectItem(j, "message");
+	const char *s = cJSON_IsString(status) ? status->valuestring : NULL;
+	if (st->timed_out) {
+		strbuf_addstr(&m, "the program ");
+		proc_describe(st, &m);
+		run_verdict(cand, "timeout", m.buf);
+	} else if (!s) {
+		strbuf_addstr(&m, "the program ");
+		proc_describe(st, &m);
+		strbuf_addstr(&m, " without a result");
+		if (output && *output)
+			strbuf_addf(&m, "; its output ends: %s", output);
+		run_verdict(cand, "crash", m.buf);
+	} else if (strcmp(s, "ok") == 0) {
+		double sp = run_annotate_timings(c, j);
+		double min = c->opt->min_speedup > 0 ? c->opt->min_speedup : 1.03;
+		if (sp > 0)
+			cJSON_ReplaceItemInObject(cand, "speedup", cJSON_CreateNumber(sp));
+		if (self || c->opt->no_timing || sp >= min) {
+			run_verdict(cand, "pass", NULL);
+		} else {
+			strbuf_addf(&m, "correct, but %.3gx the reference's speed (needs %.3gx)", sp, min);
+			run_verdict(cand, "slower", m.buf);
+		}
+	} else if (strcmp(s, "wrong") == 0 || strcmp(s, "cuda_error") == 0) {
+		run_verdict(cand, s, cJSON_IsString(msg) ? msg->valuestring : NULL);
+	} else if (strcmp(s, "no_gpu") == 0) {
+		run_verdict(cand, "error", "the GPU went away");
+		run_set_status(c, "no_gpu", cJSON_IsString(msg) ? msg->valuestring : "no GPU");
+	} else {
+		strbuf_addf(&m, "%s: %s", s, cJSON_IsString(msg) ? msg->valuestring : "(no message)");
+		run_verdict(cand, "error", m.buf);
+	}
+	if (output && *output && s)
+		cJSON_AddStringToObject(cand, "output", output);
+	strbuf_release(&m);
+}
+
+/* compute-sanitizer's memcheck (with exact allocations, so that a read one
+ * element past a buffer is outside it) and racecheck on a passing candidate. */
+static void
+run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
+{
+	char *bindir = fs_dirname(c->nvcc);
+	char *san = fs_join(bindir, "compute-sanitizer");
+	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
+	cJSON *o = cJSON_AddObjectToObject(cand, "sanitizer");
+	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT, unsafe = STRBUF_INIT;
+	static const char *const tools[] = { "memcheck", "racecheck" };
+	for (int t = 0; t < 2; t++) {
+		if (!fs_is_executable(san)) {
+			cJSON_AddStringToObject(o, tools[t], "unavailable");
+			continue;
+		}
+		struct strvec args = STRVEC_INIT;
+		strvec_push(&args, "--tool");
+		strvec_push(&args, tools[t]);
+		strvec_push(&args, "--error-exitcode");
+		strvec_push(&args, "99");
+		strvec_push(&args, "--print-limit");
+		strvec_push(&args, "20");
+		strvec_push(&args, exe);
+		strvec_push(&args, "--no-timing");
+		strvec_push(&args, "--no-guards");
+		strvec_push(&args, "--trials");
+		strvec_push(&args, "2");
+		strvec_push(&args, "--seed");
+		strvec_push_owned(&args, egg_xasprintf("%llu", c->seed));
+		char *tstem = egg_xasprintf("%s.%s", stem, tools[t]);
+		struct proc_status st;
+		char *output = NULL;
+		int fd = proc_gpu_lock(c->gpu_key, &err);
+		double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 20;
+		cJSON *j = run_program(c, san, &args, tstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
+		                       &st, &output, &err);
+		proc_gpu_unlock(fd);
+		const cJSON *status = cJSON_GetObjectItem(j, "status");
+		const char *state = "unavailable";
+		if (st.exited && st.exit_code == 99) {
+			state = "errors";
+			strbuf_addf(&unsafe, "%s%s", unsafe.len ? " and " : "", tools[t]);
+		} else if (st.exited && st.exit_code == 0 && cJSON_IsString(status)) {
+			state = "clean";
+		}
+		cJSON_AddStringToObject(o, tools[t], state);
+		strbuf_addf(&log, "== %s ==\n%s\n", tools[t], output ? output : err.buf);
+		strbuf_reset(&err);
+		cJSON_Delete(j);
+		free(output);
+		free(tstem);
+		strvec_clear(&args);
+	}
+	cJSON_AddStringToObject(o, "log", log.buf);
+	if (unsafe.len) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "correct and fast, but compute-sanitizer's %s found errors (see "
+		            "sanitizer.log)", unsafe.buf);
+		run_verdict(cand, "unsafe", m.buf);
+		strbuf_release(&m);
+	}
+	strbuf_release(&log);
+	strbuf_release(&err);
+	strbuf_release(&unsafe);
+	free(exe);
+	free(san);
+	free(bindir);
+}
+
+/* Screens, generates, compiles and links candidate k.  Returns 1 when its
+ * program is ready to run; otherwise the candidate has its verdict. */
+static int
+run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self, cJSON *cand)
+{
+	struct strbuf err = STRBUF_INIT, src = STRBUF_INIT;
+	char stem[32];
+	snprintf(stem, sizeof stem, "cand%zu", k);
+	char *log = NULL;
+	int ready = 0;
+	if (!self && screen_candidate(rc->source, c->b->includes, c->b->n_includes, &err) < 0) {
+		run_verdict(cand, "rejected", err.buf);
+		goto out;
+	}
+	char *path = egg_xasprintf("%s/%s.cu", c->dir, stem);
+	int ok = gen_unit(c->b, rc->source, GEN_CAND_ENTRY, &src, &err) == 0 &&
+	         run_write(path, src.buf, &err) == 0;
+	free(path);
+	if (!ok) {
+		run_verdict(cand, "error", err.buf);
+		goto out;
+	}
+	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
+	ok = run_compile(c, stem, arch_flag, &log) == 0;
+	free(arch_flag);
+	cJSON_ReplaceItemInObject(cand, "compile_log", cJSON_CreateString(log));
+	cJSON *res = run_parse_ptxas(log);
+	run_demangle(c, res);
+	cJSON_ReplaceItemInObject(cand, "resources", res);
+	if (!ok) {
+		run_verdict(cand, "compile_error", "the candidate does not compile");
+		goto out;
+	}
+	free(log);
+	log = NULL;
+	if (run_link(c, stem, &log) < 0) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "the candidate does not link: %s", log);
+		run_verdict(cand, "compile_error", m.buf);
+		strbuf_release(&m);
+		goto out;
+	}
+	if (c->opt->compile_only)
+		run_verdict(cand, "compiled", NULL);
+	else
+		ready = 1;
+out:
+	free(log);
+	strbuf_release(&err);
+	strbuf_release(&src);
+	return ready;
+}
+
+/* Runs candidate k's program on GPU g under that GPU's lock and leaves how it
+ * ended in candK.status ("EXITED CODE SIGNAL TIMED_OUT WALL_S", or "error:
+ * SENTENCE"), its JSON and output beside it: this may run in a worker process. */
+static void
+run_exec(struct run_ctx *c, size_t k, int self, int g)
+{
+	char stem[32];
+	snprintf(stem, sizeof stem, "cand%zu", k);
+	struct strvec args = STRVEC_INIT;
+	strvec_push(&args, "--seed");
+	strvec_push_owned(&args, egg_xasprintf("%llu", c->seed));
+	strvec_push(&args, "--trials");
+	strvec_push_owned(&args, egg_xasprintf("%d", c->opt->trials > 0 ? c->opt->trials : 3));
+	if (c->opt->no_timing)
+		strvec_push(&args, "--no-timing");
+	if (self)
+		strvec_push(&args, "--self-check");
+	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT, status = STRBUF_INIT;
+	int fd = proc_gpu_lock(c->gpus[g].uuid, &err);
+	if (fd >= 0 && run_launch(c, exe, &args, stem, c->gpus[g].visible,
+	                          c->opt->timeout_s > 0 ? c->opt->timeout_s : 120, &st, &err) == 0)
+		strbuf_addf(&status, "%d %d %d %d %.6f\n", st.exited, st.exit_code, st.signal,
+		            st.timed_out, st.wall_s);
+	else
+		strbuf_addf(&status, "error: %s", err.buf);
+	proc_gpu_unlock(fd);
+	char *path = egg_xasprintf("%s/%s.status", c->dir, stem);
+	fs_write_atomic(path, status.buf, status.len);
+	free(path);
+	free(exe);
+	strvec_clear(&args);
+	strbuf_release(&err);
+	strbuf_release(&status);
+}
+
+/* Reads what run_exec left and turns it into candidate k's verdict. */
+static void
+run_finish(struct run_ctx *c, size_t k, int self, cJSON *cand)
+{
+	char stem[32];
+	snprintf(stem, sizeof stem, "cand%zu", k);
+	char *path = egg_xasprintf("%s/%s.status", c->dir, stem);
+	char *text = NULL;
+	size_t len;
+	struct proc_status st;
+	memset(&st, 0, sizeof st);
+	if (fs_read_file(path, 1 << 16, &text, &len) < 0) {
+		run_verdict(cand, "error", "the program's run left no status (its worker died)");
+	} else if (egg_str_starts(text, "error: ")) {
+		run_verdict(cand, "error", text + 7);
+	} else if (sscanf(text, "%d %d %d %d %lf", &st.exited, &st.exit_code, &st.signal,
+	                  &st.timed_out, &st.wall_s) != 5) {
+		run_verdict(cand, "error", "the program's run left an unreadable status");
+	} else {
+		char *output = NULL;
+		cJSON *j = run_collect(c, stem, &output);
+		run_judge(c, cand, j, &st, output, self);
+		cJSON_ReplaceItemInObject(cand, "wall_s", cJSON_CreateNumber(st.wall_s));
+		if (j)
+			cJSON_ReplaceItemInObject(cand, "run", j);
+		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
+		if (c->opt->sanitize && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0)
+			run_sanitize(c, stem, cand);
+		free(output);
+	}
+	free(text);
+	free(path);
+}
+
+/* Runs the ready programs: one after the other on one GPU, or one worker
+ * process per GPU, each taking every n-th program, on several. */
+static void
+run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self)
+{
+	int workers = c->n_gpus < (int)n ? c->n_gpus : (int)n;
+	if (workers <= 1) {
+		for (size_t i = 0; i < n; i++)
+			run_exec(c, ready[i], self, 0);
+		return;
+	}
+	fflush(NULL);
+	pid_t pids[RUN_MAX_GPUS];
+	for (int g = 0; g < workers; g++) {
+		pids[g] = fork();
+		if (pids[g] == 0) {
+			for (size_t i = (size_t)g; i < n; i += (size_t)workers)
+				run_exec(c, ready[i], self, g);
+			_exit(0);
+		}
+		if (pids[g] < 0) /* no worker: this process does that share */
+			for (size_t i = (size_t)g; i < n; i += (size_t)workers)
+				run_exec(c, ready[i], self, g);
+	}
+	for (int g = 0; g < workers; g++)
+		while (pids[g] > 0 && waitpid(pids[g], NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* ---- the whole evaluation ---- */
+
+static char *
+run_nonce(void)
+{
+	unsigned char r[8] = { 0 };
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (!f || fread(r, 1, sizeof r, f) != sizeof r) {
+		unsigned long long x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+		memcpy(r, &x, sizeof r);
+	}
+	if (f)
+		fclose(f);
+	return egg_xasprintf("%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5],
+	                     r[6], r[7]);
+}
+
+static int
+run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/* Generates and compiles ref.cu and main.cu.  0, or -1 with the status set. */
+static int
+run_prepare_reference(struct run_ctx *c)
+{
+	struct strbuf err = STRBUF_INIT, ref = STRBUF_INIT, mainsrc = STRBUF_INIT;
+	char *nonce = run_nonce();
+	char *entry = egg_xasprintf("egg_entry_ref_%s", nonce);
+	char *refp = egg_xasprintf("%s/ref.cu", c->dir), *mainp = egg_xasprintf("%s/main.cu", c->dir);
+	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
+	char *log = NULL;
+	int rc = -1;
+	if (gen_unit(c->b, c->b->target, entry, &ref, &err) < 0 ||
+	    gen_main(c->b, entry, &mainsrc, &err) < 0 || run_write(refp, ref.buf, &err) < 0 ||
+	    run_write(mainp, mainsrc.buf, &err) < 0) {
+		run_set_status(c, "error", err.buf);
+		goto out;
+	}
+	cJSON *r = cJSON_CreateObject();
+	cJSON_ReplaceItemInObject(c->result, "reference", r);
+	if (run_compile(c, "ref", arch_flag, &log) < 0) {
+		cJSON_AddStringToObject(r, "compile_log", log);
+		run_set_status(c, "error", "the reference does not compile in the harness "
+		               "(see reference.compile_log)");
+		goto out;
+	}
+	cJSON_AddStringToObject(r, "compile_log", log);
+	cJSON *res = run_parse_ptxas(log);
+	run_demangle(c, res);
+	cJSON_AddItemToObject(r, "resources", res);
+	free(log);
+	log = NULL;
+	if (run_compile(c, "main", arch_flag, &log) < 0) {
+		cJSON_AddStringToObject(r, "main_compile_log", log);
+		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "
+		               "harness (see reference.main_compile_log)");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(log);
+	free(arch_flag);
+	free(refp);
+	free(mainp);
+	free(entry);
+	free(nonce);
+	strbuf_release(&err);
+	strbuf_release(&ref);
+	strbuf_release(&mainsrc);
+	return rc;
+}
+
+void *
+run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size_t n,
+             const struct run_options *opt, enum run_status *status)
+{
+	struct run_ctx c;
+	memset(&c, 0, sizeof c);
+	c.b = b;
+	c.opt = opt;
+	c.result = run_new_result(b ? b->name : NULL);
+	struct strbuf err = STRBUF_INIT;
+	int fresh_dir = 0;
+	if (gen_check_bundle(b, &err) < 0) {
+		run_set_status(&c, "error", err.buf);
+		goto done;
+	}
+	c.nvcc = run_find_nvcc(opt);
+	if (!c.nvcc) {
+		run_set_status(&c, "error", "cannot find nvcc: set EGG_NVCC or put it on PATH");
+		goto done;
+	}
+	cJSON_ReplaceItemInObject(c.result, "nvcc", cJSON_CreateString(c.nvcc));
+	run_filter_flags(opt->flags, opt->n_flags, &c.flags);
+	cJSON *fl = cJSON_GetObjectItem(c.result, "flags");
+	for (size_t i = 0; i < c.flags.n; i++)
+		cJSON_AddItemToArray(fl, cJSON_CreateString(c.flags.v[i]));
+	if (b->file && *b->file) {
+		/* the bundle's own "header.h" includes resolve as they did for the user */
+		char *d = fs_dirname(b->file);
+		strvec_push_owned(&c.flags, egg_xasprintf("-I%s", d));
+		free(d);
+	}
+	c.seed = opt->seed;
+	if (!c.seed) {
+		char *nz = run_nonce();
+		c.seed = strtoull(nz, NULL, 16) >> 1;
+		free(nz);
+	}
+	cJSON_ReplaceItemInObject(c.result, "seed", cJSON_CreateNumber((double)(c.seed & ((1ull << 52) - 1))));
+	c.seed &= (1ull << 52) - 1; /* exact in a JSON number */
+	c.cache = run_cache_dir();
+	if (opt->workdir) {
+		c.dir = egg_xstrdup(opt->workdir);
+		if (fs_mkdir_p(c.dir, 0755) < 0) {
+			strbuf_addf(&err, "cannot create %s: %s", c.dir, strerror(errno));
+			run_set_status(&c, "error", err.buf);
+			goto done;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		c.dir = egg_xasprintf("%s/egg-eval.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(c.dir)) {
+			strbuf_addf(&err, "cannot create a directory for the evaluation: %s", strerror(errno));
+			run_set_status(&c, "error", err.buf);
+			goto done;
+		}
+		fresh_dir = 1;
+	}
+	if (opt->compile_only) {
+		if (!opt->arch) {
+			run_set_status(&c, "error", "compiling without running needs an architecture (--arch)");
+			goto done;
+		}
+		c.arch = egg_xstrdup(opt->arch);
+		cJSON_ReplaceItemInObject(c.result, "arch", cJSON_CreateString(c.arch));
+	} else if (run_probe(&c) < 0) {
+		goto done;
+	}
+	if (run_prepare_reference(&c) < 0)
+		goto done;
+	cJSON *list = cJSON_GetObjectItem(c.result, "candidates");
+	struct run_candidate self = { "reference (self-check)", b->target };
+	size_t total = n ? n : 1, n_ready = 0;
+	size_t *ready = egg_xcalloc(total, sizeof *ready);
+	for (size_t k = 0; k < total; k++) {
+		const struct run_candidate *rc = n ? &cands[k] : &self;
+		cJSON *cand = run_new_candidate(rc->name);
+		cJSON_AddItemToArray(list, cand);
+		if (run_build(&c, k, rc, n == 0, cand))
+			ready[n_ready++] = k;
+	}
+	run_exec_all(&c, ready, n_ready, n == 0);
+	double best = 0;
+	for (size_t i = 0; i < n_ready; i++) {
+		size_t k = ready[i];
+		cJSON *cand = cJSON_GetArrayItem(list, (int)k);
+		run_finish(&c, k, n == 0, cand);
+		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
+		double sp = cJSON_GetNumberValue(cJSON_GetObjectItem(cand, "speedup"));
+		if (n && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0 && sp > best) {
+			best = sp;
+			cJSON_ReplaceItemInObject(c.result, "best", cJSON_CreateNumber((double)k));
+		}
+	}
+	free(ready);
+done:;
+	const cJSON *st = cJSON_GetObjectItem(c.result, "status");
+	*status = strcmp(st->valuestring, "ok") == 0 ? RUN_OK
+	          : strcmp(st->valuestring, "no_gpu") == 0 ? RUN_NO_GPU : RUN_ERROR;
+	if (fresh_dir && !opt->keep)
+		nftw(c.dir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else if (fresh_dir)
+		egg_warn("the evaluation's files are kept in %s", c.dir);
+	cJSON_Delete(c.ceilings);
+	for (int g = 0; g < c.n_gpus; g++) {
+		free(c.gpus[g].visible);
+		free(c.gpus[g].uuid);
+	}
+	strvec_clear(&c.flags);
+	free(c.nvcc);
+	free(c.dir);
+	free(c.arch);
+	free(c.cache);
+	strbuf_release(&err);
+	return c.result;
+}

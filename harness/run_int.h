@@ -1,0 +1,58 @@
+/*
+ * run_int.h -- what the files of the evaluation step (run.c, toolchain.c,
+ * probe.c) share and nothing else sees: the context of one evaluation and the
+ * helpers that compile and launch its programs.
+ *
+ * Ownership: the context owns its strings and cJSON trees; helpers that return
+ * text or JSON hand it to the caller.
+ */
+#ifndef EGG_HARNESS_RUN_INT_H
+#define EGG_HARNESS_RUN_INT_H
+
+#include "harness/proc.h"
+#include "harness/run.h"
+#include "common/strvec.h"
+
+#include <cjson/cJSON.h>
+
+#define RUN_COMPILE_TIMEOUT 600.0
+#define RUN_LOG_MAX 16384
+#define RUN_MAX_GPUS 16
+
+struct run_ctx {
+	const struct egg_bundle *b;
+	const struct run_options *opt;
+	char *nvcc, *dir, *arch, *cache;
+	struct strvec flags;      /* the build's flags less arch and output options */
+	unsigned long long seed;
+	const char *gpu_key;      /* the first GPU's UUID, for the lock */
+	struct run_gpu {
+		char *visible;    /* its CUDA_VISIBLE_DEVICES name */
+		char *uuid;       /* the key of its lock */
+	} gpus[RUN_MAX_GPUS];     /* the GPUs of one architecture the programs may use */
+	int n_gpus;
+	cJSON *result, *ceilings;
+};
+
+/* toolchain.c */
+char *run_find_nvcc(const struct run_options *opt);
+char *run_cache_dir(void);
+void run_filter_flags(char *const *flags, size_t n, struct strvec *out);
+char *run_read_tail(const char *path, size_t max);
+int run_write(const char *path, const char *text, struct strbuf *err);
+int run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **log);
+int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **log);
+int run_link(struct run_ctx *c, const char *stem, char **log);
+void run_demangle(struct run_ctx *c, cJSON *resources);
+int run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
+               const char *visible, double timeout_s, struct proc_status *st, struct strbuf *err);
+cJSON *run_collect(struct run_ctx *c, const char *stem, char **output);
+cJSON *run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
+                   const char *visible, double timeout_s, struct proc_status *st,
+                   char **output, struct strbuf *err);
+
+/* probe.c */
+void run_set_status(struct run_ctx *c, const char *status, const char *message);
+int run_probe(struct run_ctx *c);
+
+#endif

