@@ -267,13 +267,14 @@ sig_compare() {
 	sig_run egg "$1" "$2"
 	[ "$(cat ref.rc)" -ne 0 ] || fail "nvcc finished before the signal; the test proves nothing"
 	expect_eq "$(cat egg.rc)" "$(cat ref.rc)" "exit status after SIG$1 to the $2"
-	# Only nvcc's own lines count: what its children print depends on which of
-	# them the signal caught ("Compilation terminated." from gcc, seen in one run
-	# in ten), and nvcc signalled alone leaves them running to print later.
-	grep -a '^nvcc' ref.err | sort >ref.err.sorted
-	grep -a '^nvcc' egg.err | sort >egg.err.sorted
-	[ -s ref.err.sorted ] || fail "nvcc printed nothing after SIG$1; there is nothing to compare"
-	nc_same_text stderr ref.err.sorted egg.err.sorted
+	# The words nvcc prints depend on which of its children the signal caught
+	# first ("nvcc: Terminated" or "nvcc: Compilation terminated.", either in
+	# the same setup under load), so two runs of nvcc itself differ: compare that
+	# both printed nvcc's lines and that egg-cc added none of its own.
+	grep -aq '^nvcc' ref.err || fail "nvcc printed nothing after SIG$1; there is nothing to compare"
+	grep -aq '^nvcc' egg.err || fail "egg-cc's run printed no nvcc message after SIG$1: $(head -c 300 egg.err)"
+	! grep -aq '^egg' egg.err || fail "egg-cc added its own lines: $(grep -a '^egg' egg.err | head -3)"
+
 }
 
 test_ctrl_c_ends_egg_cc_as_it_ends_nvcc() {
