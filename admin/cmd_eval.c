@@ -147,39 +147,7 @@ out:
 static char *
 eval_job_to_json(const struct eval_job *job)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "schema", "egg-job");
-	cJSON_AddNumberToObject(o, "version", 1);
-	cJSON_AddItemToObject(o, "bundle", bundle_to_cjson(job->bundle));
-	cJSON *cands = cJSON_AddArrayToObject(o, "candidates");
-	for (size_t i = 0; i < job->n_cands; i++) {
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "name", job->cands[i].name);
-		cJSON_AddStringToObject(c, "source", job->cands[i].source);
-		cJSON_AddItemToArray(cands, c);
-	}
-	cJSON *flags = cJSON_AddArrayToObject(o, "nvcc_flags");
-	for (size_t i = 0; i < job->flags.n; i++)
-		cJSON_AddItemToArray(flags, cJSON_CreateString(job->flags.v[i]));
-	const struct run_options *opt = &job->opt;
-	if (opt->timeout_s > 0)
-		cJSON_AddNumberToObject(o, "timeout_s", opt->timeout_s);
-	if (opt->seed)
-		cJSON_AddNumberToObject(o, "seed", (double)opt->seed);
-	if (opt->trials)
-		cJSON_AddNumberToObject(o, "trials", opt->trials);
-	if (opt->min_speedup > 0)
-		cJSON_AddNumberToObject(o, "min_speedup", opt->min_speedup);
-	cJSON_AddBoolToObject(o, "no_timing", opt->no_timing);
-	cJSON_AddBoolToObject(o, "compile_only", opt->compile_only);
-	cJSON_AddBoolToObject(o, "sanitize", opt->sanitize);
-	if (opt->arch)
-		cJSON_AddStringToObject(o, "arch", opt->arch);
-	char *s = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	char *copy = egg_xstrdup(s);
-	cJSON_free(s);
-	return copy;
+	return run_job_to_json(job->bundle, job->cands, job->n_cands, job->flags.v, job->flags.n, &job->opt);
 }
 
 /* --generate DIR: the program's sources, for reading or compiling by hand. */

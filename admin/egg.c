@@ -24,6 +24,7 @@ int cmd_cache(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
@@ -32,6 +33,7 @@ static const struct command commands[] = {
 	{ "generate", cmd_generate, "print the builtin generator's description and candidates for a bundle" },
 	{ "eval", cmd_eval, "check and time candidates against a bundle's reference on the GPU" },
 	{ "cache", cmd_cache, "look into and manage the kernel cache (stats, ls, show, clear, evict, export, import, key)" },
+	{ "plan", cmd_plan, "(run by egg-cc) analyze, look up or search, and rewrite one compile's annotated sources" },
 	{ "help", cmd_help, "list the commands" },
 };
 

@@ -4,7 +4,8 @@ libeggcommon_a_SOURCES = \
 	common/util.c common/util.h \
 	common/strbuf.c common/strbuf.h \
 	common/strvec.c common/strvec.h \
-	common/fsutil.c common/fsutil.h
+	common/fsutil.c common/fsutil.h \
+	common/child.c common/child.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
 # read a bundle (egg-cc's fast path) do not link cJSON.

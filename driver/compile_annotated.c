@@ -1,18 +1,360 @@
 /*
  * compile_annotated.c -- see compile_annotated.h.
  *
- * For now a documented passthrough: it runs nvcc with the user's exact argv,
- * silently, so a build with annotations behaves exactly as it does without egg.
- * The end-to-end issue replaces this body with the pipeline (analyze the annotated
- * functions, look them up in the cache or search, rewrite the one input token and
- * compile), keeping this signature and the fallback to plain nvcc.
+ * egg-cc itself stays small (libc only: its fast path must cost microseconds), so
+ * the pipeline -- analysis with libclang, the cache, the search on the GPU and the
+ * rewrite -- runs in a separate process, `egg plan`, next to egg-cc.  A separate
+ * process also means that a crash in libclang or in a generator can never take
+ * the user's build down: egg-cc notices and compiles the reference.
+ *
+ * The plan is a small line protocol on the planner's stdout (its stderr is the
+ * user's: progress lines and warnings go straight there):
+ *     egg-plan 1
+ *     rewrite<TAB>INPUT-INDEX<TAB>PATH-OF-REWRITTEN-SOURCE
+ *     fail<TAB>REASON        (EGG_STRICT: an annotation could not be used)
+ *     end
+ * The rewritten source has the input's own basename, in a temporary directory, so
+ * nvcc derives the same default output names.  Quoted includes of the user's file
+ * are still found beside it through `-Xcompiler -iquote,DIR` (nvcc preprocesses
+ * with the host compiler in every pass), and the depfile is corrected afterwards
+ * to name the user's file instead of the temporary one.
+ *
+ * If the rewritten compile fails, the reference is compiled with the user's exact
+ * command line; a warning is printed only when that succeeds (otherwise the error
+ * is the user's own, and nvcc's messages say so).
  */
 #include "config.h"
 #include "driver/compile_annotated.h"
+#include "common/fsutil.h"
+#include "common/child.h"
+#include "common/strbuf.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct plan_rewrite {
+	size_t input;  /* index into args_input_at() */
+	char *path;    /* the rewritten source */
+};
+
+struct plan {
+	struct plan_rewrite *rewrites;
+	size_t n;
+	char *fail; /* strict mode: why the build must stop */
+};
+
+static void
+plan_release(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->rewrites[i].path);
+	free(p->rewrites);
+	free(p->fail);
+	memset(p, 0, sizeof *p);
+}
+
+/* Parses the planner's output; -1 with a reason when it is not a complete plan. */
+static int
+plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
+{
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	if (!line || strcmp(line, "egg-plan 1") != 0) {
+		strbuf_addstr(err, "the planner's answer does not start with 'egg-plan 1'");
+		return -1;
+	}
+	int ended = 0;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		if (strcmp(line, "end") == 0) {
+			ended = 1;
+			break;
+		}
+		if (egg_str_starts(line, "fail\t")) {
+			if (!p->fail)
+				p->fail = egg_xstrdup(line + 5);
+			continue;
+		}
+		char *idx = NULL, *path = NULL;
+		if (!egg_str_starts(line, "rewrite\t") || !(idx = line + 8) || !(path = strchr(idx, '\t'))) {
+			strbuf_addf(err, "the planner's answer has an unknown line '%.60s'", line);
+			return -1;
+		}
+		*path++ = '\0';
+		char *end;
+		unsigned long i = strtoul(idx, &end, 10);
+		if (*end || i >= args_input_count(a) || !*path) {
+			strbuf_addf(err, "the planner's answer names input '%s', which does not exist", idx);
+			return -1;
+		}
+		p->rewrites = egg_xrealloc(p->rewrites, (p->n + 1) * sizeof *p->rewrites);
+		p->rewrites[p->n].input = i;
+		p->rewrites[p->n].path = egg_xstrdup(path);
+		p->n++;
+	}
+	if (!ended) {
+		strbuf_addstr(err, "the planner's answer is incomplete");
+		return -1;
+	}
+	return 0;
+}
+
+static char *
+planner_path(const struct invoke *inv)
+{
+	const char *env = getenv("EGG_PLANNER");
+	if (env && *env)
+		return egg_xstrdup(env);
+	char *dir = fs_dirname(inv->self);
+	char *path = fs_join(dir, "egg");
+	free(dir);
+	return path;
+}
+
+/* Runs `egg plan` with nvcc's arguments; fills p.  Returns 0, -1 with a reason. */
+static int
+run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, struct plan *p,
+            struct strbuf *err)
+{
+	char *planner = planner_path(inv);
+	if (!fs_is_executable(planner)) {
+		strbuf_addf(err, "the planner %s is missing", planner);
+		free(planner);
+		return -1;
+	}
+	struct strvec argv = STRVEC_INIT;
+	strvec_push(&argv, planner);
+	strvec_push(&argv, "plan");
+	strvec_push_owned(&argv, egg_xasprintf("--nvcc=%s", inv->nvcc));
+	strvec_push_owned(&argv, egg_xasprintf("--tmpdir=%s", tmpdir));
+	for (size_t i = 0; i < inv->egg_opts.n; i++)
+		strvec_push(&argv, inv->egg_opts.v[i]);
+	strvec_push(&argv, "--");
+	for (size_t i = 0; i < inv->args.n; i++)
+		strvec_push(&argv, inv->args.v[i]);
+	char *out_path = fs_join(tmpdir, "plan.txt");
+	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = -1;
+	struct child_status st;
+	if (fd < 0) {
+		strbuf_addf(err, "cannot create %s: %s", out_path, strerror(errno));
+	} else if (child_run(planner, strvec_argv(&argv), fd, -1, &st, err) == 0) {
+		close(fd);
+		fd = -1;
+		if (st.signaled && (st.sig == SIGINT || st.sig == SIGTERM || st.sig == SIGHUP)) {
+			/* The user stopped the build: stop as the planner did. */
+			child_exit_like(&st);
+		}
+		char *text;
+		size_t len;
+		if (!st.exited || st.code != 0)
+			strbuf_addf(err, "the planner failed (%s %d)", st.signaled ? "signal" : "exit status",
+			            st.signaled ? st.sig : st.code);
+		else if (fs_read_file(out_path, 1 << 20, &text, &len) < 0)
+			strbuf_addf(err, "cannot read the plan: %s", strerror(errno));
+		else {
+			rc = plan_parse(text, a, p, err);
+			free(text);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	free(out_path);
+	free(planner);
+	strvec_clear(&argv);
+	return rc;
+}
+
+/* Appends s to sb escaped as make reads a prerequisite (as nvcc writes them). */
+static void
+add_make_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '#')
+			strbuf_addch(sb, '\\');
+		if (*s == '$')
+			strbuf_addch(sb, '$');
+		strbuf_addch(sb, *s);
+	}
+}
+
+/* Replaces the rewritten source's path by the user's in a depfile. */
+static void
+fix_depfile(const char *depfile, const char *tmp_src, const char *user_src)
+{
+	char *text;
+	size_t len;
+	if (fs_read_file(depfile, 64 << 20, &text, &len) < 0)
+		return;
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT, out = STRBUF_INIT;
+	add_make_escaped(&from, tmp_src);
+	add_make_escaped(&to, user_src);
+	const char *p = text, *hit;
+	while ((hit = strstr(p, from.buf))) {
+		strbuf_add(&out, p, (size_t)(hit - p));
+		strbuf_addstr(&out, to.buf);
+		p = hit + from.len;
+	}
+	strbuf_addstr(&out, p);
+	if (out.len != len || memcmp(out.buf, text, len) != 0)
+		if (fs_write_atomic(depfile, out.buf, out.len) < 0)
+			egg_warn("cannot correct the dependency file %s: %s", depfile, strerror(errno));
+	strbuf_release(&from);
+	strbuf_release(&to);
+	strbuf_release(&out);
+	free(text);
+}
+
+/* Copies a captured stream file to fd. */
+static void
+replay(const char *path, int fd)
+{
+	char *text;
+	size_t len;
+	if (fs_read_file(path, 0, &text, &len) < 0)
+		return;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n <= 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			off += (size_t)n;
+	}
+	free(text);
+}
+
+static int
+open_capture(const char *dir, const char *name, char **path)
+{
+	*path = fs_join(dir, name);
+	return open(*path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+}
+
+static void
+remove_tree(const char *dir)
+{
+	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
+	struct child_status st;
+	struct strbuf err = STRBUF_INIT;
+	child_run("/bin/rm", argv, -1, -1, &st, &err);
+	strbuf_release(&err);
+}
+
+/* nvcc with the plan's sources in place of the user's; 0 when it succeeded. */
+static int
+compile_rewritten(const struct invoke *inv, const struct args *a, const struct plan *p,
+                  const char *tmpdir, struct child_status *st)
+{
+	struct strvec argv = STRVEC_INIT;
+	strvec_push(&argv, inv->nvcc);
+	for (size_t i = 0; i < inv->args.n; i++)
+		strvec_push(&argv, inv->args.v[i]);
+	for (size_t k = 0; k < p->n; k++) {
+		const struct args_input *in = args_input_at(a, p->rewrites[k].input);
+		free(argv.v[in->span.first + 1]);
+		argv.v[in->span.first + 1] = egg_xstrdup(p->rewrites[k].path);
+		char *dir = fs_dirname(in->path);
+		strvec_push(&argv, "-Xcompiler");
+		strvec_push_owned(&argv, egg_xasprintf("-iquote,%s", dir));
+		free(dir);
+	}
+	char *out_path, *err_path;
+	int ofd = open_capture(tmpdir, "nvcc.out", &out_path);
+	int efd = open_capture(tmpdir, "nvcc.err", &err_path);
+	struct strbuf err = STRBUF_INIT;
+	int ok = ofd >= 0 && efd >= 0 &&
+	         child_run(inv->nvcc, strvec_argv(&argv), ofd, efd, st, &err) == 0 &&
+	         st->exited && st->code == 0;
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0)
+		close(efd);
+	if (ok) {
+		for (size_t k = 0; k < p->n; k++) {
+			const struct args_input *in = args_input_at(a, p->rewrites[k].input);
+			if (in->depfile && !in->depfile_stdout)
+				fix_depfile(in->depfile, p->rewrites[k].path, in->path);
+		}
+		replay(out_path, STDOUT_FILENO);
+		replay(err_path, STDERR_FILENO);
+	}
+	strbuf_release(&err);
+	free(out_path);
+	free(err_path);
+	strvec_clear(&argv);
+	return ok ? 0 : -1;
+}
+
+/* 1 when every input the plan rewrites was a token of the user's own argv. */
+static int
+rewritable(const struct args *a, const struct plan *p)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		const struct args_input *in = args_input_at(a, p->rewrites[k].input);
+		if (in->span.origin != ARGS_FROM_ARGV || in->span.first < 0)
+			return 0;
+	}
+	return 1;
+}
 
 int
-driver_compile_annotated(struct invoke *inv, const struct args *a)
+driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temps)
 {
-	(void)a;
+	const char *t = getenv("TMPDIR");
+	char *tmpdir = egg_xasprintf("%s/egg-cc.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		egg_warn("cannot create a temporary directory (%s); compiling the reference", strerror(errno));
+		free(tmpdir);
+		return invoke_exec(inv);
+	}
+	struct plan p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	int status = -1;
+	if (run_planner(inv, a, tmpdir, &p, &err) < 0) {
+		egg_warn("egg: %s; compiling the reference", err.buf);
+	} else if (p.fail) {
+		egg_error("egg: %s", p.fail);
+		status = 1;
+	} else if (p.n > 0 && !rewritable(a, &p)) {
+		egg_warn("egg: an annotated source was named in an options file or NVCC_*_FLAGS, "
+		         "which egg does not rewrite; compiling the reference");
+	} else if (p.n > 0) {
+		struct child_status st;
+		if (compile_rewritten(inv, a, &p, tmpdir, &st) == 0) {
+			status = 0;
+		} else if (st.signaled) {
+			if (!keep_temps)
+				remove_tree(tmpdir);
+			child_exit_like(&st);
+		} else {
+			/* Compile the reference; say so only if that works (else the error is the user's). */
+			struct child_status ref;
+			strvec_insert(&inv->args, 0, inv->nvcc);
+			if (child_run(inv->nvcc, strvec_argv(&inv->args), -1, -1, &ref, &err) < 0) {
+				egg_error("%s", err.buf);
+				status = 127;
+			} else {
+				if (ref.exited && ref.code == 0)
+					egg_warn("egg: the optimized code did not compile in this build "
+					         "(kept in %s with EGG_DEBUG=1); compiled the reference", tmpdir);
+				if (!keep_temps)
+					remove_tree(tmpdir);
+				child_exit_like(&ref);
+			}
+		}
+	}
+	if (!keep_temps)
+		remove_tree(tmpdir);
+	else
+		egg_warn("egg: temporary files kept in %s", tmpdir);
+	free(tmpdir);
+	plan_release(&p);
+	strbuf_release(&err);
+	if (status >= 0)
+		return status;
 	return invoke_exec(inv);
 }

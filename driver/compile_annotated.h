@@ -9,9 +9,10 @@
 #include "driver/invoke.h"
 
 /* Compiles the command line described by inv and a (a was parsed from inv->args;
- * the caller keeps ownership of both).  Returns the exit status egg-cc must exit
- * with, or does not return at all (exec).  Must never print anything of its own in
- * passthrough, and must end in nvcc's own behaviour when anything of egg's fails. */
-int driver_compile_annotated(struct invoke *inv, const struct args *a);
+ * the caller keeps ownership of both) through `egg plan`.  Returns the exit status
+ * egg-cc must exit with, or does not return at all (exec, or death by nvcc's
+ * signal).  Anything of egg's that fails ends in nvcc on the user's own command
+ * line with one warning.  keep_temps keeps the temporary directory (debug). */
+int driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temps);
 
 #endif

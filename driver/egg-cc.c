@@ -77,7 +77,7 @@ main(int argc, char **argv)
 	struct args *a = args_parse(strvec_argv(&inv.args), inv.args.n,
 	                            getenv("NVCC_PREPEND_FLAGS"), getenv("NVCC_APPEND_FLAGS"), NULL);
 	if (mode != EGG_MODE_OFF && wants_egg(a)) {
-		int rc = driver_compile_annotated(&inv, a);
+		int rc = driver_compile_annotated(&inv, a, egg_config_bool(cfg, "debug"));
 		args_free(a);
 		return rc;
 	}

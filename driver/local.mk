@@ -34,3 +34,10 @@ check_PROGRAMS += tests/tools/args-dump
 tests_tools_args_dump_SOURCES = tests/tools/args-dump.c
 tests_tools_args_dump_LDADD = libeggdriver.a libeggcommon.a
 SUITES += tests/suites/args_vs_nvcc.bash
+
+# The pipeline `egg plan` runs for egg-cc: linked into egg only (libclang, the
+# cache, the harness), never into egg-cc.
+noinst_LIBRARIES += libeggpipeline.a
+libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
+	driver/pipeline_search.c driver/pipeline_search.h
+libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)

@@ -97,3 +97,41 @@ run_remote(const char *command, const char *job_json, const char *target, double
 	strbuf_release(&msg);
 	return result;
 }
+
+char *
+run_job_to_json(const struct egg_bundle *b, const struct run_candidate *cands, size_t n,
+                char *const *flags, size_t n_flags, const struct run_options *opt)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schema", "egg-job");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddItemToObject(o, "bundle", bundle_to_cjson(b));
+	cJSON *jc = cJSON_AddArrayToObject(o, "candidates");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", cands[i].name);
+		cJSON_AddStringToObject(c, "source", cands[i].source);
+		cJSON_AddItemToArray(jc, c);
+	}
+	cJSON *jf = cJSON_AddArrayToObject(o, "nvcc_flags");
+	for (size_t i = 0; i < n_flags; i++)
+		cJSON_AddItemToArray(jf, cJSON_CreateString(flags[i]));
+	if (opt->timeout_s > 0)
+		cJSON_AddNumberToObject(o, "timeout_s", opt->timeout_s);
+	if (opt->seed)
+		cJSON_AddNumberToObject(o, "seed", (double)opt->seed);
+	if (opt->trials)
+		cJSON_AddNumberToObject(o, "trials", opt->trials);
+	if (opt->min_speedup > 0)
+		cJSON_AddNumberToObject(o, "min_speedup", opt->min_speedup);
+	cJSON_AddBoolToObject(o, "no_timing", opt->no_timing);
+	cJSON_AddBoolToObject(o, "compile_only", opt->compile_only);
+	cJSON_AddBoolToObject(o, "sanitize", opt->sanitize);
+	if (opt->arch)
+		cJSON_AddStringToObject(o, "arch", opt->arch);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	char *copy = egg_xstrdup(s);
+	cJSON_free(s);
+	return copy;
+}

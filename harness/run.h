@@ -89,6 +89,12 @@ void *run_new_result(const char *target);
 void *run_remote(const char *command, const char *job_json, const char *target,
                  double timeout_s, enum run_status *status);
 
+/* The evaluation job a remote evaluator reads (admin/cmd_eval.c's "egg-job":
+ * the bundle, the candidates, the build's flags and the options that differ from
+ * their defaults).  Caller frees. */
+char *run_job_to_json(const struct egg_bundle *b, const struct run_candidate *cands, size_t n,
+                      char *const *flags, size_t n_flags, const struct run_options *opt);
+
 /* Parses `ptxas -v` output into a cJSON array of resource objects (see above). */
 void *run_parse_ptxas(const char *log);
 

@@ -18,10 +18,10 @@ same_as_nvcc() {
 	expect_same_file "$p.egg.out" "$p.nvcc.out"
 }
 
-test_annotated_source_reaches_nvcc_with_the_user_s_argv_and_no_output() {
+test_annotated_source_with_egg_off_reaches_nvcc_with_the_user_s_argv_and_no_output() {
 	make_fake_nvcc fake
 	printf '#pragma egg optimize\n__global__ void k(float *x) { x[0] = 1; }\n' >k.cu
-	EGG_NVCC=$T/fake/nvcc run_cmd r "$EGG_CC" -c k.cu -o k.o -O3 -Xcompiler=-Wall,-O2
+	EGG_MODE=off EGG_NVCC=$T/fake/nvcc run_cmd r "$EGG_CC" -c k.cu -o k.o -O3 -Xcompiler=-Wall,-O2
 	expect_eq "$(cat r.rc)" 3 "exit status"
 	expect_eq "$(cat r.out)" "fake nvcc stdout"
 	expect_eq "$(cat r.err)" "fake nvcc stderr"

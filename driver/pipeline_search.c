@@ -1,0 +1,196 @@
+/*
+ * pipeline_search.c -- a cache miss in search mode: generate, evaluate, decide.
+ *
+ * The builtin generator plays both stages of the method at once: lifting picks
+ * the structure (stage 1: the family's recipe -- fused pass, warp or block per
+ * row, two-pass or atomic reduction) and each recipe's parameter points are the
+ * hardware tuning of stage 2 (threads per block, vector width, accesses in
+ * flight).  The harness evaluates every candidate against the reference on this
+ * GPU; the fastest correct one that beats the reference wins, and "nothing beat
+ * the reference" (or "not lifted") is stored as a negative entry so that the next
+ * build does not search again.  No entry is stored when no verdict could be
+ * reached (no GPU, the harness itself failed): a later build may try again.
+ *
+ * The whole evaluation result and a transcript of the decisions go into the
+ * entry, so `egg cache show` explains every winner.
+ */
+#include "config.h"
+#include "driver/pipeline_search.h"
+#include "builtin/builtin.h"
+#include "common/util.h"
+#include "harness/run.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One progress line, as the spec shows them: "egg: NAME: ...". */
+static void
+progress(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = egg_xvasprintf(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "egg: %s: %s\n", name, msg);
+	fflush(stderr);
+	free(msg);
+}
+
+/* The recipe names of the candidates ("rows, elementwise"), for the stage line. */
+static char *
+families(const struct builtin_output *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < o->n_candidates; i++) {
+		const char *label = o->candidates[i].label;
+		size_t n = strcspn(label, " ");
+		char *fam = egg_xstrndup(label, n);
+		if (!strstr(sb.buf, fam))
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", fam);
+		free(fam);
+	}
+	return strbuf_detach(&sb);
+}
+
+static void
+add_transcript(cJSON *t, const char *stage, const char *decision)
+{
+	cJSON *step = cJSON_CreateObject();
+	cJSON_AddStringToObject(step, "stage", stage);
+	cJSON_AddStringToObject(step, "decision", decision);
+	cJSON_AddItemToArray(t, step);
+}
+
+static struct cache_entry *
+finish_entry(const char *key, const struct egg_bundle *b, const struct cache_generator *gen,
+             const char *source, const char *result_json, cJSON *transcript)
+{
+	struct cache_entry *e = cache_entry_new(key);
+	struct strbuf err = STRBUF_INIT;
+	cache_entry_set_name(e, b->name);
+	cache_entry_set_generator(e, gen);
+	if (source)
+		cache_entry_set_source(e, source);
+	else
+		cache_entry_set_negative(e);
+	char *t = cJSON_PrintUnformatted(transcript);
+	if (cache_entry_set_result(e, result_json, &err) < 0 ||
+	    cache_entry_set_transcript(e, t, &err) < 0) {
+		egg_warn("egg: %s: %s", b->name, err.buf);
+		cache_entry_free(e);
+		e = NULL;
+	}
+	cJSON_free(t);
+	strbuf_release(&err);
+	return e;
+}
+
+struct cache_entry *
+pipeline_search(const struct pipeline_search_request *req, struct pipeline_outcome *out)
+{
+	const struct egg_bundle *b = req->bundle;
+	memset(out, 0, sizeof *out);
+	if (strcmp(req->generator->backend, "builtin") != 0) {
+		egg_warn("egg: %s: the %s backend is not available in this egg; compiling the reference",
+		         b->name, req->generator->backend);
+		return NULL;
+	}
+	cJSON *transcript = cJSON_CreateArray();
+	struct builtin_output gen;
+	struct builtin_options opt = { NULL, 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct cache_entry *e = NULL;
+	if (builtin_generate(b, &opt, &gen, &err) < 0) {
+		egg_warn("egg: %s: the builtin generator failed: %s; compiling the reference", b->name, err.buf);
+		goto done;
+	}
+	if (gen.not_lifted || gen.n_candidates == 0) {
+		char *why = egg_xasprintf("not lifted: %s", gen.not_lifted ? gen.not_lifted : "no candidate");
+		progress(b->name, "stage 1/structure: %s; keeping the reference", why);
+		add_transcript(transcript, "1/structure", why);
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "outcome", "not lifted");
+		cJSON_AddStringToObject(r, "reason", why);
+		char *rj = cJSON_PrintUnformatted(r);
+		e = finish_entry(req->key, b, req->generator, NULL, rj, transcript);
+		cJSON_free(rj);
+		cJSON_Delete(r);
+		free(why);
+		goto done;
+	}
+	char *fams = families(&gen);
+	progress(b->name, "stage 1/structure: lifted (%s)", fams);
+	char *s1 = egg_xasprintf("lifted; structures: %s", fams);
+	add_transcript(transcript, "1/structure", s1);
+	free(s1);
+	if (gen.description)
+		add_transcript(transcript, "1/description", gen.description);
+	free(fams);
+
+	struct run_candidate *cands = egg_xcalloc(gen.n_candidates, sizeof *cands);
+	for (size_t i = 0; i < gen.n_candidates; i++) {
+		cands[i].name = gen.candidates[i].label;
+		cands[i].source = gen.candidates[i].source;
+	}
+	progress(b->name, "stage 2/tuning: evaluating %zu candidates against the reference",
+	         gen.n_candidates);
+	struct run_options ro = { 0 };
+	ro.nvcc = req->nvcc;
+	ro.flags = req->flags;
+	ro.n_flags = req->n_flags;
+	ro.timeout_s = req->timeout_s;
+	enum run_status status;
+	cJSON *result;
+	if (req->eval_command) {
+		char *job = run_job_to_json(b, cands, gen.n_candidates, req->flags, req->n_flags, &ro);
+		double per = req->timeout_s > 0 ? req->timeout_s : 120;
+		result = run_remote(req->eval_command, job, b->name, 600 + per * (double)(gen.n_candidates + 1),
+		                    &status);
+		free(job);
+	} else {
+		result = run_evaluate(b, cands, gen.n_candidates, &ro, &status);
+	}
+	free(cands);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(result, "message");
+	if (status != RUN_OK || !cJSON_IsString(st) || strcmp(st->valuestring, "ok") != 0) {
+		egg_warn("egg: %s: no verdict (%s); compiling the reference", b->name,
+		         cJSON_IsString(msg) ? msg->valuestring : status == RUN_NO_GPU ? "no GPU" : "harness error");
+		cJSON_Delete(result);
+		goto done;
+	}
+	const cJSON *best = cJSON_GetObjectItemCaseSensitive(result, "best");
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(result, "device");
+	const cJSON *devname = cJSON_GetObjectItemCaseSensitive(dev, "name");
+	snprintf(out->gpu, sizeof out->gpu, "%s", cJSON_IsString(devname) ? devname->valuestring : "the GPU");
+	char *rj = cJSON_PrintUnformatted(result);
+	if (cJSON_IsNumber(best) && best->valueint >= 0 && (size_t)best->valueint < gen.n_candidates) {
+		size_t k = (size_t)best->valueint;
+		const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(result, "candidates"), (int)k);
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(c, "speedup");
+		out->speedup = cJSON_IsNumber(sp) ? sp->valuedouble : 0;
+		out->won = 1;
+		char *d = egg_xasprintf("winner: %s, %.2fx over the reference on %s", gen.candidates[k].label,
+		                        out->speedup, out->gpu);
+		add_transcript(transcript, "2/tuning", d);
+		free(d);
+		progress(b->name, "stage 2/tuning: %zu/%zu candidates, best %.1fx (%s)", gen.n_candidates,
+		         gen.n_candidates, out->speedup, gen.candidates[k].label);
+		e = finish_entry(req->key, b, req->generator, gen.candidates[k].source, rj, transcript);
+	} else {
+		add_transcript(transcript, "2/tuning", "no candidate was correct and faster than the reference");
+		progress(b->name, "stage 2/tuning: %zu/%zu candidates, none beat the reference",
+		         gen.n_candidates, gen.n_candidates);
+		e = finish_entry(req->key, b, req->generator, NULL, rj, transcript);
+	}
+	cJSON_free(rj);
+	cJSON_Delete(result);
+done:
+	builtin_output_release(&gen);
+	cJSON_Delete(transcript);
+	strbuf_release(&err);
+	return e;
+}

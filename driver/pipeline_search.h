@@ -1,0 +1,37 @@
+/*
+ * pipeline_search.h -- a cache miss in search mode (see pipeline_search.c).
+ */
+#ifndef EGG_PIPELINE_SEARCH_H
+#define EGG_PIPELINE_SEARCH_H
+
+#include <stddef.h>
+
+#include "cache/entry.h"
+#include "cache/key.h"
+#include "common/bundle.h"
+
+struct pipeline_search_request {
+	const struct egg_bundle *bundle;
+	const char *key;                        /* the cache key the entry will carry */
+	const struct cache_generator *generator;
+	const char *nvcc;
+	char *const *flags;                     /* the build's code-generation flags */
+	size_t n_flags;
+	double timeout_s;                       /* per candidate program; 0: the harness's default */
+	const char *eval_command;               /* evaluate through this command (eval_command); NULL: here */
+};
+
+struct pipeline_outcome {
+	int won;          /* a candidate beat the reference */
+	double speedup;   /* its speedup (geometric mean over the workloads) */
+	char gpu[128];    /* the GPU it was verified on */
+};
+
+/* Generates and evaluates candidates for req->bundle.  Returns the entry to store
+ * (a winner, or negative: nothing beat the reference / not lifted), or NULL when
+ * no verdict could be reached (no GPU, an unavailable backend, a harness
+ * failure), after one warning.  Progress lines go to stderr.  Caller frees. */
+struct cache_entry *pipeline_search(const struct pipeline_search_request *req,
+                                    struct pipeline_outcome *out);
+
+#endif
