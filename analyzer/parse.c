@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define SHIM_DIR "/egg-analyzer-shim"
@@ -65,26 +66,53 @@ has_std(const char *const *args)
 	return 0;
 }
 
+static int
+is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The CUDA toolkit whose headers the build uses: EGG_CUDA_HOME (egg plan sets it
+ * from the build's own nvcc), else the one configure found.  Static storage. */
+static const char *
+cuda_home(void)
+{
+	const char *env = getenv("EGG_CUDA_HOME");
+	return env && *env && is_dir(env) ? env : EGG_CUDA_HOME;
+}
+
 static void
 build_args(const char *const *user, struct strvec *argv)
 {
 	static const char *const fixed[] = {
 		"-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
-		"--cuda-path=" EGG_CUDA_HOME, "-Wno-unknown-cuda-version", "-w",
-		"-ferror-limit=0", "-fno-spell-checking", "-resource-dir", EGG_CLANG_RESOURCE_DIR,
+		"-Wno-unknown-cuda-version", "-w", "-ferror-limit=0", "-fno-spell-checking",
 		"-isystem", SHIM_DIR, "-include", SHIM_NAME,
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		strvec_push(argv, fixed[i]);
+	const char *cuda = cuda_home();
+	strvec_push_owned(argv, egg_xasprintf("--cuda-path=%s", cuda));
+	/* clang's builtin headers: EGG_CLANG_RESOURCE_DIR, else configure's, and when
+	 * neither exists (egg moved to another machine) libclang's own default, which
+	 * it finds beside the library. */
+	const char *res = getenv("EGG_CLANG_RESOURCE_DIR");
+	if (!res || !*res || !is_dir(res))
+		res = is_dir(EGG_CLANG_RESOURCE_DIR) ? EGG_CLANG_RESOURCE_DIR : NULL;
+	if (res) {
+		strvec_push(argv, "-resource-dir");
+		strvec_push(argv, res);
+	}
 	if (!has_std(user))
 		strvec_push(argv, "-std=c++17"); /* nvcc 13's default dialect */
 	for (size_t i = 0; user && user[i]; i++)
 		strvec_push(argv, user[i]);
 	/* After the user's -I/-isystem, as nvcc's implicit include paths are. */
 	strvec_push(argv, "-isystem");
-	strvec_push(argv, EGG_CUDA_HOME "/include/cccl");
+	strvec_push_owned(argv, egg_xasprintf("%s/include/cccl", cuda));
 	strvec_push(argv, "-isystem");
-	strvec_push(argv, EGG_CUDA_HOME "/include");
+	strvec_push_owned(argv, egg_xasprintf("%s/include", cuda));
 }
 
 size_t
@@ -559,6 +587,24 @@ az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struc
 	}
 	if (getenv("EGG_ANALYZER_DEBUG"))
 		fprintf(stderr, "parsed: %ld ms\n", (long)(clock() / (CLOCKS_PER_SEC / 1000)));
+	/* A fatal error (a header not found, in the user's code or the toolkit's)
+	 * leaves an AST with holes: kernels that look undeclared would make the
+	 * generators give up and that verdict would be cached.  Refuse instead. */
+	for (unsigned i = 0, n = clang_getNumDiagnostics(t->tu); i < n; i++) {
+		/* (With KeepGoing, clang reports a missing header as an error.) */
+		CXDiagnostic d = clang_getDiagnostic(t->tu, i);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+		CXString msg = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation);
+		const char *text = clang_getCString(msg);
+		int fatal = sev == CXDiagnostic_Fatal ||
+		            (sev == CXDiagnostic_Error && text && egg_str_ends(text, "file not found"));
+		if (fatal)
+			strbuf_addf(err, "cannot analyze %s: %s", path, text);
+		clang_disposeString(msg);
+		clang_disposeDiagnostic(d);
+		if (fatal)
+			return -1;
+	}
 	clang_getInclusions(t->tu, inclusion_visitor, t);
 	if (t->n_files == 0 || !t->files[0].is_main) {
 		strbuf_addf(err, "libclang did not read %s", path);

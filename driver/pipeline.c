@@ -300,6 +300,15 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		cache_close(cache);
 		return -1;
 	}
+	/* The analyzer reads the headers of the toolkit this build's nvcc belongs to. */
+	char *real = realpath(req->nvcc, NULL);
+	if (real && !getenv("EGG_CUDA_HOME")) {
+		char *bin = fs_dirname(real), *home = fs_dirname(bin);
+		setenv("EGG_CUDA_HOME", home, 1);
+		free(bin);
+		free(home);
+	}
+	free(real);
 	struct strvec archs = STRVEC_INIT, clang_args = STRVEC_INIT;
 	/* With a GPU and in search mode, the key is this GPU's architecture (the
 	 * winner is tuned and verified on it); otherwise any architecture the build
