@@ -28,6 +28,7 @@
 #include "common/util.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,34 @@ cuda_home(void)
 	return env && *env && is_dir(env) ? env : EGG_CUDA_HOME;
 }
 
+/* clang's builtin headers (stddef.h, limits.h, ...): EGG_CLANG_RESOURCE_DIR, else
+ * configure's, else clang/VERSION beside the libclang actually loaded (where
+ * egg's device bundle puts them when egg is moved to another machine).  NULL
+ * when none exists; caller frees. */
+static char *
+resource_dir(void)
+{
+	const char *env = getenv("EGG_CLANG_RESOURCE_DIR");
+	if (env && *env && is_dir(env))
+		return egg_xstrdup(env);
+	if (is_dir(EGG_CLANG_RESOURCE_DIR))
+		return egg_xstrdup(EGG_CLANG_RESOURCE_DIR);
+	Dl_info info;
+	if (!dladdr((void *)clang_createIndex, &info) || !info.dli_fname)
+		return NULL;
+	const char *ver = strrchr(EGG_CLANG_RESOURCE_DIR, '/');
+	char *lib = egg_xstrdup(info.dli_fname);
+	char *slash = strrchr(lib, '/');
+	if (slash)
+		*slash = '\0';
+	char *dir = egg_xasprintf("%s/clang%s", slash ? lib : ".", ver ? ver : "");
+	free(lib);
+	if (is_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 static void
 build_args(const char *const *user, struct strvec *argv)
 {
@@ -97,12 +126,10 @@ build_args(const char *const *user, struct strvec *argv)
 	/* clang's builtin headers: EGG_CLANG_RESOURCE_DIR, else configure's, and when
 	 * neither exists (egg moved to another machine) libclang's own default, which
 	 * it finds beside the library. */
-	const char *res = getenv("EGG_CLANG_RESOURCE_DIR");
-	if (!res || !*res || !is_dir(res))
-		res = is_dir(EGG_CLANG_RESOURCE_DIR) ? EGG_CLANG_RESOURCE_DIR : NULL;
+	char *res = resource_dir();
 	if (res) {
 		strvec_push(argv, "-resource-dir");
-		strvec_push(argv, res);
+		strvec_push_owned(argv, res);
 	}
 	if (!has_std(user))
 		strvec_push(argv, "-std=c++17"); /* nvcc 13's default dialect */
