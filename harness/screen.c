@@ -245,8 +245,11 @@ identifier(struct lexer *lx, size_t start)
 		              "math and memory functions", name);
 	if (!member && !strcmp(lx->prev, "::") && !strcmp(lx->prev2, "std") && in_list(banned_std, name))
 		return refuse(lx, start, "uses 'std::%s', which a candidate may not use", name);
-	if (egg_str_starts(name, "egg_"))
-		return refuse(lx, start, "uses '%s': names starting with egg_ belong to the harness", name);
+	/* The harness's entry points (egg_entry_ref_NONCE, egg_entry_cand) are the
+	 * only names a candidate's unit shares with the others; other egg_ names are
+	 * free for generators (the builtin prefixes its kernels with egg_). */
+	if (egg_str_starts(name, "egg_entry"))
+		return refuse(lx, start, "uses '%s': names starting with egg_entry belong to the harness", name);
 	if (!strcmp(name, "asm") || !strcmp(name, "__asm") || !strcmp(name, "__asm__")) {
 		int dev = lx->depth > 0 && lx->depth <= (int)sizeof lx->braces &&
 		          lx->braces[lx->depth - 1] == BRACE_DEVICE_FN;

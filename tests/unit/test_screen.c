@@ -142,6 +142,10 @@ screen_refuses_harness_names(void **state)
 {
 	expect_refused("extern \"C\" void egg_entry_ref_0123(void *const *, const void *);\n",
 	               "egg_entry_ref_0123");
+	expect_refused("void f() { egg_entry_cand(0, 0); }\n", "egg_entry_cand");
+	/* Other egg_ names are the generators' (the builtin names its kernels so). */
+	expect_accepted("static int egg_builtin_sm_count(void) { return 1; }\n"
+	                "__global__ void egg_softmax_c0_k0(const float *x) {}\n");
 }
 
 static void
