@@ -14,7 +14,7 @@ tests_unit_test_bundle_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_bundle_LDADD = libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_bundle
 
-SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/install.bash
+SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/install.bash tests/suites/pipeline.bash
 
 EXTRA_DIST += tests/run tests/suites/lib.bash $(SUITES)
 
@@ -33,3 +33,4 @@ tests_unit_test_rewrite_SOURCES = tests/unit/test_rewrite.c
 tests_unit_test_rewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_rewrite_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_rewrite
+EXTRA_DIST += tests/data/pipeline/recorded-eval examples/seed/example-seed.egg examples/seed/example-run-2026-11-30.txt

@@ -1,0 +1,131 @@
+# pipeline: egg-cc optimizes annotated code end to end -- analyze, key, cache,
+# search (through a recorded evaluation: CI has no GPU), rewrite, compile -- and
+# falls back to the reference with one warning whenever a step of egg's fails.
+# The GPU half of this (real searches on an H200) is in examples/seed/ and
+# bench/results/.
+
+suite_probe() {
+	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
+}
+
+RECORDED=$EGG_SRCDIR/tests/data/pipeline/recorded-eval
+
+setup_example() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h,main.cu} .
+}
+
+# (nm's output goes to a file: under pipefail, grep -q closing the pipe early
+# would make nm's SIGPIPE fail the test.)
+winners_in() { nm -C "$1" >"$1.nm"; grep -c ' T egg_winner__' "$1.nm"; }
+has_symbol() { nm -C "$1" >"$1.nm"; grep -q -- "$2" "$1.nm"; }
+
+test_cache_mode_links_the_h200_winners_committed_as_the_example_seed() {
+	setup_example
+	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import failed"
+	EGG_MODE=cache run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	[ ! -s r.err ] || fail "a cache hit printed: $(cat r.err)"
+	# softmax_forward and bias_gelu won on the H200; row_sum's entry is negative.
+	expect_eq "$(winners_in kernels.o)" 2 "winners linked"
+	has_symbol kernels.o ' T softmax_forward(' || fail "the dispatcher keeps the user's name"
+	has_symbol kernels.o ' T egg_reference__softmax_forward(' || fail "the reference stays in the object"
+	! has_symbol kernels.o 'egg_winner__row_sum' || fail "a negative entry linked a winner"
+}
+
+test_search_with_a_recorded_evaluation_caches_and_links_the_winner() {
+	setup_example
+	EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	expect_file_contains r.err "egg: softmax_forward: stage 1/structure: lifted (rows)"
+	expect_file_contains r.err "egg: softmax_forward: 2.5x over reference (builtin, verified on Recorded GPU), cached"
+	expect_eq "$(winners_in kernels.o)" 3 "winners linked"
+	expect_eq "$("$EGG" cache ls | grep -c winner)" 3 "winners cached"
+}
+
+test_second_build_is_a_silent_cache_hit_that_evaluates_nothing() {
+	setup_example
+	EGG_EVAL_COMMAND=$RECORDED RECORDED_LOG=$T/evals "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k1.o 2>/dev/null
+	expect_file_lines evals 3
+	EGG_EVAL_COMMAND=$RECORDED RECORDED_LOG=$T/evals run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k2.o
+	expect_file_lines evals 3
+	[ ! -s r.err ] || fail "a cache hit printed: $(cat r.err)"
+	expect_eq "$(winners_in k2.o)" 3 "winners linked from the cache"
+}
+
+test_nothing_beat_the_reference_is_remembered() {
+	setup_example
+	RECORDED_VERDICT=slower EGG_EVAL_COMMAND=$RECORDED RECORDED_LOG=$T/evals \
+		run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k1.o || fail "$(cat r.err)"
+	expect_file_contains r.err "egg: row_sum: nothing beat the reference (remembered in the cache)"
+	expect_eq "$(winners_in k1.o)" 0 "winners linked"
+	RECORDED_VERDICT=slower EGG_EVAL_COMMAND=$RECORDED RECORDED_LOG=$T/evals \
+		"$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k2.o 2>/dev/null
+	expect_file_lines evals 3
+}
+
+test_depfile_names_the_users_source_not_egg_s_temporary_copy() {
+	setup_example
+	EGG_EVAL_COMMAND=$RECORDED "$EGG_CC" -O3 -arch=sm_90 -MD -c kernels.cu -o kernels.o 2>/dev/null ||
+		fail "compile failed"
+	expect_eq "$(winners_in kernels.o)" 3 "winners linked"
+	head -1 kernels.d | grep -q '^kernels.o : kernels.cu' || fail "depfile: $(head -2 kernels.d)"
+	expect_file_contains kernels.d "kernels.h"
+	expect_file_lacks kernels.d "egg-cc."
+}
+
+test_rewritten_source_keeps_file_and_line_for_the_users_code() {
+	setup_example
+	# An error in the user's own code, below the annotated functions: nvcc's
+	# message must name the user's file and line, and egg must not add a warning.
+	printf '\nstatic_assert(sizeof(int) == 3, "users own error");\n' >>kernels.cu
+	line=$(grep -n 'users own error' kernels.cu | cut -d: -f1)
+	EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o
+	[ "$(cat r.rc)" -ne 0 ] || fail "the broken source compiled"
+	expect_file_contains r.err "kernels.cu($line)"
+	expect_file_lacks r.err "egg-cc: warning"
+}
+
+test_planner_failure_compiles_the_reference_with_one_warning() {
+	setup_example
+	EGG_PLANNER=/bin/false run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	expect_file_lines r.err 1
+	expect_file_contains r.err "egg-cc: warning: egg: the planner failed"
+	expect_eq "$(winners_in kernels.o)" 0 "winners linked"
+}
+
+test_bad_annotation_warns_in_compiler_format_and_builds_the_reference() {
+	setup_example
+	sed -i 's/in(x\[rows \* cols\]) out(y\[rows \* cols\])/in(xs[rows * cols]) out(y[rows * cols])/' kernels.cu
+	EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	grep -q "^kernels.cu:[0-9]*:[0-9]*: warning: egg: .*'xs'" r.err || fail "no diagnostic: $(cat r.err)"
+	! has_symbol kernels.o 'egg_winner__softmax_forward' || fail "the bad annotation was optimized"
+	has_symbol kernels.o 'egg_winner__bias_gelu' || fail "the good annotations were not optimized"
+}
+
+test_strict_mode_fails_the_build_on_a_bad_annotation() {
+	setup_example
+	sed -i 's/in(x\[rows \* cols\]) out(y\[rows \* cols\])/in(xs[rows * cols]) out(y[rows * cols])/' kernels.cu
+	EGG_STRICT=1 EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o
+	[ "$(cat r.rc)" -ne 0 ] || fail "strict mode built anyway"
+	expect_file_contains r.err "egg-cc: error: egg:"
+	[ ! -e kernels.o ] || fail "an object was written"
+}
+
+test_unusable_cache_directory_compiles_the_reference_with_one_warning() {
+	setup_example
+	: >notadir
+	EGG_CACHE_DIR=$T/notadir/cache EGG_EVAL_COMMAND=$RECORDED \
+		run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	expect_file_lines r.err 1
+	expect_file_contains r.err "egg-cc: warning: egg:"
+	expect_eq "$(winners_in kernels.o)" 0 "winners linked"
+}
+
+test_evaluator_answering_garbage_compiles_the_reference() {
+	setup_example
+	printf '#!/bin/sh\ncat >/dev/null; echo "this is not json"\n' >garbage
+	chmod +x garbage
+	EGG_EVAL_COMMAND=$T/garbage run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
+	expect_file_contains r.err "no verdict"
+	expect_eq "$(winners_in kernels.o)" 0 "winners linked"
+	expect_eq "$("$EGG" cache ls | grep -c .)" 0 "entries stored without a verdict"
+}
