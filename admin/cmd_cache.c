@@ -10,6 +10,8 @@
  *   egg cache import FILE                 entries from such a file
  *   egg cache key --bundle FILE [--arch SM] [--explain] [-- FLAGS...]
  *                                         the key of each bundle `egg analyze` wrote
+ *   egg cache key [--explain] -- NVCC-ARGS... FILE.cu
+ *                                         the keys egg-cc computes for that compile
  *
  * The archive (export/import) is JSON Lines: a header line
  * {"schema":"egg-cache-export","version":1} and then one stored entry per line,
@@ -17,6 +19,9 @@
  */
 #include "config.h"
 #include "cache/cache.h"
+#include "driver/pipeline.h"
+#include "driver/args.h"
+#include "analyzer/analyzer.h"
 #include "common/egg_config.h"
 #include "common/bundle.h"
 #include "common/fsutil.h"
@@ -43,7 +48,8 @@ static const char usage[] =
 	"       egg cache export FILE\n"
 	"       egg cache import FILE\n"
 	"       egg cache key --bundle FILE [--arch SM] [--nvcc-version V] [--backend B]\n"
-	"                     [--model M] [--recipe R] [--explain] [-- CODEGEN-FLAGS...]\n";
+	"                     [--model M] [--recipe R] [--explain] [-- CODEGEN-FLAGS...]\n"
+	"       egg cache key [--arch SM] [--explain] -- NVCC-ARGS... FILE.cu\n";
 
 static int
 has_flag(int argc, char **argv, const char *flag)
@@ -458,11 +464,8 @@ parse_key_opts(int argc, char **argv, struct key_opts *o)
 		}
 		*valued[k].slot = argv[++i];
 	}
-	if (!o->bundle) {
-		egg_error("egg cache key needs --bundle FILE (the JSON `egg analyze` prints); keys "
-			  "straight from a .cu file need the analyzer\n%s", usage);
-		return -1;
-	}
+	if (!o->bundle)
+		return 0; /* the keys of a .cu file, as egg-cc computes them (key_of_sources) */
 	for (int i = 0; !o->arch && i < o->n_flags; i++)
 		if (egg_str_starts(o->flags[i], "-arch=") && egg_str_starts(o->flags[i] + 6, "sm_"))
 			o->arch = o->flags[i] + 6;
@@ -490,12 +493,75 @@ print_key(const struct key_opts *o, const struct egg_bundle *b)
 	}
 }
 
+/* `egg cache key [--explain] [--arch sm_XX] -- NVCC-ARGS... FILE.cu`: the keys
+ * egg-cc computes for this compile, from the same pieces (driver/pipeline.h):
+ * the analyzer's bundles, nvcc's release, the code-generation flags, the target
+ * architecture (--arch, else the build's first) and the configured generator. */
+static int
+key_of_sources(const struct key_opts *o)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct egg_config *cfg = egg_config_new();
+	if (egg_config_load(cfg, NULL, &err) < 0) {
+		egg_error("%s", err.buf);
+		egg_config_free(cfg);
+		strbuf_release(&err);
+		return 1;
+	}
+	struct args *a = args_parse(o->flags, (size_t)o->n_flags, getenv("NVCC_PREPEND_FLAGS"),
+	                            getenv("NVCC_APPEND_FLAGS"), NULL);
+	const char *nvcc = egg_config_get(cfg, "nvcc");
+	char *found = nvcc && *nvcc ? NULL : fs_find_in_path("nvcc", getenv("PATH"), NULL);
+	char *release = pipeline_nvcc_release(nvcc && *nvcc ? nvcc : found ? found : "nvcc");
+	struct strvec archs = STRVEC_INIT, flags = STRVEC_INIT, pp = STRVEC_INIT;
+	pipeline_target_archs(a, &archs);
+	args_codegen_flags(a, &flags);
+	args_preprocessor_flags(a, &pp);
+	struct key_opts k = *o;
+	k.arch = o->arch ? o->arch : archs.v[0];
+	k.nvcc = release ? release : EGG_NVCC_VERSION;
+	k.flags = flags.v;
+	k.n_flags = (int)flags.n;
+	struct cache_generator gen = pipeline_generator(cfg);
+	k.backend = gen.backend;
+	k.model = gen.model;
+	k.recipe = gen.recipe;
+	int status = args_input_count(a) ? 0 : 2;
+	if (status)
+		egg_error("egg cache key: no .cu file and no --bundle\n%s", usage);
+	for (size_t i = 0; i < args_input_count(a); i++) {
+		struct analyzer_result res;
+		const char *path = args_input_at(a, i)->path;
+		if (analyzer_analyze_file(path, (const char *const *)strvec_argv(&pp), &res, &err) < 0) {
+			egg_error("%s", err.buf);
+			strbuf_reset(&err);
+			status = 1;
+			continue;
+		}
+		fputs(res.diags.buf, stderr);
+		for (size_t b = 0; b < res.n_bundles; b++)
+			print_key(&k, res.bundles[b]);
+		analyzer_result_free(&res);
+	}
+	strvec_clear(&archs);
+	strvec_clear(&flags);
+	strvec_clear(&pp);
+	free(release);
+	free(found);
+	args_free(a);
+	egg_config_free(cfg);
+	strbuf_release(&err);
+	return status;
+}
+
 static int
 cache_key_cmd(int argc, char **argv)
 {
 	struct key_opts o;
 	if (parse_key_opts(argc, argv, &o) < 0)
 		return 2;
+	if (!o.bundle)
+		return key_of_sources(&o);
 	char *data;
 	size_t len;
 	if (fs_read_file(o.bundle, 0, &data, &len) < 0) {

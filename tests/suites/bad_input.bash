@@ -29,7 +29,7 @@ bi_expect_one_line_127() {
 
 # --- sources nvcc cannot read ------------------------------------------------
 
-PRAGMA_KERNEL="#pragma egg optimize
+PRAGMA_KERNEL="#pragma egg optimize inout(x[32]) launch(1, 32)
 $KERNEL"
 
 # Annotated sources, so that egg-cc's own reading of the source is what fails

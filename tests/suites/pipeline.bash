@@ -129,3 +129,17 @@ test_evaluator_answering_garbage_compiles_the_reference() {
 	expect_eq "$(winners_in kernels.o)" 0 "winners linked"
 	expect_eq "$("$EGG" cache ls | grep -c .)" 0 "entries stored without a verdict"
 }
+
+test_cache_key_of_a_source_is_the_key_egg_cc_used_on_the_h200() {
+	setup_example
+	run_cmd r "$EGG" cache key -- -O3 -arch=sm_90 kernels.cu || fail "$(cat r.err)"
+	expect_eq "$(wc -l <r.out)" 3 "keys printed"
+	local want
+	want=$(grep -o '"key":"[0-9a-f]*","name":"softmax_forward"' "$EGG_SRCDIR/examples/seed/example-seed.egg" |
+		cut -d'"' -f4)
+	[ -n "$want" ] || fail "the seed has no softmax_forward entry"
+	expect_eq "$(awk '$2 == "softmax_forward" {print $1}' r.out)" "$want" "softmax_forward's key"
+	run_cmd e "$EGG" cache key --explain -- -O3 -arch=sm_90 kernels.cu || fail "$(cat e.err)"
+	expect_file_contains e.out "arch: sm_90"
+	expect_file_contains e.out "generator: backend=builtin"
+}

@@ -2,7 +2,7 @@
 // nothing better, and must give exactly nvcc's results.
 #include <cuda_runtime.h>
 
-#pragma egg optimize
+#pragma egg optimize in(x[n]) out(y[n]) workload(n = 1 << 20) launch((n + 127) / 128, 128)
 __global__ void scale_ref(const float *x, float *y, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
