@@ -181,9 +181,9 @@ test_key_explain_shows_what_was_hashed_so_a_miss_is_a_diff() {
 	expect_eq "$(grep -v '^#' one.txt | sha256sum | cut -d' ' -f1)" "$(sed -n 's/^# key: //p' one.txt)" "hash of the text"
 }
 
-test_key_without_bundle_or_arch_explains_what_is_missing() {
+test_key_without_source_bundle_or_arch_explains_what_is_missing() {
 	run_cmd n "$EGG" cache key -- -O3 && fail "key without a bundle succeeded"
-	expect_file_contains n.err "needs --bundle FILE"
+	expect_file_contains n.err "no .cu file and no --bundle"
 	run_cmd a "$EGG" cache key --bundle "$BUNDLE" -- -O3 && fail "key without an architecture succeeded"
 	expect_file_contains a.err "no target architecture"
 }
