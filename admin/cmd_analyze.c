@@ -4,8 +4,9 @@
  *
  * FLAGS are the build's own nvcc flags, read with nvcc's grammar (driver/args.h):
  * -I, -isystem, -D, -U, -include, -std in every spelling, -optf files and
- * NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS; every other flag is accepted and
- * ignored, so that an nvcc command line can be pasted as it is.  Exit status: 0
+ * NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS; every other nvcc flag is accepted and
+ * ignored, so that an nvcc command line can be pasted as it is (a line nvcc
+ * itself would refuse is a usage error).  Exit status: 0
  * when every file was parsed (diagnostics or not), 1 when one could not be, or
  * when EGG_STRICT=1 and a pragma had a problem; 2 for a usage error.
  */
@@ -32,8 +33,11 @@ cmd_analyze(int argc, char **argv)
 	struct strvec flags = STRVEC_INIT, files = STRVEC_INIT;
 	struct args *a = args_parse(argv, (size_t)argc, getenv("NVCC_PREPEND_FLAGS"),
 	                            getenv("NVCC_APPEND_FLAGS"), NULL);
-	if (args_problem(a)) /* nvcc would refuse the line; the analysis still can run */
-		egg_warn("%s", args_problem(a));
+	if (args_problem(a)) { /* a line nvcc would refuse is a usage error here too */
+		egg_error("%s", args_problem(a));
+		args_free(a);
+		return 2;
+	}
 	args_preprocessor_flags(a, &flags);
 	for (size_t i = 0; i < args_input_count(a); i++)
 		strvec_push(&files, args_input_at(a, i)->path);
