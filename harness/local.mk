@@ -31,7 +31,7 @@ tests_unit_test_harness_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
 UNIT_TESTS += tests/unit/test_harness
 
-SUITES += tests/suites/harness.bash
+SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash
 EXTRA_DIST += \
 	tests/data/harness/copy.json \
 	tests/data/harness/gather.json \
