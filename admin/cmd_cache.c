@@ -477,20 +477,27 @@ parse_key_opts(int argc, char **argv, struct key_opts *o)
 }
 
 static void
+print_key_of(const struct cache_key_inputs *in, int explain)
+{
+	const char *name = in->bundle->name ? in->bundle->name : "?";
+	char key[CACHE_KEY_HEX_LEN + 1];
+	cache_key_compute(in, key);
+	if (explain) {
+		struct strbuf text = STRBUF_INIT;
+		cache_key_text(in, &text);
+		printf("# key text of %s\n%s# key: %s\n", name, text.buf, key);
+		strbuf_release(&text);
+	} else {
+		printf("%s  %s\n", key, name);
+	}
+}
+
+static void
 print_key(const struct key_opts *o, const struct egg_bundle *b)
 {
 	struct cache_key_inputs in = { b, o->arch, o->nvcc, (const char *const *)o->flags,
 		(size_t)o->n_flags, { o->backend, o->model, o->recipe } };
-	char key[CACHE_KEY_HEX_LEN + 1];
-	cache_key_compute(&in, key);
-	if (o->explain) {
-		struct strbuf text = STRBUF_INIT;
-		cache_key_text(&in, &text);
-		printf("# key text of %s\n%s# key: %s\n", b->name ? b->name : "?", text.buf, key);
-		strbuf_release(&text);
-	} else {
-		printf("%s  %s\n", key, b->name ? b->name : "?");
-	}
+	print_key_of(&in, o->explain);
 }
 
 /* `egg cache key [--explain] [--arch sm_XX] -- NVCC-ARGS... FILE.cu`: the keys
@@ -513,19 +520,10 @@ key_of_sources(const struct key_opts *o)
 	const char *nvcc = egg_config_get(cfg, "nvcc");
 	char *found = nvcc && *nvcc ? NULL : fs_find_in_path("nvcc", getenv("PATH"), NULL);
 	char *release = pipeline_nvcc_release(nvcc && *nvcc ? nvcc : found ? found : "nvcc");
-	struct strvec archs = STRVEC_INIT, flags = STRVEC_INIT, pp = STRVEC_INIT;
+	struct strvec archs = STRVEC_INIT, pp = STRVEC_INIT;
 	pipeline_target_archs(a, &archs);
-	args_codegen_flags(a, &flags);
 	args_preprocessor_flags(a, &pp);
-	struct key_opts k = *o;
-	k.arch = o->arch ? o->arch : archs.v[0];
-	k.nvcc = release ? release : EGG_NVCC_VERSION;
-	k.flags = flags.v;
-	k.n_flags = (int)flags.n;
-	struct cache_generator gen = pipeline_generator(cfg);
-	k.backend = gen.backend;
-	k.model = gen.model;
-	k.recipe = gen.recipe;
+	const char *arch = o->arch ? o->arch : archs.v[0];
 	int status = args_input_count(a) ? 0 : 2;
 	if (status)
 		egg_error("egg cache key: no .cu file and no --bundle\n%s", usage);
@@ -539,12 +537,17 @@ key_of_sources(const struct key_opts *o)
 			continue;
 		}
 		fputs(res.diags.buf, stderr);
-		for (size_t b = 0; b < res.n_bundles; b++)
-			print_key(&k, res.bundles[b]);
+		for (size_t b = 0; b < res.n_bundles; b++) {
+			struct strvec flags = STRVEC_INIT;
+			struct cache_key_inputs in;
+			pipeline_key_inputs(a, cfg, res.bundles[b], release ? release : EGG_NVCC_VERSION, arch,
+			                    &flags, &in);
+			print_key_of(&in, o->explain);
+			strvec_clear(&flags);
+		}
 		analyzer_result_free(&res);
 	}
 	strvec_clear(&archs);
-	strvec_clear(&flags);
 	strvec_clear(&pp);
 	free(release);
 	free(found);

@@ -135,6 +135,21 @@ gpu_arch(void)
 	return egg_xasprintf("sm_%d%d", major, minor);
 }
 
+void
+pipeline_key_inputs(const struct args *a, const struct egg_config *cfg,
+                    const struct egg_bundle *b, const char *nvcc_release, const char *arch,
+                    struct strvec *flags, struct cache_key_inputs *in)
+{
+	args_codegen_flags(a, flags);
+	memset(in, 0, sizeof *in);
+	in->bundle = b;
+	in->arch = arch;
+	in->nvcc_version = nvcc_release;
+	in->flags = (const char *const *)flags->v;
+	in->n_flags = flags->n;
+	in->generator = pipeline_generator(cfg);
+}
+
 /* The number in "sm_90a" (90), for the dispatcher. */
 static int
 arch_number(const char *arch)
@@ -205,13 +220,8 @@ plan_kernel(const struct pipeline_request *req, struct cache *cache, const char 
             const struct strvec *archs, int may_search, struct kernel_plan *k)
 {
 	struct strvec flags = STRVEC_INIT;
-	args_codegen_flags(req->args, &flags);
-	struct cache_key_inputs in = { 0 };
-	in.bundle = k->bundle;
-	in.nvcc_version = nvcc_release;
-	in.flags = (const char *const *)flags.v;
-	in.n_flags = flags.n;
-	in.generator = pipeline_generator(req->cfg);
+	struct cache_key_inputs in;
+	pipeline_key_inputs(req->args, req->cfg, k->bundle, nvcc_release, NULL, &flags, &in);
 	for (size_t i = 0; i < archs->n && !k->winner; i++) {
 		char key[CACHE_KEY_HEX_LEN + 1];
 		in.arch = archs->v[i];
@@ -244,6 +254,9 @@ rewrite_input(const struct pipeline_request *req, size_t index, const char *path
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct egg_bundle *b = kp[i].bundle;
+		if (kp[i].winner && !b->has_spans)
+			egg_warn("egg: %s: its definition comes from a macro, which egg cannot replace in "
+			         "place; compiling the reference", b->name);
 		if (!kp[i].winner || !b->has_spans)
 			continue;
 		for (size_t p = 0; p < b->n_params; p++)

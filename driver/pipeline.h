@@ -48,4 +48,12 @@ void pipeline_target_archs(const struct args *a, struct strvec *out);
 /* The generator identity configured in cfg (backend, model, recipe version). */
 struct cache_generator pipeline_generator(const struct egg_config *cfg);
 
+/* The cache key inputs egg-cc uses for bundle b in the build a under cfg, for GPU
+ * architecture arch: the one place that decides them (`egg plan` and `egg cache
+ * key` both call it).  flags receives the code-generation flags in->flags points
+ * into; the caller clears it after the last use of *in. */
+void pipeline_key_inputs(const struct args *a, const struct egg_config *cfg,
+                         const struct egg_bundle *b, const char *nvcc_release, const char *arch,
+                         struct strvec *flags, struct cache_key_inputs *in);
+
 #endif
