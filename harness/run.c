@@ -254,6 +254,83 @@ out:
 	return ready;
 }
 
+/* How many candidates compile at once: one nvcc per core (nvcc is
+ * single-threaded and most of a search's wall time), at most 16. */
+static int
+run_build_jobs(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long jobs = cpus > 0 ? cpus : 1;
+	if (jobs > 16)
+		jobs = 16;
+	return (int)(jobs < (long)n ? jobs : (long)n);
+}
+
+/* Builds every candidate (run_build), in parallel worker processes when there
+ * are several cores: worker w takes every jobs-th candidate and leaves each
+ * one's JSON in candK.build ("1" or "0" for ready, a newline, the object); the
+ * parent reads them back in order, so the result does not depend on which
+ * worker finished first.  A worker that dies leaves its candidates "error". */
+static void
+run_build_all(struct run_ctx *c, const struct run_candidate *cands, size_t n, int self,
+              cJSON *list, size_t *ready, size_t *n_ready)
+{
+	int jobs = run_build_jobs(n);
+	*n_ready = 0;
+	if (jobs <= 1) {
+		for (size_t k = 0; k < n; k++)
+			if (run_build(c, k, &cands[k], self, cJSON_GetArrayItem(list, (int)k)))
+				ready[(*n_ready)++] = k;
+		return;
+	}
+	fflush(NULL);
+	pid_t *pids = egg_xcalloc((size_t)jobs, sizeof *pids);
+	for (int w = 0; w < jobs; w++) {
+		pids[w] = fork();
+		if (pids[w] != 0)
+			continue;
+		for (size_t k = (size_t)w; k < n; k += (size_t)jobs) {
+			cJSON *cand = cJSON_GetArrayItem(list, (int)k);
+			int r = run_build(c, k, &cands[k], self, cand);
+			char *json = cJSON_PrintUnformatted(cand);
+			char *text = egg_xasprintf("%d\n%s", r, json);
+			char *path = egg_xasprintf("%s/cand%zu.build", c->dir, k);
+			fs_write_atomic(path, text, strlen(text));
+			free(path);
+			free(text);
+			cJSON_free(json);
+		}
+		_exit(0);
+	}
+	for (int w = 0; w < jobs; w++)
+		while (pids[w] > 0 && waitpid(pids[w], NULL, 0) < 0 && errno == EINTR)
+			;
+	for (size_t k = 0; k < n; k++) {
+		cJSON *cand = cJSON_GetArrayItem(list, (int)k);
+		if (pids[k % (size_t)jobs] < 0) { /* no worker: build it here */
+			if (run_build(c, k, &cands[k], self, cand))
+				ready[(*n_ready)++] = k;
+			continue;
+		}
+		char *path = egg_xasprintf("%s/cand%zu.build", c->dir, k), *text = NULL;
+		size_t len;
+		cJSON *built = NULL;
+		if (fs_read_file(path, 64u << 20, &text, &len) == 0 && (text[0] == '0' || text[0] == '1') &&
+		    text[1] == '\n')
+			built = cJSON_Parse(text + 2);
+		if (built) {
+			cJSON_ReplaceItemInArray(list, (int)k, built);
+			if (text[0] == '1')
+				ready[(*n_ready)++] = k;
+		} else {
+			run_verdict(cand, "error", "the process that compiled this candidate died");
+		}
+		free(text);
+		free(path);
+	}
+	free(pids);
+}
+
 /* Runs candidate k's program on GPU g under that GPU's lock and leaves how it
  * ended in candK.status ("EXITED CODE SIGNAL TIMED_OUT WALL_S", or "error:
  * SENTENCE"), its JSON and output beside it: this may run in a worker process. */
@@ -502,13 +579,9 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 	struct run_candidate self = { "reference (self-check)", b->target };
 	size_t total = n ? n : 1, n_ready = 0;
 	size_t *ready = egg_xcalloc(total, sizeof *ready);
-	for (size_t k = 0; k < total; k++) {
-		const struct run_candidate *rc = n ? &cands[k] : &self;
-		cJSON *cand = run_new_candidate(rc->name);
-		cJSON_AddItemToArray(list, cand);
-		if (run_build(&c, k, rc, n == 0, cand))
-			ready[n_ready++] = k;
-	}
+	for (size_t k = 0; k < total; k++)
+		cJSON_AddItemToArray(list, run_new_candidate(n ? cands[k].name : self.name));
+	run_build_all(&c, n ? cands : &self, total, n == 0, list, ready, &n_ready);
 	run_exec_all(&c, ready, n_ready, n == 0);
 	double best = 0;
 	for (size_t i = 0; i < n_ready; i++) {

@@ -47,6 +47,23 @@ test_every_adversarial_candidate_compiles_and_passes_the_screen() {
 	expect_eq "$(json r.out 'len(r["candidates"])')" "$((${#args[@]} / 2))"
 }
 
+test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
+	# Builds run in one worker per core; the result lists candidates as given.
+	printf 'this is not CUDA\n' >broken.cu
+	local args=() names=()
+	for f in "$DATA"/cand/good_scale_vec4.cu broken.cu "$DATA"/cand/bad_*.cu broken.cu; do
+		args+=(--candidate "$f")
+		names+=("$(basename "$f")")
+	done
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status"
+	expect_eq "$(json r.out '" ".join(c["name"].split("/")[-1] for c in r["candidates"])')" "${names[*]}"
+	expect_eq "$(json r.out 'r["candidates"][1]["verdict"]')" compile_error
+	expect_eq "$(json r.out 'r["candidates"][-1]["verdict"]')" compile_error
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compiled
+	expect_eq "$(json r.out 'len(r["candidates"][0]["resources"]) > 0')" True "resources survive the worker"
+}
+
 test_screened_candidate_is_rejected_naming_the_call() {
 	cat >evil.cu <<'EOF'
 void scale(const float *x, float *y, int n)
