@@ -236,3 +236,25 @@ EOF
 	expect_file_contains out.txt "geomean speedup: egg over torch 1.00x, egg over ref 2.83x"
 	expect_file_contains results.md "| a | elementwise | 4.000 | 1.000 | 2.000 | 1.000 | 4.00x | 2.00x | 25% | 100% | 50% | yes/yes |"
 }
+
+test_report_shows_fast_path_cache_hit_and_search_overheads() {
+	python3 - "$BENCH" <<'EOF' >out.txt || fail "report: $(cat out.txt)"
+import sys
+sys.path.insert(0, sys.argv[1])
+import report
+meta = {"date": "d", "commit": "c", "flags": "-O3", "nvcc": "nvcc", "egg_cc": "egg-cc",
+        "fastpath": {"nvcc_s": 2.0, "egg_s": 2.02, "n": 5},
+        "ceilings": {"gpu": "g", "copy_bytes_per_s": 1e12, "fp32_flops_per_s": 1e13, "measured": True}}
+def row(name, nvcc_s, egg_s, again_s):
+    return {"case": name, "family": "elementwise", "bytes": 1e9, "flops": 0,
+            "ref": {"build": {"exe": "x", "compile_s": nvcc_s}, "run": {"ms": 2.0}, "check": {"correct": True}},
+            "egg": {"build": {"exe": "x", "compile_s": egg_s, "rebuild_s": again_s}, "run": {"ms": 1.0},
+                    "check": {"correct": True}}, "torch": {"ms": 1.0}}
+report.write_all(".", meta, [row("a", 2.0, 30.0, 2.5), row("b", 2.2, 50.0, 2.7), row("c", 2.4, 40.0, 2.6)],
+                 measured=False)
+EOF
+	expect_file_contains out.txt "fast path (bench_main.cu, no annotation, median of 5): nvcc 2.00 s, egg-cc 2.02 s (+1.0%)"
+	expect_file_contains out.txt "cache hit (rebuild of an annotated case, median over 3 cases): nvcc 2.20 s, egg-cc 2.60 s"
+	expect_file_contains out.txt "first build with egg-cc (search on a cache miss, median over 3 cases): 40.0 s, max 50.0 s"
+	expect_file_contains results.md "| b | 2.20 | 50.00 | 2.70 |"
+}
