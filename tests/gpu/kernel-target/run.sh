@@ -1,0 +1,28 @@
+#!/bin/bash
+# run.sh LOGDIR -- on a GPU machine: builds this folder's kernel target with
+# egg-cc in search mode (empty cache), checks the program's results, checks that
+# the tuned body is in the binary, then rebuilds from the cache.  Needs egg-cc
+# and nvcc on PATH.  Prints PASS/FAIL lines; exits 0 when all pass.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+logdir=${1:?usage: run.sh LOGDIR}
+mkdir -p "$logdir"
+export EGG_CACHE_DIR=$logdir/cache
+rm -rf "$EGG_CACHE_DIR"
+cd "$logdir" || exit 1
+fails=0
+say() { echo "$1 $2"; [ "$1" = PASS ] || fails=$((fails + 1)); }
+egg-cc -O3 -arch=sm_90 -c "$here/kernel.cu" -o kernel.o 2>search.err
+say "$([ $? = 0 ] && echo PASS || echo FAIL)" "egg-cc compiles the kernel target ($(tail -1 search.err))"
+nvcc -O3 -arch=sm_90 "$here/main.cu" kernel.o -o prog 2>link.err
+./prog >prog.out 2>&1
+say "$([ $? = 0 ] && echo PASS || echo FAIL)" "the program's results are right: $(tail -1 prog.out)"
+if grep -q "over reference" search.err; then
+	cuobjdump -symbols prog 2>/dev/null | grep -c egg_ >symbols.txt
+	say "$([ "$(cat symbols.txt)" -gt 0 ] && echo PASS || echo FAIL)" "the winner's code is in the binary ($(cat symbols.txt) egg_ symbols)"
+fi
+egg-cc -O3 -arch=sm_90 -c "$here/kernel.cu" -o kernel2.o 2>hit.err
+say "$([ $? = 0 ] && [ ! -s hit.err ] && echo PASS || echo FAIL)" "a rebuild takes the cached result silently"
+cat search.err
+echo "kernel-target: $fails failed"
+exit $((fails != 0))
