@@ -39,5 +39,7 @@ SUITES += tests/suites/args_vs_nvcc.bash
 # cache, the harness), never into egg-cc.
 noinst_LIBRARIES += libeggpipeline.a
 libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
-	driver/pipeline_search.c driver/pipeline_search.h
+	driver/pipeline_search.c driver/pipeline_search.h \
+	driver/pipeline_verify.c driver/pipeline_verify.h \
+	driver/report.c driver/report.h
 libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
