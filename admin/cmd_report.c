@@ -313,17 +313,22 @@ summary(const struct row *rows, size_t n, const char *what)
 	strbuf_addf(&sb, "%zu %s%s: %zu with a winner", n, what, n == 1 ? "" : "s", winners);
 	if (winners)
 		strbuf_addf(&sb, " (geometric mean speedup %.2fx)", exp(log_sum / (double)winners));
-	/* Counts per outcome, in order of first appearance. */
-	for (size_t i = 0; i < n; i++) {
-		size_t count = 0, first = i;
-		for (size_t j = 0; j < n; j++)
-			if (strcmp(rows[j].cell[C_OUTCOME], rows[i].cell[C_OUTCOME]) == 0) {
-				count++;
-				if (j < first)
-					first = j;
-			}
-		if (first == i)
-			strbuf_addf(&sb, "%s %s %zu", i == 0 ? ";" : ",", rows[i].cell[C_OUTCOME], count);
+	/* Counts per outcome, in alphabetical order. */
+	const char *prev = NULL;
+	for (;;) {
+		const char *next = NULL;
+		size_t count = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *o = rows[i].cell[C_OUTCOME];
+			if ((!prev || strcmp(o, prev) > 0) && (!next || strcmp(o, next) < 0))
+				next = o;
+		}
+		if (!next)
+			break;
+		for (size_t i = 0; i < n; i++)
+			count += strcmp(rows[i].cell[C_OUTCOME], next) == 0;
+		strbuf_addf(&sb, "%s %s %zu", prev ? "," : ";", next, count);
+		prev = next;
 	}
 	return strbuf_detach(&sb);
 }

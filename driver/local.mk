@@ -43,3 +43,7 @@ libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
 	driver/pipeline_verify.c driver/pipeline_verify.h \
 	driver/report.c driver/report.h
 libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+
+# The per-kernel report, `egg report` and the verify mode.
+SUITES += tests/suites/report.bash tests/suites/verify.bash
+EXTRA_DIST += tests/data/report/helpers.sh
