@@ -49,7 +49,6 @@ is_record(const cJSON *r)
 	const cJSON *version = cJSON_GetObjectItemCaseSensitive(r, "version");
 	return cJSON_IsString(schema) && strcmp(schema->valuestring, REPORT_SCHEMA) == 0 &&
 	       cJSON_IsNumber(version) && version->valueint == REPORT_VERSION &&
-	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "kernel")) &&
 	       cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "outcome"));
 }
 
@@ -163,7 +162,8 @@ identity(const cJSON *r)
 	if (key)
 		return egg_xstrdup(key);
 	const char *src = str(r, "source");
-	return egg_xasprintf("%s\n%s", src ? src : "", str(r, "kernel"));
+	const char *kernel = str(r, "kernel");
+	return egg_xasprintf("%s\n%s", src ? src : "", kernel ? kernel : "");
 }
 
 /* Keeps the latest record of each identity (by time; the later one read on a tie). */
@@ -264,7 +264,9 @@ row_fill(struct row *row, const cJSON *r)
 	const char *backend = str(g, "backend"), *model = str(g, "model");
 	const char *key = str(r, "key"), *gpu = str(r, "gpu"), *reason = str(r, "reason");
 	double ref = sum_ms(r, "reference_ms"), egg = sum_ms(r, "winner_ms");
-	row->cell[C_KERNEL] = egg_xstrdup(str(r, "kernel"));
+	/* A source egg could not plan at all has no kernel: it is named by the source. */
+	const char *kernel = str(r, "kernel"), *source = str(r, "source");
+	row->cell[C_KERNEL] = kernel ? egg_xstrdup(kernel) : egg_xasprintf("(%s)", source ? source : "?");
 	row->cell[C_OUTCOME] = egg_xstrdup(outcome);
 	row->cell[C_SPEEDUP] = row->speedup > 0 ? egg_xasprintf("%.2fx", sp) : egg_xstrdup("-");
 	row->cell[C_REF] = fmt_number(ref, "%.3f");

@@ -373,7 +373,7 @@ report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan 
 	struct cache_generator gen = pipeline_generator(c->req->cfg);
 	for (size_t i = 0; i < n && !c->report_failed; i++) {
 		struct report_kernel r = {
-			.source = source, .kernel = kp[i].bundle->name,
+			.source = source, .kernel = kp[i].bundle ? kp[i].bundle->name : NULL,
 			.key = kp[i].key[0] ? kp[i].key : NULL, .arch = kp[i].arch_name,
 			.mode = egg_mode_name(egg_config_mode(c->req->cfg)),
 			.outcome = kp[i].outcome, .reason = kp[i].reason, .result_json = kp[i].result_json,
@@ -388,6 +388,29 @@ report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan 
 		}
 		strbuf_release(&err);
 		report_record_free(rec);
+	}
+}
+
+/* The record of an annotated source that egg could not plan at all (the cache,
+ * nvcc or the analyzer failed): no kernel is known, the source and why are. */
+static void
+report_source_failure(struct plan_ctx *c, const char *path, const char *why)
+{
+	struct kernel_plan k = { 0 };
+	note(&k, "fallback", why);
+	k.wall_s = -1;
+	report_kernels(c, path, &k, 1);
+	free(k.reason);
+}
+
+/* Every annotated source of the build, failed for the reason in err. */
+static void
+report_all_failed(struct plan_ctx *c, const struct strbuf *err)
+{
+	for (size_t i = 0; i < args_input_count(c->req->args); i++) {
+		const struct args_input *in = args_input_at(c->req->args, i);
+		if (in->lang == ARGS_LANG_CU && scan_has_annotation(in->path) == SCAN_YES)
+			report_source_failure(c, in->path, err->buf);
 	}
 }
 
@@ -484,15 +507,19 @@ plan_modes(struct plan_ctx *c)
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, 0 };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
 	cache_settings_release(&set);
-	if (!cache)
+	if (!cache) {
+		report_all_failed(&c, err);
 		return -1;
+	}
 	char *release = pipeline_nvcc_release(req->nvcc);
 	if (!release) {
 		strbuf_addf(err, "cannot read the release of %s (nvcc --version)", req->nvcc);
+		report_all_failed(&c, err);
 		cache_close(cache);
 		return -1;
 	}
@@ -505,7 +532,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		free(home);
 	}
 	free(real);
-	struct plan_ctx c = { req, cache, release, STRVEC_INIT, 0, 0, NULL, 0 };
+	c.cache = cache;
+	c.nvcc_release = release;
 	plan_modes(&c);
 	struct strvec clang_args = STRVEC_INIT;
 	args_preprocessor_flags(req->args, &clang_args);
@@ -519,6 +547,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		struct analyzer_result res;
 		if (analyzer_analyze_file(in->path, (const char *const *)strvec_argv(&clang_args), &res,
 		                          err) < 0) {
+			report_source_failure(&c, in->path, err->buf);
 			rc = -1;
 			break;
 		}

@@ -8,7 +8,8 @@
  *   { "schema": "egg-report", "version": 1,
  *     "time": "2026-11-30T05:47:13Z",        UTC, when the kernel was handled
  *     "source": "kernels.cu" | null,          the source file as the build named it
- *     "kernel": "softmax_forward",
+ *     "kernel": "softmax_forward" | null,    null: egg could not plan the source at
+ *                                         all (cache, nvcc or analyzer failed)
  *     "key": "<64 hex>" | null,               the cache key (null: none computed)
  *     "arch": "sm_90" | null,                 the architecture of that key
  *     "mode": "search" | "cache" | "verify" | null,

@@ -85,6 +85,20 @@ test_search_mode_without_gpu_reports_the_miss_and_why() {
 	expect_eq "$(field rep.jsonl 1 reason)" "no GPU to search on"
 }
 
+test_source_egg_cannot_plan_gets_a_fallback_record_naming_it() {
+	setup_example
+	: >notadir
+	EGG_CACHE_DIR=$T/notadir/cache EGG_REPORT=$T/rep.jsonl run_cmd r "$EGG_CC" -O3 -arch=sm_90 \
+		-c kernels.cu -o k.o || fail "$(cat r.err)"
+	expect_file_lines rep.jsonl 1
+	expect_eq "$(field rep.jsonl 1 kernel)" null
+	expect_eq "$(field rep.jsonl 1 source)" kernels.cu
+	expect_eq "$(field rep.jsonl 1 outcome)" fallback
+	field rep.jsonl 1 reason | grep -q "notadir" || fail "reason: $(field rep.jsonl 1 reason)"
+	run_cmd t "$EGG" report rep.jsonl || fail "$(cat t.err)"
+	grep -qE '^\(kernels\.cu\) +fallback ' t.out || fail "table: $(cat t.out)"
+}
+
 test_report_never_holds_the_api_key() {
 	setup_example
 	EGG_MODE=cache EGG_BACKEND=openai EGG_MODEL=some-model EGG_API_KEY=sk-SECRET-4711 \
