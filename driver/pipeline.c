@@ -220,6 +220,7 @@ struct plan_ctx {
 	int may_search;          /* search mode with a GPU or eval_command */
 	int may_verify;          /* verify mode with a GPU or eval_command */
 	const char *miss_reason; /* why a miss does not search (NULL: the mode says it) */
+	const char *hit_reason;  /* why a hit was not verified in verify mode */
 	int report_failed;       /* the report could not be written (warned once) */
 };
 
@@ -350,8 +351,11 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 		}
 		if (hit && c->may_verify && !cache_entry_is_negative(e))
 			verify_hit(c, key, c->archs.v[i], &flags, e, k);
-		else if (hit)
-			take_winner(k, e, c->archs.v[i], "cache-hit"); /* a negative entry is an answer too */
+		else if (hit) { /* a negative entry is an answer too */
+			take_winner(k, e, c->archs.v[i], "cache-hit");
+			if (k->winner && c->hit_reason)
+				note(k, "cache-hit", c->hit_reason);
+		}
 		else if (c->may_search) /* archs is then only this GPU's */
 			search_kernel(c, key, c->archs.v[i], &flags, k);
 		cache_entry_free(e);
@@ -492,6 +496,8 @@ plan_modes(struct plan_ctx *c)
 	if (mode == EGG_MODE_SEARCH && !c->may_search)
 		c->miss_reason = "no GPU to search on";
 	if (mode == EGG_MODE_VERIFY && !c->may_verify)
+		c->hit_reason = "not verified: no GPU and no eval_command";
+	if (mode == EGG_MODE_VERIFY && !c->may_verify)
 		egg_warn("egg: verify mode needs a GPU (or eval_command) to check cached winners; "
 		         "using the cache unchecked, as in cache mode");
 	if (gpu) {
@@ -507,7 +513,7 @@ plan_modes(struct plan_ctx *c)
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, 0 };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0 };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);

@@ -107,4 +107,7 @@ test_without_gpu_or_evaluator_warns_once_and_uses_the_cache() {
 	expect_file_lines v.err 1
 	expect_file_contains v.err "egg-cc: warning: egg: verify mode needs a GPU (or eval_command)"
 	expect_eq "$(winners_in v.o)" 3 "winners linked as in cache mode"
+	EGG_MODE=verify EGG_REPORT=$T/rep.jsonl "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o v2.o 2>/dev/null
+	expect_eq "$(field rep.jsonl 1 outcome)" cache-hit
+	expect_eq "$(field rep.jsonl 1 reason)" "not verified: no GPU and no eval_command"
 }
