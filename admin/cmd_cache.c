@@ -219,27 +219,12 @@ cache_ls(struct cache_store *s, int argc, char **argv)
 static char *
 resolve_key(struct cache_store *s, const char *arg)
 {
-	if (cache_key_is_valid(arg))
-		return egg_xstrdup(arg);
 	struct strbuf err = STRBUF_INIT;
-	struct cache_store_item *items;
-	size_t n, found = 0;
-	char *key = NULL;
-	if (strlen(arg) >= 4 && cache_store_list(s, &items, &n, &err) == 0) {
-		for (size_t i = 0; i < n; i++)
-			if (egg_str_starts(items[i].key, arg) && found++ == 0)
-				key = egg_xstrdup(items[i].key);
-		free(items);
-	}
+	char *key = cache_store_resolve_key(s, arg, &err);
+	if (!key)
+		egg_error("%s", err.buf);
 	strbuf_release(&err);
-	if (found == 1)
-		return key;
-	free(key);
-	if (found > 1)
-		egg_error("'%s' is the start of %zu keys; give more digits", arg, found);
-	else
-		egg_error("no cache entry has the key '%s' (a key, or a unique prefix of at least 4 digits)", arg);
-	return NULL;
+	return key;
 }
 
 static int

@@ -25,6 +25,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 static const struct command commands[] = {
 	{ "version", cmd_version, "print egg's version and the toolchain it was built for" },
@@ -33,6 +34,7 @@ static const struct command commands[] = {
 	{ "generate", cmd_generate, "print the builtin generator's description and candidates for a bundle" },
 	{ "eval", cmd_eval, "check and time candidates against a bundle's reference on the GPU" },
 	{ "cache", cmd_cache, "look into and manage the kernel cache (stats, ls, show, clear, evict, export, import, key)" },
+	{ "report", cmd_report, "what egg did per kernel, from build reports or the cache: a table, JSON, a web page, or one entry's transcript" },
 	{ "plan", cmd_plan, "(run by egg-cc) analyze, look up or search, and rewrite one compile's annotated sources" },
 	{ "help", cmd_help, "list the commands" },
 };

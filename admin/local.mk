@@ -2,7 +2,8 @@
 # libraries are listed users first (static link order).
 bin_PROGRAMS += egg
 egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c admin/cmd_analyze.c \
-	admin/cmd_generate.c admin/cmd_eval.c admin/cmd_plan.c
+	admin/cmd_generate.c admin/cmd_eval.c admin/cmd_plan.c \
+	admin/cmd_report.c admin/report_show.c admin/report_show.h
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 egg_LDADD = libeggpipeline.a libeggdriver.a libegganalyzer.a libeggbuiltin.a libeggharness.a \
 	$(CACHE_LDADD) $(LIBCLANG_LIBS) -lm

@@ -485,3 +485,30 @@ out:
 	free(path);
 	return r;
 }
+
+char *
+cache_store_resolve_key(struct cache_store *s, const char *arg, struct strbuf *err)
+{
+	if (cache_key_is_valid(arg))
+		return egg_xstrdup(arg);
+	struct strbuf lerr = STRBUF_INIT;
+	struct cache_store_item *items;
+	size_t n, found = 0;
+	char *key = NULL;
+	if (strlen(arg) >= 4 && cache_store_list(s, &items, &n, &lerr) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (egg_str_starts(items[i].key, arg) && found++ == 0)
+				key = egg_xstrdup(items[i].key);
+		free(items);
+	}
+	strbuf_release(&lerr);
+	if (found == 1)
+		return key;
+	free(key);
+	if (found > 1)
+		strbuf_addf(err, "'%s' is the start of %zu keys; give more digits", arg, found);
+	else
+		strbuf_addf(err, "no cache entry has the key '%s' (a key, or a unique prefix of at least 4 digits)",
+		            arg);
+	return NULL;
+}

@@ -103,6 +103,11 @@ struct cache_store_item {
 int cache_store_list(struct cache_store *s, struct cache_store_item **items, size_t *n,
 		     struct strbuf *err);
 
+/* The full key that arg names: a key, or a unique prefix of one of at least 4
+ * hex digits (egg cache show, egg report).  Caller frees; NULL with a sentence
+ * in err when no entry or several entries match. */
+char *cache_store_resolve_key(struct cache_store *s, const char *arg, struct strbuf *err);
+
 /* Removes least recently used entries until the total is at most max_size;
  * *removed counts them.  Recounts entries and bytes from the directory. */
 int cache_store_evict(struct cache_store *s, uint64_t max_size, size_t *removed,

@@ -39,5 +39,17 @@ SUITES += tests/suites/args_vs_nvcc.bash
 # cache, the harness), never into egg-cc.
 noinst_LIBRARIES += libeggpipeline.a
 libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
-	driver/pipeline_search.c driver/pipeline_search.h
+	driver/pipeline_search.c driver/pipeline_search.h \
+	driver/pipeline_verify.c driver/pipeline_verify.h \
+	driver/report.c driver/report.h
 libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+
+# The per-kernel report, `egg report` and the verify mode.
+SUITES += tests/suites/report.bash tests/suites/verify.bash
+EXTRA_DIST += tests/data/report/helpers.sh
+
+check_PROGRAMS += tests/unit/test_report
+tests_unit_test_report_SOURCES = tests/unit/test_report.c
+tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_report_LDADD = libeggpipeline.a $(CACHE_LDADD) $(CMOCKA_LIBS) -lm
+UNIT_TESTS += tests/unit/test_report

@@ -6,7 +6,10 @@
  * architecture the build generates code for, first hit wins; on a miss in search
  * mode the search (pipeline_search.c) runs when a GPU is present.  The input is
  * rewritten once, with every kernel that has a positive entry, into the
- * temporary directory under its own basename.
+ * temporary directory under its own basename.  In verify mode a positive hit is
+ * first evaluated again on this GPU (pipeline_verify.c).  Each kernel's outcome
+ * is noted as it is handled and, when `report` is set, appended to the report
+ * (report.h) once its input has been planned.
  */
 #include "config.h"
 #include "driver/pipeline.h"
@@ -16,6 +19,8 @@
 #include "common/util.h"
 #include "builtin/builtin.h"
 #include "driver/pipeline_search.h"
+#include "driver/pipeline_verify.h"
+#include "driver/report.h"
 #include "driver/rewrite.h"
 #include "driver/scan.h"
 
@@ -23,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 char *
 pipeline_nvcc_release(const char *nvcc)
@@ -161,82 +167,255 @@ struct kernel_plan {
 	const struct egg_bundle *bundle;
 	char *winner; /* owned; NULL: keep the reference */
 	int arch;
+	/* What happened, for the report (report.h). */
+	const char *outcome;     /* static */
+	char *reason;            /* owned or NULL */
+	char key[CACHE_KEY_HEX_LEN + 1];
+	const char *arch_name;   /* the key's architecture, borrowed from the arch list */
+	char *result_json;       /* owned or NULL: the evaluation result behind the outcome */
+	double wall_s;
 };
 
+/* Notes the kernel's outcome (replacing an earlier note); reason may be NULL. */
 static void
-take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch)
+note(struct kernel_plan *k, const char *outcome, const char *reason)
 {
+	k->outcome = outcome;
+	free(k->reason);
+	k->reason = reason ? egg_xstrdup(reason) : NULL;
+}
+
+static void
+note_result(struct kernel_plan *k, const struct cache_entry *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	free(k->result_json);
+	cache_entry_result_json(e, 0, &sb);
+	k->result_json = strbuf_detach(&sb);
+}
+
+/* A hit: links a winner, notes the outcome (hit_outcome for a winner). */
+static void
+take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch,
+            const char *hit_outcome)
+{
+	note_result(k, e);
 	if (!cache_entry_is_negative(e) && cache_entry_source(e)) {
 		k->winner = egg_xstrdup(cache_entry_source(e));
 		k->arch = arch_number(arch);
+		note(k, hit_outcome, NULL);
+	} else {
+		char *why = report_entry_reason(e);
+		note(k, "cache-hit-negative", why);
+		free(why);
 	}
+}
+
+/* What every kernel of one plan shares. */
+struct plan_ctx {
+	const struct pipeline_request *req;
+	struct cache *cache;
+	const char *nvcc_release;
+	struct strvec archs;     /* the architectures to look up, in order */
+	int may_search;          /* search mode with a GPU or eval_command */
+	int may_verify;          /* verify mode with a GPU or eval_command */
+	const char *miss_reason; /* why a miss does not search (NULL: the mode says it) */
+	const char *hit_reason;  /* why a hit was not verified in verify mode */
+	int report_failed;       /* the report could not be written (warned once) */
+};
+
+/* The request to search or verify k under key: the build's nvcc and flags, the
+ * configured generator, timeout and evaluator. */
+static void
+evaluation_request(const struct plan_ctx *c, const struct kernel_plan *k, const char *key,
+                   const struct strvec *flags, const struct cache_generator *gen,
+                   struct pipeline_search_request *sr)
+{
+	const char *eval_command = egg_config_get(c->req->cfg, "eval_command");
+	*sr = (struct pipeline_search_request){ k->bundle, key, gen, c->req->nvcc, flags->v, flags->n,
+		                                (double)egg_config_seconds(c->req->cfg, "timeout"),
+		                                eval_command && *eval_command ? eval_command : NULL };
 }
 
 /* A miss with a GPU in search mode: one process searches (single flight), the
  * others wait for its entry or give up and keep the reference. */
 static void
-search_kernel(const struct pipeline_request *req, struct cache *cache, const char *key,
-              const char *arch, const struct strvec *flags, struct kernel_plan *k)
+search_kernel(const struct plan_ctx *c, const char *key, const char *arch,
+              const struct strvec *flags, struct kernel_plan *k)
 {
 	struct cache_entry *e = NULL;
 	struct cache_lock *lock = NULL;
-	switch (cache_claim(cache, key, &e, &lock)) {
+	switch (cache_claim(c->cache, key, &e, &lock)) {
 	case CACHE_CLAIM_HIT:
-		take_winner(k, e, arch);
+		take_winner(k, e, arch, "cache-hit");
 		cache_entry_free(e);
 		return;
 	case CACHE_CLAIM_REFERENCE:
 		egg_warn("egg: %s: another build is still searching this kernel; compiling the reference",
 		         k->bundle->name);
+		note(k, "fallback", "another build is still searching this kernel");
 		return;
 	case CACHE_CLAIM_SEARCH:
 		break;
 	}
-	struct cache_generator gen = pipeline_generator(req->cfg);
-	const char *eval_command = egg_config_get(req->cfg, "eval_command");
-	struct pipeline_search_request sr = { k->bundle, key, &gen, req->nvcc, flags->v, flags->n,
-	                                      (double)egg_config_seconds(req->cfg, "timeout"),
-	                                      eval_command && *eval_command ? eval_command : NULL };
+	struct cache_generator gen = pipeline_generator(c->req->cfg);
+	struct pipeline_search_request sr;
+	evaluation_request(c, k, key, flags, &gen, &sr);
 	struct pipeline_outcome out;
 	e = pipeline_search(&sr, &out);
 	if (e) {
-		int stored = cache_put(cache, e) == 0;
-		take_winner(k, e, arch);
-		if (out.won)
+		int stored = cache_put(c->cache, e) == 0;
+		take_winner(k, e, arch, "searched-winner");
+		if (out.won) {
 			fprintf(stderr, "egg: %s: %.1fx over reference (%s, verified on %s)%s\n", k->bundle->name,
 			        out.speedup, gen.backend, out.gpu, stored ? ", cached" : "");
-		else
+		} else {
 			fprintf(stderr, "egg: %s: nothing beat the reference%s\n", k->bundle->name,
 			        stored ? " (remembered in the cache)" : "");
+			k->outcome = strcmp(report_entry_outcome(e), "not-lifted") == 0 ? "not-lifted"
+			                                                               : "searched-none";
+		}
 		cache_entry_free(e);
+	} else {
+		note(k, "fallback", "the search reached no verdict");
 	}
 	cache_release(lock);
 }
 
-/* Looks one bundle up under each target architecture; fills k on a positive hit;
- * searches on a miss when the mode and a GPU allow it. */
+/* Verify mode, a positive hit e: the winner is linked only if it passes again
+ * on this GPU; a failed one is replaced locally by a negative entry
+ * (pipeline_verify.c says why). */
 static void
-plan_kernel(const struct pipeline_request *req, struct cache *cache, const char *nvcc_release,
-            const struct strvec *archs, int may_search, struct kernel_plan *k)
+verify_hit(const struct plan_ctx *c, const char *key, const char *arch, const struct strvec *flags,
+           const struct cache_entry *e, struct kernel_plan *k)
 {
+	struct cache_generator gen = pipeline_generator(c->req->cfg);
+	struct pipeline_search_request sr;
+	evaluation_request(c, k, key, flags, &gen, &sr);
+	struct pipeline_verification v;
+	pipeline_verify(&sr, e, &v);
+	const char *name = k->bundle->name;
+	if (v.verdict == PIPELINE_VERIFIED) {
+		take_winner(k, e, arch, "verified");
+		free(k->result_json);
+		k->result_json = egg_xstrdup(v.result_json);
+		fprintf(stderr, "egg: %s: verified %.1fx on %s\n", name, v.speedup, v.gpu);
+	} else if (v.verdict == PIPELINE_VERIFY_FAILED) {
+		struct cache_entry *neg = pipeline_verify_failed_entry(e, &v);
+		struct strbuf err = STRBUF_INIT;
+		int marked = neg && cache_store_put(cache_local(c->cache), neg, &err) == 0;
+		egg_warn("egg: %s: the cached winner failed verification on %s (%s); compiling the "
+		         "reference%s", name, v.gpu, v.reason,
+		         marked ? ", and the local cache now says so" : "");
+		note(k, "verify-failed", v.reason);
+		k->result_json = egg_xstrdup(v.result_json);
+		cache_entry_free(neg);
+		strbuf_release(&err);
+	} else {
+		egg_warn("egg: %s: the cached winner could not be verified (%s); compiling the reference",
+		         name, v.reason);
+		char *why = egg_xasprintf("not verified: %s", v.reason);
+		note(k, "fallback", why);
+		free(why);
+	}
+	pipeline_verification_release(&v);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Looks one bundle up under each target architecture; fills k on a positive hit
+ * (verified first in verify mode); searches on a miss when the mode and a GPU
+ * allow it; notes the outcome. */
+static void
+plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
+{
+	double t0 = now_s();
 	struct strvec flags = STRVEC_INIT;
 	struct cache_key_inputs in;
-	pipeline_key_inputs(req->args, req->cfg, k->bundle, nvcc_release, NULL, &flags, &in);
-	for (size_t i = 0; i < archs->n && !k->winner; i++) {
+	pipeline_key_inputs(c->req->args, c->req->cfg, k->bundle, c->nvcc_release, NULL, &flags, &in);
+	for (size_t i = 0; i < c->archs.n && !k->outcome; i++) {
 		char key[CACHE_KEY_HEX_LEN + 1];
-		in.arch = archs->v[i];
+		in.arch = c->archs.v[i];
 		cache_key_compute(&in, key);
 		struct cache_entry *e = NULL;
-		if (cache_lookup(cache, key, &e) == 1) {
-			take_winner(k, e, archs->v[i]);
-			cache_entry_free(e);
-			strvec_clear(&flags);
-			return; /* a negative entry is an answer too */
+		int hit = cache_lookup(c->cache, key, &e) == 1;
+		if (i == 0 || hit || c->may_search) {
+			memcpy(k->key, key, sizeof key);
+			k->arch_name = c->archs.v[i];
 		}
-		if (may_search) /* archs is then only this GPU's */
-			search_kernel(req, cache, key, archs->v[i], &flags, k);
+		if (hit && c->may_verify && !cache_entry_is_negative(e))
+			verify_hit(c, key, c->archs.v[i], &flags, e, k);
+		else if (hit) { /* a negative entry is an answer too */
+			take_winner(k, e, c->archs.v[i], "cache-hit");
+			if (k->winner && c->hit_reason)
+				note(k, "cache-hit", c->hit_reason);
+		}
+		else if (c->may_search) /* archs is then only this GPU's */
+			search_kernel(c, key, c->archs.v[i], &flags, k);
+		cache_entry_free(e);
 	}
+	if (!k->outcome)
+		note(k, "cache-miss", c->miss_reason);
 	strvec_clear(&flags);
+	k->wall_s = now_s() - t0;
+}
+
+/* Appends each kernel's record to the report, when one is configured; a report
+ * that cannot be written is one warning per plan, never a failed build. */
+static void
+report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan *kp, size_t n)
+{
+	const char *path = egg_config_get(c->req->cfg, "report");
+	if (!path || !*path || c->report_failed)
+		return;
+	struct cache_generator gen = pipeline_generator(c->req->cfg);
+	for (size_t i = 0; i < n && !c->report_failed; i++) {
+		struct report_kernel r = {
+			.source = source, .kernel = kp[i].bundle ? kp[i].bundle->name : NULL,
+			.key = kp[i].key[0] ? kp[i].key : NULL, .arch = kp[i].arch_name,
+			.mode = egg_mode_name(egg_config_mode(c->req->cfg)),
+			.outcome = kp[i].outcome, .reason = kp[i].reason, .result_json = kp[i].result_json,
+			.backend = gen.backend, .model = gen.model, .recipe = gen.recipe,
+			.when = time(NULL), .wall_s = kp[i].wall_s,
+		};
+		void *rec = report_record_new(&r);
+		struct strbuf err = STRBUF_INIT;
+		if (report_append(path, rec, &err) < 0) {
+			egg_warn("egg: %s; the build goes on without it", err.buf);
+			c->report_failed = 1;
+		}
+		strbuf_release(&err);
+		report_record_free(rec);
+	}
+}
+
+/* The record of an annotated source that egg could not plan at all (the cache,
+ * nvcc or the analyzer failed): no kernel is known, the source and why are. */
+static void
+report_source_failure(struct plan_ctx *c, const char *path, const char *why)
+{
+	struct kernel_plan k = { 0 };
+	note(&k, "fallback", why);
+	k.wall_s = -1;
+	report_kernels(c, path, &k, 1);
+	free(k.reason);
+}
+
+/* Every annotated source of the build, failed for the reason in err. */
+static void
+report_all_failed(struct plan_ctx *c, const struct strbuf *err)
+{
+	for (size_t i = 0; i < args_input_count(c->req->args); i++) {
+		const struct args_input *in = args_input_at(c->req->args, i);
+		if (in->lang == ARGS_LANG_CU && scan_has_annotation(in->path) == SCAN_YES)
+			report_source_failure(c, in->path, err->buf);
+	}
 }
 
 static int
@@ -254,9 +433,11 @@ rewrite_input(const struct pipeline_request *req, size_t index, const char *path
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct egg_bundle *b = kp[i].bundle;
-		if (kp[i].winner && !b->has_spans)
+		if (kp[i].winner && !b->has_spans) {
 			egg_warn("egg: %s: its definition comes from a macro, which egg cannot replace in "
 			         "place; compiling the reference", b->name);
+			note(&kp[i], "fallback", "its definition comes from a macro");
+		}
 		if (!kp[i].winner || !b->has_spans)
 			continue;
 		for (size_t p = 0; p < b->n_params; p++)
@@ -298,18 +479,53 @@ rewrite_input(const struct pipeline_request *req, size_t index, const char *path
 	return rc;
 }
 
+/* What the mode, a GPU and eval_command allow, and which architectures to look
+ * up.  With a GPU (or an evaluator) in search or verify mode, the key is that
+ * GPU's architecture (the winner is tuned and verified on it); otherwise any
+ * architecture the build generates code for may have a winner in the cache. */
+static void
+plan_modes(struct plan_ctx *c)
+{
+	enum egg_mode mode = egg_config_mode(c->req->cfg);
+	const char *eval_command = egg_config_get(c->req->cfg, "eval_command");
+	int remote = eval_command && *eval_command;
+	int evaluates = mode == EGG_MODE_SEARCH || mode == EGG_MODE_VERIFY;
+	char *gpu = evaluates && !remote ? gpu_arch() : NULL;
+	c->may_search = mode == EGG_MODE_SEARCH && (gpu || remote);
+	c->may_verify = mode == EGG_MODE_VERIFY && (gpu || remote);
+	if (mode == EGG_MODE_SEARCH && !c->may_search)
+		c->miss_reason = "no GPU to search on";
+	if (mode == EGG_MODE_VERIFY && !c->may_verify)
+		c->hit_reason = "not verified: no GPU and no eval_command";
+	if (mode == EGG_MODE_VERIFY && !c->may_verify)
+		egg_warn("egg: verify mode needs a GPU (or eval_command) to check cached winners; "
+		         "using the cache unchecked, as in cache mode");
+	if (gpu) {
+		strvec_push_owned(&c->archs, gpu);
+	} else {
+		pipeline_target_archs(c->req->args, &c->archs);
+		/* A remote evaluator is assumed to have the build's first target GPU. */
+		while (remote && c->archs.n > 1)
+			strvec_remove(&c->archs, c->archs.n - 1);
+	}
+}
+
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0 };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
 	cache_settings_release(&set);
-	if (!cache)
+	if (!cache) {
+		report_all_failed(&c, err);
 		return -1;
+	}
 	char *release = pipeline_nvcc_release(req->nvcc);
 	if (!release) {
 		strbuf_addf(err, "cannot read the release of %s (nvcc --version)", req->nvcc);
+		report_all_failed(&c, err);
 		cache_close(cache);
 		return -1;
 	}
@@ -322,23 +538,10 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		free(home);
 	}
 	free(real);
-	struct strvec archs = STRVEC_INIT, clang_args = STRVEC_INIT;
-	/* With a GPU and in search mode, the key is this GPU's architecture (the
-	 * winner is tuned and verified on it); otherwise any architecture the build
-	 * generates code for may have a winner in the cache. */
-	enum egg_mode mode = egg_config_mode(req->cfg);
-	const char *eval_command = egg_config_get(req->cfg, "eval_command");
-	int remote = eval_command && *eval_command;
-	char *gpu = mode == EGG_MODE_SEARCH && !remote ? gpu_arch() : NULL;
-	int may_search = gpu != NULL || (mode == EGG_MODE_SEARCH && remote);
-	if (gpu) {
-		strvec_push_owned(&archs, gpu);
-	} else {
-		pipeline_target_archs(req->args, &archs);
-		/* A remote evaluator is assumed to have the build's first target GPU. */
-		while (remote && archs.n > 1)
-			strvec_remove(&archs, archs.n - 1);
-	}
+	c.cache = cache;
+	c.nvcc_release = release;
+	plan_modes(&c);
+	struct strvec clang_args = STRVEC_INIT;
 	args_preprocessor_flags(req->args, &clang_args);
 	int strict = egg_config_bool(req->cfg, "strict");
 	strbuf_addstr(plan, "egg-plan 1\n");
@@ -350,6 +553,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		struct analyzer_result res;
 		if (analyzer_analyze_file(in->path, (const char *const *)strvec_argv(&clang_args), &res,
 		                          err) < 0) {
+			report_source_failure(&c, in->path, err->buf);
 			rc = -1;
 			break;
 		}
@@ -359,17 +563,25 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		struct kernel_plan *kp = egg_xcalloc(res.n_bundles ? res.n_bundles : 1, sizeof *kp);
 		for (size_t b = 0; b < res.n_bundles; b++) {
 			kp[b].bundle = res.bundles[b];
-			plan_kernel(req, cache, release, &archs, may_search, &kp[b]);
+			plan_kernel(&c, &kp[b]);
 		}
-		if (rewrite_input(req, i, in->path, kp, res.n_bundles, plan, err) < 0)
+		if (rewrite_input(req, i, in->path, kp, res.n_bundles, plan, err) < 0) {
 			rc = -1;
-		for (size_t b = 0; b < res.n_bundles; b++)
+			for (size_t b = 0; b < res.n_bundles; b++)
+				if (kp[b].winner)
+					note(&kp[b], "fallback", err->buf);
+		}
+		report_kernels(&c, in->path, kp, res.n_bundles);
+		for (size_t b = 0; b < res.n_bundles; b++) {
 			free(kp[b].winner);
+			free(kp[b].reason);
+			free(kp[b].result_json);
+		}
 		free(kp);
 		analyzer_result_free(&res);
 	}
 	strbuf_addstr(plan, "end\n");
-	strvec_clear(&archs);
+	strvec_clear(&c.archs);
 	strvec_clear(&clang_args);
 	free(release);
 	cache_close(cache);

@@ -16,6 +16,7 @@
  */
 #include "config.h"
 #include "driver/pipeline_search.h"
+#include "driver/pipeline_verify.h"
 #include "builtin/builtin.h"
 #include "common/util.h"
 #include "harness/run.h"
@@ -137,22 +138,8 @@ pipeline_search(const struct pipeline_search_request *req, struct pipeline_outco
 	}
 	progress(b->name, "stage 2/tuning: evaluating %zu candidates against the reference",
 	         gen.n_candidates);
-	struct run_options ro = { 0 };
-	ro.nvcc = req->nvcc;
-	ro.flags = req->flags;
-	ro.n_flags = req->n_flags;
-	ro.timeout_s = req->timeout_s;
 	enum run_status status;
-	cJSON *result;
-	if (req->eval_command) {
-		char *job = run_job_to_json(b, cands, gen.n_candidates, req->flags, req->n_flags, &ro);
-		double per = req->timeout_s > 0 ? req->timeout_s : 120;
-		result = run_remote(req->eval_command, job, b->name, 600 + per * (double)(gen.n_candidates + 1),
-		                    &status);
-		free(job);
-	} else {
-		result = run_evaluate(b, cands, gen.n_candidates, &ro, &status);
-	}
+	cJSON *result = pipeline_evaluate(req, cands, gen.n_candidates, &status);
 	free(cands);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(result, "message");
