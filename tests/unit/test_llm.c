@@ -1,0 +1,337 @@
+/*
+ * test_llm.c -- unit tests for the pure parts of the model transport
+ * (agents/llm_parse.c and the settings of agents/llm.c): request bodies of both
+ * protocols, reading answers (content as text or parts, missing usage, cut
+ * replies, HTML, truncated JSON, empty choices), server error messages,
+ * Retry-After, the backoff's bounds, and that no sentence carries the key.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "agents/llm.h"
+#include "agents/llm_parse.h"
+#include "common/strbuf.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+parse(enum egg_backend b, const char *body, struct llm_reply *r, struct strbuf *why)
+{
+	return llm_parse_reply(b, body, strlen(body), r, why);
+}
+
+static void
+openai_request_has_model_roles_and_limits(void **state)
+{
+	(void)state;
+	struct llm_message m[] = { { LLM_SYSTEM, "be fast" }, { LLM_USER, "write \"k\"" },
+	                           { LLM_ASSISTANT, "ok" } };
+	struct strbuf body = STRBUF_INIT;
+	llm_build_request(EGG_BACKEND_OPENAI, "gpt-x", 100, -1, m, 3, &body);
+	cJSON *j = cJSON_Parse(body.buf);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "model")->valuestring, "gpt-x");
+	assert_int_equal(cJSON_GetObjectItem(j, "max_tokens")->valueint, 100);
+	assert_null(cJSON_GetObjectItem(j, "temperature"));
+	assert_null(cJSON_GetObjectItem(j, "system"));
+	cJSON *msgs = cJSON_GetObjectItem(j, "messages");
+	assert_int_equal(cJSON_GetArraySize(msgs), 3);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "role")->valuestring,
+	                    "system");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 1), "content")->valuestring,
+	                    "write \"k\"");
+	cJSON_Delete(j);
+	strbuf_release(&body);
+}
+
+static void
+anthropic_request_puts_system_messages_in_the_system_field(void **state)
+{
+	(void)state;
+	struct llm_message m[] = { { LLM_SYSTEM, "one" }, { LLM_SYSTEM, "two" },
+	                           { LLM_USER, "hi" } };
+	struct strbuf body = STRBUF_INIT;
+	llm_build_request(EGG_BACKEND_ANTHROPIC, "claude-x", 50, 0.5, m, 3, &body);
+	cJSON *j = cJSON_Parse(body.buf);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItem(j, "system")->valuestring, "one\n\ntwo");
+	cJSON *msgs = cJSON_GetObjectItem(j, "messages");
+	assert_int_equal(cJSON_GetArraySize(msgs), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "role")->valuestring,
+	                    "user");
+	assert_true(cJSON_GetObjectItem(j, "temperature")->valuedouble == 0.5);
+	cJSON_Delete(j);
+	strbuf_release(&body);
+}
+
+static void
+openai_reply_gives_text_stop_and_usage(void **state)
+{
+	(void)state;
+	struct llm_reply r;
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(parse(EGG_BACKEND_OPENAI,
+	                       "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":"
+	                       "\"hello\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":"
+	                       "12,\"completion_tokens\":3}}", &r, &why), 0);
+	assert_string_equal(r.text, "hello");
+	assert_string_equal(r.stop_reason, "stop");
+	assert_int_equal(r.input_tokens, 12);
+	assert_int_equal(r.output_tokens, 3);
+	llm_reply_release(&r);
+	strbuf_release(&why);
+}
+
+static void
+openai_reply_in_parts_is_concatenated(void **state)
+{
+	(void)state;
+	struct llm_reply r;
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(parse(EGG_BACKEND_OPENAI,
+	                       "{\"choices\":[{\"message\":{\"content\":[{\"type\":\"text\",\"text\":"
+	                       "\"a\"},{\"type\":\"image_url\",\"image_url\":{}},\"b\",{\"type\":"
+	                       "\"text\",\"text\":\"c\"}]}}]}", &r, &why), 0);
+	assert_string_equal(r.text, "abc");
+	assert_null(r.stop_reason);
+	assert_int_equal(r.input_tokens, 0); /* no usage: zero, not a failure */
+	llm_reply_release(&r);
+	strbuf_release(&why);
+}
+
+static void
+cut_reply_is_read_with_its_length_stop(void **state)
+{
+	(void)state;
+	struct llm_reply r;
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(parse(EGG_BACKEND_OPENAI,
+	                       "{\"choices\":[{\"message\":{\"content\":\"```cuda\\n__glob\"},"
+	                       "\"finish_reason\":\"length\"}]}", &r, &why), 0);
+	assert_string_equal(r.stop_reason, "length");
+	assert_string_equal(r.text, "```cuda\n__glob");
+	llm_reply_release(&r);
+	/* No content at all (a reasoning model out of tokens): empty text. */
+	assert_int_equal(parse(EGG_BACKEND_OPENAI,
+	                       "{\"choices\":[{\"message\":{\"content\":null},"
+	                       "\"finish_reason\":\"length\"}]}", &r, &why), 0);
+	assert_string_equal(r.text, "");
+	llm_reply_release(&r);
+	strbuf_release(&why);
+}
+
+static void
+anthropic_reply_joins_text_blocks_and_counts_cached_input(void **state)
+{
+	(void)state;
+	struct llm_reply r;
+	struct strbuf why = STRBUF_INIT;
+	assert_int_equal(parse(EGG_BACKEND_ANTHROPIC,
+	                       "{\"type\":\"message\",\"content\":[{\"type\":\"thinking\",\"thinking\":"
+	                       "\"hmm\"},{\"type\":\"text\",\"text\":\"x\"},{\"type\":\"text\","
+	                       "\"text\":\"y\"}],\"stop_reason\":\"max_tokens\",\"usage\":{"
+	                       "\"input_tokens\":5,\"cache_read_input_tokens\":7,\"output_tokens\":9}}",
+	                       &r, &why), 0);
+	assert_string_equal(r.text, "xy");
+	assert_string_equal(r.stop_reason, "max_tokens");
+	assert_int_equal(r.input_tokens, 12);
+	assert_int_equal(r.output_tokens, 9);
+	llm_reply_release(&r);
+	strbuf_release(&why);
+}
+
+/* Bodies that are not an answer: each fails with a description, never a crash. */
+static void
+bodies_that_are_not_answers_are_described(void **state)
+{
+	(void)state;
+	static const struct {
+		enum egg_backend b;
+		const char *body, *why;
+	} cases[] = {
+		{ EGG_BACKEND_OPENAI, "{\"choices\":[]}", "empty \"choices\"" },
+		{ EGG_BACKEND_OPENAI, "{\"object\":\"list\"}", "no \"choices\"" },
+		{ EGG_BACKEND_OPENAI, "{\"choices\":[{\"message\":{\"content\":", "{\"choices\"" },
+		{ EGG_BACKEND_OPENAI, "<html><body><h1>502 Bad Gateway</h1>\n</body></html>",
+		  "502 Bad Gateway" },
+		{ EGG_BACKEND_OPENAI, "", "an empty body" },
+		{ EGG_BACKEND_OPENAI, "[1,2]", "[1,2]" },
+		{ EGG_BACKEND_OPENAI, "{\"choices\":[{\"text\":\"legacy\"}]}", "no \"message\"" },
+		{ EGG_BACKEND_OPENAI, "{\"choices\":[{\"message\":{\"content\":42}}]}",
+		  "neither text" },
+		{ EGG_BACKEND_OPENAI, "{\"error\":{\"message\":\"overloaded\"}}", "overloaded" },
+		{ EGG_BACKEND_ANTHROPIC, "{\"type\":\"message\"}", "no \"content\"" },
+		{ EGG_BACKEND_ANTHROPIC, "{\"type\":\"error\",\"error\":{\"message\":\"bad\"}}",
+		  "an error: bad" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct llm_reply r;
+		struct strbuf why = STRBUF_INIT;
+		assert_int_equal(parse(cases[i].b, cases[i].body, &r, &why), -1);
+		assert_null(r.text);
+		if (!strstr(why.buf, cases[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, why.buf, cases[i].why);
+		strbuf_release(&why);
+	}
+}
+
+static void
+excerpts_are_short_printable_single_lines(void **state)
+{
+	(void)state;
+	char big[2000];
+	memset(big, 'x', sizeof big);
+	big[10] = '\n';
+	big[11] = '\x1b';
+	big[12] = (char)0xc3;
+	struct strbuf out = STRBUF_INIT;
+	llm_excerpt(big, sizeof big, 100, &out);
+	assert_true(out.len <= 104);
+	assert_null(strchr(out.buf, '\n'));
+	assert_null(strchr(out.buf, '\x1b'));
+	assert_true(strstr(out.buf, "...") != NULL);
+	assert_true(strstr(out.buf, "x ?x") != NULL);
+	strbuf_release(&out);
+}
+
+static void
+server_error_messages_are_quoted_from_each_shape(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *body, *want;
+	} cases[] = {
+		{ "{\"error\":{\"message\":\"max_tokens is too large\",\"type\":\"x\"}}",
+		  "max_tokens is too large" },
+		{ "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":"
+		  "\"messages: roles must alternate\"}}", "messages: roles must alternate" },
+		{ "{\"error\":\"no such route\"}", "no such route" },
+		{ "{\"detail\":\"Not Found\"}", "Not Found" },
+		{ "<html><title>Forbidden</title></html>", "Forbidden" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct strbuf out = STRBUF_INIT;
+		assert_int_equal(llm_error_detail(cases[i].body, strlen(cases[i].body), &out), 1);
+		assert_string_equal(out.buf, cases[i].want);
+		strbuf_release(&out);
+	}
+	struct strbuf out = STRBUF_INIT;
+	assert_int_equal(llm_error_detail("", 0, &out), 0);
+	strbuf_release(&out);
+}
+
+static void
+retry_after_reads_seconds_and_http_dates(void **state)
+{
+	(void)state;
+	double s = -1;
+	assert_int_equal(llm_parse_retry_after("7", 0, &s), 0);
+	assert_true(s == 7);
+	assert_int_equal(llm_parse_retry_after(" 1.5 ", 0, &s), 0);
+	assert_true(s == 1.5);
+	/* Sun, 06 Nov 1994 08:49:37 GMT is 784111777. */
+	assert_int_equal(llm_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111770, &s), 0);
+	assert_true(s == 7);
+	assert_int_equal(llm_parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", 784111770, &s), 0);
+	assert_true(s == 7);
+	assert_int_equal(llm_parse_retry_after("Sun Nov  6 08:49:37 1994", 784111770, &s), 0);
+	assert_true(s == 7);
+	/* A date in the past: no wait. */
+	assert_int_equal(llm_parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111800, &s), 0);
+	assert_true(s == 0);
+	assert_int_equal(llm_parse_retry_after("soon", 0, &s), -1);
+	assert_int_equal(llm_parse_retry_after("-3", 0, &s), -1);
+	assert_int_equal(llm_parse_retry_after("3 s", 0, &s), -1);
+	assert_int_equal(llm_parse_retry_after("", 0, &s), -1);
+}
+
+static void
+backoff_stays_within_its_bounds(void **state)
+{
+	(void)state;
+	for (int attempt = 0; attempt < 80; attempt++) {
+		double ceiling = attempt < 6 ? 0.5 * (1 << attempt) : 10;
+		if (ceiling > 10)
+			ceiling = 10;
+		for (double u = 0; u < 1; u += 0.125) {
+			double d = llm_backoff_delay(0.5, 10, attempt, u, -1);
+			assert_true(d >= 0 && d <= ceiling);
+			assert_true(d == u * ceiling);
+		}
+	}
+	/* Retry-After is a floor, the cap a ceiling over it. */
+	assert_true(llm_backoff_delay(0.5, 10, 0, 0.1, 3) == 3);
+	assert_true(llm_backoff_delay(0.5, 10, 0, 0.1, 3600) == 10);
+	assert_true(llm_backoff_delay(0.5, 10, 3, 0.99, 0.2) > 3.9);
+}
+
+static void
+scrub_removes_every_copy_of_the_key(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "Incorrect API key provided: sk-secret-123 (sk-secret-123)");
+	llm_scrub(&sb, "sk-secret-123");
+	assert_string_equal(sb.buf, "Incorrect API key provided: <key> (<key>)");
+	llm_scrub(&sb, NULL);
+	llm_scrub(&sb, "");
+	assert_string_equal(sb.buf, "Incorrect API key provided: <key> (<key>)");
+	strbuf_release(&sb);
+}
+
+static void
+url_host_drops_credentials_and_path(void **state)
+{
+	(void)state;
+	struct strbuf out = STRBUF_INIT;
+	llm_url_host("https://user:pw@api.example.com:8443/v1/chat/completions", &out);
+	assert_string_equal(out.buf, "api.example.com:8443");
+	strbuf_release(&out);
+}
+
+static void
+client_refuses_missing_model_and_odd_urls(void **state)
+{
+	(void)state;
+	struct llm_settings s = { .backend = EGG_BACKEND_OPENAI, .model = "m",
+	                          .api_base = "ftp://x", .api_key = "sk-hidden",
+	                          .max_retries = -1, .temperature = -1 };
+	struct strbuf err = STRBUF_INIT;
+	assert_null(llm_client_new(&s, &err));
+	assert_non_null(strstr(err.buf, "not an http:// or https:// URL"));
+	assert_null(strstr(err.buf, "sk-hidden"));
+	strbuf_reset(&err);
+	s.api_base = NULL;
+	s.model = NULL;
+	assert_null(llm_client_new(&s, &err));
+	assert_non_null(strstr(err.buf, "needs a model"));
+	strbuf_release(&err);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(openai_request_has_model_roles_and_limits),
+		cmocka_unit_test(anthropic_request_puts_system_messages_in_the_system_field),
+		cmocka_unit_test(openai_reply_gives_text_stop_and_usage),
+		cmocka_unit_test(openai_reply_in_parts_is_concatenated),
+		cmocka_unit_test(cut_reply_is_read_with_its_length_stop),
+		cmocka_unit_test(anthropic_reply_joins_text_blocks_and_counts_cached_input),
+		cmocka_unit_test(bodies_that_are_not_answers_are_described),
+		cmocka_unit_test(excerpts_are_short_printable_single_lines),
+		cmocka_unit_test(server_error_messages_are_quoted_from_each_shape),
+		cmocka_unit_test(retry_after_reads_seconds_and_http_dates),
+		cmocka_unit_test(backoff_stays_within_its_bounds),
+		cmocka_unit_test(scrub_removes_every_copy_of_the_key),
+		cmocka_unit_test(url_host_drops_credentials_and_path),
+		cmocka_unit_test(client_refuses_missing_model_and_odd_urls),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
