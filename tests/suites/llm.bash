@@ -129,10 +129,27 @@ test_no_key_sends_no_auth_header() {
 	expect_eq "$(cat "$T/chat.out")" local "reply"
 }
 
-test_extra_headers_are_sent() {
-	start_server openai '[{"expect": {"header": {"OpenAI-Organization": "org-egg"}}, "reply": "ok"}]'
-	chat --header='OpenAI-Organization: org-egg' -u hi
+test_extra_headers_from_api_headers_are_sent() {
+	start_server openai '[{"expect": {"header": {"OpenAI-Organization": "org-egg",
+		"X-Gateway-Token": "gw-1"}}, "reply": "ok"}]'
+	export EGG_API_HEADERS='OpenAI-Organization: org-egg; X-Gateway-Token: gw-1'
+	chat -u hi
 	expect_rc 0
+	expect_eq "$(logq 'l[0]["headers"]["x-gateway-token"]')" gw-1 "header logged"
+}
+
+test_anthropic_version_header_can_be_overridden() {
+	start_server anthropic '[{"expect": {"header": {"anthropic-version": "2099-01-01"}}, "reply": "ok"}]'
+	chat --header='anthropic-version: 2099-01-01' -u hi
+	expect_rc 0
+}
+
+test_bad_api_headers_are_refused_without_showing_them() {
+	export EGG_BACKEND=openai EGG_MODEL=m EGG_API_HEADERS="Authorization Bearer $KEY"
+	chat -u hi
+	expect_rc 2
+	expect_file_contains "$T/chat.err" "api_headers: item 1 is not a 'Name: value' header"
+	expect_file_lacks "$T/chat.err" "$KEY"
 }
 
 test_retry_after_on_429_is_honoured() {
@@ -314,7 +331,8 @@ test_missing_usage_counts_zero_tokens() {
 test_cost_comes_from_the_prices() {
 	start_server openai '[{"reply": "a", "usage": {"input": 1000000, "output": 500000}},
 		{"reply": "b", "usage": {"input": 0, "output": 0}}]'
-	chat --price-in=3 --price-out=15 -u hi
+	export EGG_PRICE_IN=3 EGG_PRICE_OUT=15
+	chat -u hi
 	expect_rc 0
 	expect_eq "$(usage_field cost_usd)" 10.5 "cost"
 }
