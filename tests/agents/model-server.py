@@ -20,13 +20,20 @@ up on a stalled exchange and retries gets the next exchange at once.
 FIXTURE FORMAT
 --------------
 A JSON file: either a list of exchanges, or an object {"exchanges": [...]}.
-Each request takes the next exchange in order (an exchange with "repeat": N
-serves N requests in a row).  Past the end: HTTP 500 with the protocol's error
-body, message "fixture exhausted".
+Each request takes the next unused exchange in order (an exchange with
+"repeat": N serves N requests in a row).  Past the end: HTTP 500 with the
+protocol's error body, message "fixture exhausted".  An exchange with "when"
+is skipped by requests that do not meet it (the next matching one is taken, the
+skipped one stays for later), so requests sent concurrently (seeds asked in
+parallel) can each get their own answer whatever their order; when no unused
+exchange matches: HTTP 500 "no fixture exchange left matches the request".
 
 An exchange is an object; every field is optional:
 
   "name":     TEXT    a label, copied into the log (for reading failures)
+  "when":     {...}   which requests this exchange is for: the same checks
+                      as "expect" (below); a request that fails them passes it
+                      by (default: any request)
   "expect":   {...}   checks on the request, see below; if one fails the server
                       answers HTTP 418 with the reason as the error message and
                       logs "expect_failed": REASON (the exchange is consumed)
@@ -88,6 +95,8 @@ with, for "reply" and "reply_parts":
   "contains":  [TEXT, ...]   anywhere in the messages (system included)
   "lacks":     [TEXT, ...]   nowhere in the messages
   "n_messages": INT          the number of messages, system prompt included
+  "max_chars": INT           the messages (system prompt included) hold at
+                             most this many characters (context management)
   "auth":      "match" | "absent" | "present" | "mismatch"
                              the key check (see --expect-key below)
   "header":    {NAME: VALUE} request headers that must have these values
@@ -138,30 +147,40 @@ SECRET_HEADERS = ("authorization", "x-api-key", "api-key")
 
 
 class Fixture:
-    """The exchanges and the position in them, shared by the request threads."""
+    """The exchanges and which of them are used, shared by the request threads."""
 
     def __init__(self, exchanges):
-        self.slots = []
+        self.slots = []  # exchange index per request it may serve, in order
         for i, ex in enumerate(exchanges):
             if not isinstance(ex, dict):
                 raise ValueError("exchange %d is not an object" % i)
             for _ in range(int(ex.get("repeat", 1))):
                 self.slots.append(i)
         self.exchanges = exchanges
-        self.pos = 0
+        self.used = [False] * len(self.slots)
         self.count = 0
         self.lock = threading.Lock()
 
-    def take(self):
-        """(request number, exchange index or None when exhausted)."""
+    def take(self, info):
+        """(request number, exchange index or None, why none).  The first
+        unused exchange, in order, whose "when" (if any) the request meets."""
         with self.lock:
             n = self.count
             self.count += 1
-            if self.pos >= len(self.slots):
-                return n, None
-            i = self.slots[self.pos]
-            self.pos += 1
-            return n, i
+            left = [k for k, used in enumerate(self.used) if not used]
+            if not left:
+                return n, None, "fixture exhausted"
+            for k in left:
+                when = self.exchanges[self.slots[k]].get("when")
+                if when is None or check_expect(when, info) is None:
+                    self.used[k] = True
+                    return n, self.slots[k], None
+            return n, None, "no fixture exchange left matches the request"
+
+    def count_only(self):
+        with self.lock:
+            self.count += 1
+            return self.count - 1
 
 
 def block_text(content):
@@ -235,6 +254,9 @@ def check_expect(expect, info):
             return "expected %s %s, got %s" % (key, json.dumps(expect[key]), json.dumps(info[key]))
     if "n_messages" in expect and expect["n_messages"] != len(info["roles"]):
         return "expected %d messages, got %d" % (expect["n_messages"], len(info["roles"]))
+    size = len(every)
+    if "max_chars" in expect and size > expect["max_chars"]:
+        return "the messages hold %d characters, more than %d" % (size, expect["max_chars"])
     lists = (("system_contains", system, True, "the system prompt"),
              ("system_lacks", system, False, "the system prompt"),
              ("last_user_contains", last_user, True, "the last user message"),
@@ -358,22 +380,23 @@ class Handler(BaseHTTPRequestHandler):
                 "model": req.get("model"), "max_tokens": req.get("max_tokens"),
                 "system": system, "messages": msgs, "roles": roles,
                 "auth": self.auth_state(), "all_headers": headers}
-        n, idx = self.server.fixture.take()
-        ex = self.server.fixture.exchanges[idx] if idx is not None else None
-        failed = None
+        n, idx, ex, failed = None, None, None, None
         if protocol is None:
+            n = self.server.fixture.count_only()
             status, body, ctype, extra = 404, error_body("openai", 404, "no such endpoint: "
                                                          + info["path"]), None, {}
-        elif ex is None:
-            status, body, ctype, extra = 500, error_body(protocol, 500, "fixture exhausted"), \
-                None, {}
         else:
-            failed = check_expect(ex.get("expect") or {}, info)
-            if failed:
-                status, body, ctype, extra = 418, error_body(
-                    protocol, 418, "fixture expectation failed: " + failed), None, {}
+            n, idx, none_why = self.server.fixture.take(info)
+            ex = self.server.fixture.exchanges[idx] if idx is not None else None
+            if ex is None:
+                status, body, ctype, extra = 500, error_body(protocol, 500, none_why), None, {}
             else:
-                status, body, ctype, extra = self.answer(protocol, ex, info, n)
+                failed = check_expect(ex.get("expect") or {}, info)
+        if failed:
+            status, body, ctype, extra = 418, error_body(
+                protocol, 418, "fixture expectation failed: " + failed), None, {}
+        elif ex is not None:
+            status, body, ctype, extra = self.answer(protocol, ex, info, n)
         entry = {"n": n, "time": time.time(), "method": "POST", "path": info["path"],
                  "protocol": protocol, "model": info["model"],
                  "max_tokens": info["max_tokens"], "temperature": req.get("temperature"),

@@ -400,3 +400,53 @@ test_unconfigured_backend_is_refused_clearly() {
 	expect_rc 2
 	expect_file_contains "$T/chat.err" "cannot read the API key file $T/missing"
 }
+
+test_when_routes_requests_to_their_exchange_in_any_order() {
+	start_server openai '[{"when": {"last_user_contains": ["seed B"]}, "reply": "answer B"},
+		{"when": {"last_user_contains": ["seed A"]}, "reply": "answer A"}]'
+	chat -u "structure for seed A"
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" "answer A" "first request"
+	chat -u "structure for seed B"
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" "answer B" "second request"
+	expect_eq "$(logq '[e["exchange"] for e in l]')" "[1, 0]" "exchanges served"
+}
+
+test_request_matching_no_exchange_answers_500() {
+	start_server anthropic '[{"when": {"model": "other"}, "reply": "no"}]'
+	chat --retries=0 -u hi
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "(HTTP 500): no fixture exchange left matches the request"
+}
+
+test_max_chars_expectation_catches_a_prompt_too_long() {
+	start_server openai '[{"expect": {"max_chars": 40}, "reply": "short enough"},
+		{"expect": {"max_chars": 40}, "reply": "never"}]'
+	chat -u "twenty characters.."
+	expect_rc 0
+	chat -u "this prompt is much longer than forty characters in all"
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "(HTTP 418): fixture expectation failed: the messages hold 55 characters, more than 40"
+}
+
+# A multi-turn exchange in the manner of the staged search: each turn resends
+# the conversation; the server checks what each turn must and must not carry.
+test_scripted_conversation_replays_code_and_json_feedback() {
+	start_server anthropic '[
+		{"name": "stage1", "expect": {"roles": ["system", "user"], "system_contains": ["CUDA"]},
+		 "reply": "Plan.\n```cuda\n__global__ void k(float *x) { x[0] = 1; }\n```\n```cuda\n// second block\n```"},
+		{"name": "feedback", "expect": {"roles": ["system", "user", "assistant", "user"],
+		  "last_user_contains": ["\"correct\": false"], "contains": ["second block"],
+		  "lacks": [{"regex": "sk-[a-z]"}]},
+		 "reply": "```json\n{\"bottleneck\": \"memory\", \"modification_plan\": \"coalesce\"}\n```"}]'
+	chat -s "You write CUDA." -u "stage 1: propose a structure"
+	expect_rc 0
+	cp "$T/chat.out" "$T/turn1"
+	expect_file_contains "$T/turn1" "// second block"
+	chat -s "You write CUDA." -u "stage 1: propose a structure" -a "$(cat "$T/turn1")" \
+		-u '{"correct": false, "first_bad_index": 3}'
+	expect_rc 0
+	expect_file_contains "$T/chat.out" '"bottleneck": "memory"'
+	expect_eq "$(logq '[e["name"] for e in l]')" "['stage1', 'feedback']" "exchanges"
+}
