@@ -11,6 +11,9 @@
  * curl; both are cleared before they are freed.  Every sentence put in err is
  * scrubbed of the key in case a server echoed it.  CURLOPT_VERBOSE is never
  * set: its output would carry the headers.
+ *
+ * Threads: a client is used by one thread at a time; separate clients may run
+ * in parallel (libcurl's global init is thread-safe from 7.84 on).
  */
 #include "config.h"
 #include "agents/llm.h"
@@ -487,11 +490,12 @@ perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 {
 	CURL *h = c->curl;
 	curl_easy_reset(h);
-	long timeout_ms = (long)(c->timeout_s * 1000);
+	/* Beyond a few weeks a limit means none (and would overflow a 32-bit long). */
+	long timeout_ms = c->timeout_s < 2e6 ? (long)(c->timeout_s * 1000) + 1 : 0;
 	double connect_s = c->timeout_s < MAX_CONNECT_S ? c->timeout_s : MAX_CONNECT_S;
 	curl_easy_setopt(h, CURLOPT_URL, c->url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_s * 1000) + 1);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "egg/" PACKAGE_VERSION);
@@ -651,7 +655,7 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	llm_build_request(c->backend, c->model, c->max_tokens, c->temperature, msgs, n, &req);
 	struct attempt a = { .body = STRBUF_INIT };
 	enum llm_status st;
-	size_t err_start = err->len;
+	struct strbuf sentence = STRBUF_INIT;
 	for (int attempt = 0;; attempt++) {
 		perform(c, &req, &a);
 		int retry;
@@ -665,7 +669,7 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 			st = LLM_E_PROTOCOL;
 		}
 		if (st == LLM_OK || !retry || attempt >= c->max_retries) {
-			describe(c, st, &a, why.buf, attempt + 1, err);
+			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}
 		c->usage.retries++;
@@ -674,14 +678,10 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	}
 	if (st != LLM_OK) {
 		/* A server may echo the key in its message; it never reaches err. */
-		struct strbuf mine = STRBUF_INIT;
-		strbuf_add(&mine, err->buf + err_start, err->len - err_start);
-		llm_scrub(&mine, c->key);
-		err->len = err_start;
-		err->buf[err_start] = 0;
-		strbuf_addstr(err, mine.buf);
-		strbuf_release(&mine);
+		llm_scrub(&sentence, c->key);
+		strbuf_addstr(err, sentence.buf);
 	}
+	strbuf_release(&sentence);
 	strbuf_release(&a.body);
 	strbuf_release(&why);
 	strbuf_release(&req);

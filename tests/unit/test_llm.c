@@ -443,6 +443,37 @@ client_refuses_control_characters_in_key_and_headers(void **state)
 	strbuf_release(&err);
 }
 
+/* A whole chat against a port nobody listens on: the network sentence names
+ * the backend and the host, counts the attempts, and carries no key. */
+static void
+unreachable_server_gives_network_sentence_without_key(void **state)
+{
+	(void)state;
+	struct llm_settings s = { .backend = EGG_BACKEND_ANTHROPIC, .model = "m",
+	                          .api_base = "http://127.0.0.1:1", .api_key = "sk-never-shown",
+	                          .max_retries = 1, .backoff_s = 0.001, .temperature = -1 };
+	struct strbuf err = STRBUF_INIT;
+	struct llm_client *c = llm_client_new(&s, &err);
+	assert_non_null(c);
+	struct llm_message m = { LLM_USER, "hi" };
+	struct llm_reply r;
+	assert_int_equal(llm_chat(c, &m, 1, &r, &err), LLM_E_NETWORK);
+	assert_null(r.text);
+	assert_non_null(strstr(err.buf, "could not reach the anthropic backend at 127.0.0.1:1 "
+	                                "(2 attempts)"));
+	assert_null(strstr(err.buf, "sk-never-shown"));
+	assert_int_equal(llm_client_usage(c)->requests, 2);
+	assert_int_equal(llm_client_usage(c)->retries, 1);
+	struct llm_chat_fn fn = llm_chat_client(c);
+	strbuf_reset(&err);
+	assert_int_equal(fn.chat(fn.ctx, &m, 1, &r, &err), LLM_E_NETWORK);
+	assert_int_equal(llm_client_usage(c)->requests, 4);
+	assert_string_equal(llm_status_name(LLM_E_NETWORK), "network");
+	assert_string_equal(llm_backend_name(EGG_BACKEND_ANTHROPIC), "anthropic");
+	llm_client_free(c);
+	strbuf_release(&err);
+}
+
 int
 main(void)
 {
@@ -465,6 +496,7 @@ main(void)
 		cmocka_unit_test(settings_errors_name_the_problem_never_the_secret),
 		cmocka_unit_test(settings_prefer_api_key_and_need_no_buffer_without_file_or_headers),
 		cmocka_unit_test(client_refuses_control_characters_in_key_and_headers),
+		cmocka_unit_test(unreachable_server_gives_network_sentence_without_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
