@@ -49,6 +49,8 @@ struct llm_client {
 	double timeout_s, backoff_s, max_backoff_s, temperature;
 	double price_in, price_out;
 	int max_retries, max_tokens;
+	int completion_limit; /* the server wants max_completion_tokens */
+	int no_temperature;   /* the server refuses any temperature but its own */
 	struct llm_usage usage;
 	uint64_t rng;
 	CURL *curl;
@@ -645,6 +647,37 @@ account(struct llm_client *c, const struct llm_reply *r)
 	                     (double)c->usage.output_tokens * c->price_out) / 1e6;
 }
 
+/* OpenAI's reasoning models refuse "max_tokens" (they want
+ * "max_completion_tokens") and any temperature but their default, with a 400
+ * that names the parameter.  Such a request is adapted and sent again at once,
+ * each adaptation once per client, which remembers it for later chats.
+ * Returns 1 when it adapted. */
+static int
+adapt_request(struct llm_client *c, const struct attempt *a)
+{
+	if (c->backend != EGG_BACKEND_OPENAI || a->status != 400)
+		return 0;
+	if (!c->completion_limit && strstr(a->body.buf, "max_completion_tokens")) {
+		c->completion_limit = 1;
+		return 1;
+	}
+	if (!c->no_temperature && c->temperature >= 0 && strstr(a->body.buf, "temperature")) {
+		c->no_temperature = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+build_request(const struct llm_client *c, const struct llm_message *msgs, size_t n,
+              struct strbuf *req)
+{
+	strbuf_reset(req);
+	llm_build_request(c->backend, c->model,
+	                  c->completion_limit ? "max_completion_tokens" : "max_tokens",
+	                  c->max_tokens, c->no_temperature ? -1 : c->temperature, msgs, n, req);
+}
+
 enum llm_status
 llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct llm_reply *out,
          struct strbuf *err)
@@ -652,7 +685,7 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	memset(out, 0, sizeof *out);
 	double t0 = now_s();
 	struct strbuf req = STRBUF_INIT, why = STRBUF_INIT;
-	llm_build_request(c->backend, c->model, c->max_tokens, c->temperature, msgs, n, &req);
+	build_request(c, msgs, n, &req);
 	struct attempt a = { .body = STRBUF_INIT };
 	enum llm_status st;
 	struct strbuf sentence = STRBUF_INIT;
@@ -668,7 +701,12 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 			}
 			st = LLM_E_PROTOCOL;
 		}
-		if (st == LLM_OK || !retry || attempt >= c->max_retries) {
+		if (st == LLM_E_REQUEST && adapt_request(c, &a)) {
+			build_request(c, msgs, n, &req);
+			attempt--; /* not a retry: the same request, in the server's dialect */
+			continue;
+		}
+		if (!retry || attempt >= c->max_retries) {
 			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}

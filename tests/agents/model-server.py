@@ -101,6 +101,9 @@ with, for "reply" and "reply_parts":
                              the key check (see --expect-key below)
   "header":    {NAME: VALUE} request headers that must have these values
                              (names case-insensitive)
+  "request":   {FIELD: VALUE} top-level fields of the request body other than
+                             messages and system (e.g. {"temperature": 0.2,
+                             "max_completion_tokens": 100}); null: absent
 
 A string in any "contains"/"lacks" list may also be given as {"regex": RE}
 (Python re.search, DOTALL).
@@ -110,7 +113,8 @@ answer is sent (so a test can read it while a stall is in progress):
 
   {"n": REQUEST_NUMBER (0-based), "time": UNIX_SECONDS, "method": "POST",
    "path", "protocol": "openai"|"anthropic"|null, "model", "max_tokens",
-   "temperature", "system": TEXT|null, "messages": [{"role", "content"}],
+   "temperature", "request": {the body's other top-level fields: model,
+   max_tokens, temperature, ...}, "system": TEXT|null, "messages": [{"role", "content"}],
    "roles": [...] (system first when present), "auth": "absent" | "present" |
    "match" | "mismatch", "headers": {lower-case name: value} (authorization,
    x-api-key and api-key never logged), "exchange": INDEX|null, "name": the
@@ -252,6 +256,11 @@ def check_expect(expect, info):
     for key in simple:
         if key in expect and expect[key] != info[key]:
             return "expected %s %s, got %s" % (key, json.dumps(expect[key]), json.dumps(info[key]))
+    for name, value in (expect.get("request") or {}).items():
+        got = info["request"].get(name)
+        if got != value:
+            return "expected request field %s %s, got %s" % (name, json.dumps(value),
+                                                              json.dumps(got))
     if "n_messages" in expect and expect["n_messages"] != len(info["roles"]):
         return "expected %d messages, got %d" % (expect["n_messages"], len(info["roles"]))
     size = len(every)
@@ -379,7 +388,8 @@ class Handler(BaseHTTPRequestHandler):
         info = {"path": self.path.split("?", 1)[0], "protocol": protocol,
                 "model": req.get("model"), "max_tokens": req.get("max_tokens"),
                 "system": system, "messages": msgs, "roles": roles,
-                "auth": self.auth_state(), "all_headers": headers}
+                "auth": self.auth_state(), "all_headers": headers,
+                "request": {k: v for k, v in req.items() if k not in ("messages", "system")}}
         n, idx, ex, failed = None, None, None, None
         if protocol is None:
             n = self.server.fixture.count_only()
@@ -400,6 +410,7 @@ class Handler(BaseHTTPRequestHandler):
         entry = {"n": n, "time": time.time(), "method": "POST", "path": info["path"],
                  "protocol": protocol, "model": info["model"],
                  "max_tokens": info["max_tokens"], "temperature": req.get("temperature"),
+                 "request": info["request"],
                  "system": system, "messages": msgs, "roles": roles, "auth": info["auth"],
                  "headers": {k: v for k, v in headers.items() if k not in SECRET_HEADERS},
                  "exchange": idx, "name": ex.get("name") if ex else None,

@@ -450,3 +450,24 @@ test_scripted_conversation_replays_code_and_json_feedback() {
 	expect_file_contains "$T/chat.out" '"bottleneck": "memory"'
 	expect_eq "$(logq '[e["name"] for e in l]')" "['stage1', 'feedback']" "exchanges"
 }
+
+test_reasoning_model_refusing_max_tokens_gets_max_completion_tokens() {
+	start_server openai '[{"expect": {"request": {"max_tokens": 300, "temperature": 0.2}},
+		 "error": "Unsupported parameter: '"'"'max_tokens'"'"' is not supported with this model. Use '"'"'max_completion_tokens'"'"' instead."},
+		{"expect": {"request": {"max_tokens": null, "max_completion_tokens": 300, "temperature": 0.2}},
+		 "error": "Unsupported value: '"'"'temperature'"'"' does not support 0.2 with this model."},
+		{"expect": {"request": {"max_tokens": null, "max_completion_tokens": 300, "temperature": null}},
+		 "reply": "adapted"}]'
+	chat --max-tokens=300 --temperature=0.2 -u hi
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" adapted "reply"
+	expect_eq "$(requests)" 3 "requests"
+	expect_eq "$(usage_field retries)" 0 "retries"
+}
+
+test_other_refusals_are_not_adapted() {
+	start_server openai '[{"error": "temperature is fine, the messages are not"}, {"reply": "no"}]'
+	chat -u hi
+	expect_rc 1
+	expect_eq "$(requests)" 1 "requests"
+}

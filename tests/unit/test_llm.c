@@ -55,7 +55,7 @@ openai_request_has_model_roles_and_limits(void **state)
 	struct llm_message m[] = { { LLM_SYSTEM, "be fast" }, { LLM_USER, "write \"k\"" },
 	                           { LLM_ASSISTANT, "ok" } };
 	struct strbuf body = STRBUF_INIT;
-	llm_build_request(EGG_BACKEND_OPENAI, "gpt-x", 100, -1, m, 3, &body);
+	llm_build_request(EGG_BACKEND_OPENAI, "gpt-x", "max_tokens", 100, -1, m, 3, &body);
 	cJSON *j = cJSON_Parse(body.buf);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "model")->valuestring, "gpt-x");
@@ -79,7 +79,7 @@ anthropic_request_puts_system_messages_in_the_system_field(void **state)
 	struct llm_message m[] = { { LLM_SYSTEM, "one" }, { LLM_SYSTEM, "two" },
 	                           { LLM_USER, "hi" } };
 	struct strbuf body = STRBUF_INIT;
-	llm_build_request(EGG_BACKEND_ANTHROPIC, "claude-x", 50, 0.5, m, 3, &body);
+	llm_build_request(EGG_BACKEND_ANTHROPIC, "claude-x", "max_tokens", 50, 0.5, m, 3, &body);
 	cJSON *j = cJSON_Parse(body.buf);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "system")->valuestring, "one\n\ntwo");
