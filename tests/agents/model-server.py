@@ -20,6 +20,8 @@ up on a stalled exchange and retries gets the next exchange at once.
 FIXTURE FORMAT
 --------------
 A JSON file: either a list of exchanges, or an object {"exchanges": [...]}.
+A fixture with an unknown key (a typo) is refused at start: the server exits
+with status 1 and one line on stderr, before it writes the port file.
 Each request takes the next unused exchange in order (an exchange with
 "repeat": N serves N requests in a row).  Past the end: HTTP 500 with the
 protocol's error body, message "fixture exhausted".  An exchange with "when"
@@ -31,6 +33,7 @@ exchange matches: HTTP 500 "no fixture exchange left matches the request".
 An exchange is an object; every field is optional:
 
   "name":     TEXT    a label, copied into the log (for reading failures)
+  "comment":  TEXT    ignored
   "when":     {...}   which requests this exchange is for: the same checks
                       as "expect" (below); a request that fails them passes it
                       by (default: any request)
@@ -150,14 +153,41 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 SECRET_HEADERS = ("authorization", "x-api-key", "api-key")
 
 
+EXCHANGE_KEYS = {"name", "comment", "when", "expect", "delay_s", "status", "headers", "repeat",
+                 "body", "json", "error", "reply", "reply_parts", "stop", "usage",
+                 "content_type", "cut_after"}
+EXPECT_KEYS = {"protocol", "path", "model", "max_tokens", "roles", "auth", "n_messages",
+               "max_chars", "system_contains", "system_lacks", "last_user_contains",
+               "last_user_lacks", "contains", "lacks", "header", "request"}
+
+
+def validate(exchanges):
+    """A sentence for the first mistake in a fixture (a typo in a key would
+    otherwise pass silently), or None."""
+    if not isinstance(exchanges, list):
+        return "the fixture is neither a list nor {\"exchanges\": [...]}"
+    for i, ex in enumerate(exchanges):
+        if not isinstance(ex, dict):
+            return "exchange %d is not an object" % i
+        unknown = set(ex) - EXCHANGE_KEYS
+        if unknown:
+            return "exchange %d has unknown keys %s" % (i, sorted(unknown))
+        for part in ("when", "expect"):
+            checks = ex.get(part) or {}
+            if not isinstance(checks, dict):
+                return "exchange %d: %s is not an object" % (i, part)
+            unknown = set(checks) - EXPECT_KEYS
+            if unknown:
+                return "exchange %d: %s has unknown checks %s" % (i, part, sorted(unknown))
+    return None
+
+
 class Fixture:
     """The exchanges and which of them are used, shared by the request threads."""
 
     def __init__(self, exchanges):
         self.slots = []  # exchange index per request it may serve, in order
         for i, ex in enumerate(exchanges):
-            if not isinstance(ex, dict):
-                raise ValueError("exchange %d is not an object" % i)
             for _ in range(int(ex.get("repeat", 1))):
                 self.slots.append(i)
         self.exchanges = exchanges
@@ -472,9 +502,15 @@ def main():
     ap.add_argument("--expect-key", help="prefer --expect-key-file: argv is public")
     ap.add_argument("--expect-key-file")
     args = ap.parse_args()
-    with open(args.fixture, encoding="utf-8") as f:
-        data = json.load(f)
+    try:
+        with open(args.fixture, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("model-server: cannot read the fixture %s: %s" % (args.fixture, e))
     exchanges = data.get("exchanges", []) if isinstance(data, dict) else data
+    problem = validate(exchanges)
+    if problem:
+        sys.exit("model-server: %s: %s" % (args.fixture, problem))
     key = args.expect_key
     if args.expect_key_file:
         with open(args.expect_key_file, encoding="utf-8") as f:

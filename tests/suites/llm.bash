@@ -471,3 +471,14 @@ test_other_refusals_are_not_adapted() {
 	expect_rc 1
 	expect_eq "$(requests)" 1 "requests"
 }
+
+test_fixture_with_a_typo_is_refused_at_start() {
+	printf '%s\n' '[{"reply": "ok", "expect": {"modle": "m"}}]' >"$T/fixture.json"
+	run_cmd "$T/server" python3 "$MODEL_SERVER" --fixture "$T/fixture.json" --port-file "$T/port"
+	expect_eq "$(cat "$T/server.rc")" 1 "server exit status"
+	expect_file_contains "$T/server.err" "exchange 0: expect has unknown checks ['modle']"
+	[ ! -e "$T/port" ] || fail "a port file was written"
+	printf '%s\n' '[{"reponse": "ok"}]' >"$T/fixture.json"
+	run_cmd "$T/server" python3 "$MODEL_SERVER" --fixture "$T/fixture.json" --port-file "$T/port"
+	expect_file_contains "$T/server.err" "exchange 0 has unknown keys ['reponse']"
+}
