@@ -25,6 +25,8 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +489,29 @@ on_header(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* curl_easy_perform with SIGPIPE blocked in this thread.  With CURLOPT_NOSIGNAL
+ * (needed for threads and timeouts) libcurl no longer ignores SIGPIPE itself,
+ * and a TLS write to a server that hung up could otherwise kill the build that
+ * asked for a kernel.  A SIGPIPE raised meanwhile is taken off before the mask
+ * is restored. */
+static CURLcode
+perform_without_sigpipe(CURL *h)
+{
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	CURLcode cc = curl_easy_perform(h);
+	if (!sigismember(&old, SIGPIPE)) {
+		sigset_t pending;
+		struct timespec zero = { 0, 0 };
+		if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+			sigtimedwait(&pipe_set, NULL, &zero);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return cc;
+}
+
 static void
 perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 {
@@ -512,7 +537,7 @@ perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 	a->too_big = 0;
 	a->retry_after = -1;
 	strbuf_reset(&a->body);
-	a->cc = curl_easy_perform(h);
+	a->cc = perform_without_sigpipe(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
 	c->usage.requests++;
 }
