@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -373,9 +374,17 @@ llm_client_new(const struct llm_settings *s, struct strbuf *err)
 	}
 	if (s->api_base && !egg_str_starts(s->api_base, "http://") &&
 	    !egg_str_starts(s->api_base, "https://")) {
-		strbuf_addf(err, "the %s backend's api_base '", name);
-		llm_excerpt(s->api_base, strlen(s->api_base), 200, err);
-		strbuf_addstr(err, "' is not an http:// or https:// URL");
+		/* Only the scheme is quoted: the rest may hold user:password@. */
+		const char *sep = strstr(s->api_base, "://");
+		strbuf_addf(err, "the %s backend's api_base is not an http:// or https:// URL", name);
+		if (sep) {
+			strbuf_addstr(err, " (it starts with '");
+			llm_excerpt(s->api_base, (size_t)(sep - s->api_base) < 16 ?
+			            (size_t)(sep - s->api_base) : 16, 16, err);
+			strbuf_addstr(err, "://')");
+		} else {
+			strbuf_addstr(err, " (it has no scheme)");
+		}
 		return NULL;
 	}
 	if (s->api_key && has_control(s->api_key)) {
@@ -419,6 +428,7 @@ llm_client_new(const struct llm_settings *s, struct strbuf *err)
 		c->rng = 88172645463325252ULL;
 	c->curl = curl_easy_init();
 	if (!c->curl) {
+		curl_global_cleanup();
 		strbuf_addf(err, "the %s backend cannot start libcurl", name);
 		llm_client_free(c);
 		return NULL;
