@@ -4,5 +4,5 @@ bin_PROGRAMS += egg
 egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c admin/cmd_analyze.c \
 	admin/cmd_generate.c admin/cmd_eval.c admin/cmd_plan.c
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-egg_LDADD = libeggpipeline.a libeggdriver.a libegganalyzer.a libeggbuiltin.a libeggharness.a \
+egg_LDADD = libeggpipeline.a libeggsearch.a libeggagents.a libeggdriver.a libegganalyzer.a libeggbuiltin.a libeggharness.a \
 	$(CACHE_LDADD) $(LIBCLANG_LIBS) -lm

@@ -63,7 +63,6 @@ stage_structure(struct search *s, struct structure *keep)
 {
 	s->stage = "1/structure";
 	size_t n_dirs = s->directions.n;
-	search_progress(s, "stage 1/structure: family %s, %d seeds", s->family, s->opt.seeds);
 	struct history h = { 0 };
 	struct structure *tried = egg_xcalloc((size_t)s->opt.seeds, sizeof *tried);
 	size_t n_tried = 0;

@@ -91,6 +91,15 @@ int agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct ag
                   const struct agents_options *opt, struct agents_result *out, struct strbuf *err);
 void agents_result_release(struct agents_result *r);
 
+/* The search as a build runs it: the backend (llm_settings_from_config), the
+ * prompts (prompts_dir) and the budgets (max_model_calls, max_tokens,
+ * max_search_time, max_candidates) from cfg.  Returns as agents_search; -1
+ * also when the backend cannot be set up (no model, an unreadable key file, a
+ * bad base URL), with the sentence in err. */
+int agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *b,
+                             struct agents_evaluator ev, struct agents_result *out,
+                             struct strbuf *err);
+
 /* The kernel family egg guesses for b (the builtin lifter's families, else
  * hints in the code): "elementwise", "rows", "reduce", "transpose", "gather",
  * "stencil", "gemm" or "generic".  Static string. */

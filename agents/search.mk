@@ -5,7 +5,7 @@
 noinst_LIBRARIES += libeggsearch.a
 libeggsearch_a_SOURCES = \
 	agents/search.c agents/search.h agents/search_int.h \
-	agents/search_step.c \
+	agents/search_step.c agents/configured.c \
 	agents/family.c \
 	agents/extract.c agents/extract.h \
 	agents/tune.c agents/tune.h \
@@ -41,3 +41,7 @@ tests_unit_test_agents_search_SOURCES = tests/unit/test_agents_search.c
 tests_unit_test_agents_search_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_agents_search_LDADD = $(SEARCH_LDADD) libeggbundle.a $(CMOCKA_LIBS) -lm
 UNIT_TESTS += tests/unit/test_agents_search
+
+SUITES += tests/suites/agents.bash
+EXTRA_DIST += tests/data/agents/scale.cu tests/data/agents/fixture-eval \
+	tests/data/agents/search-fixture

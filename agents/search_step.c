@@ -190,7 +190,16 @@ evaluate(struct search *s, const char *name, const char *code, const char *why, 
 		cap = (size_t)(s->opt.budget.max_candidates - s->evaluated);
 	struct strvec notes = STRVEC_INIT;
 	struct tune_variant *vars;
-	size_t n = tune_expand(code, cap, &vars, &notes);
+	size_t n;
+	if (s->b->kind == BUNDLE_KERNEL) {
+		/* only a kernel's body replaces the reference's: no room for #defines */
+		n = 1;
+		vars = egg_xcalloc(1, sizeof *vars);
+		vars[0].label = egg_xstrdup("");
+		vars[0].source = egg_xstrdup(code);
+	} else {
+		n = tune_expand(code, cap, &vars, &notes);
+	}
 	for (size_t i = 0; i < notes.n; i++)
 		search_step(s, "tune", "search", "note", notes.v[i], name, NULL, -1, -1, 0);
 	strvec_clear(&notes);

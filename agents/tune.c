@@ -209,6 +209,10 @@ tune_expand(const char *src, size_t cap, struct tune_variant **out, struct strve
 			strbuf_addf(&label, "%s%s=%s", p ? " " : "", s.params[p].name, v);
 		}
 		strbuf_addstr(&code, marked);
+		if (code.len && code.buf[code.len - 1] != '\n')
+			strbuf_addch(&code, '\n');
+		for (size_t p = 0; p < s.n; p++) /* the names end with the candidate */
+			strbuf_addf(&code, "#undef %s\n", s.params[p].name);
 		(*out)[i].label = strbuf_detach(&label);
 		(*out)[i].source = strbuf_detach(&code);
 	}

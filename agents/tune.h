@@ -9,7 +9,9 @@
  *
  * and uses the name as a macro (BLOCK, VEC) without defining it (or only under
  * #ifndef NAME).  Each variant is the candidate with one "#define NAME VALUE"
- * line per parameter in front and its declarations turned into "egg-tuned:"
+ * line per parameter in front, an "#undef NAME" after it (the winner goes into
+ * the user's file: its macros must not reach the user's code), and its
+ * declarations turned into "egg-tuned:"
  * comments (so a variant an agent builds on is not expanded again); the search
  * evaluates every variant in one
  * harness call, without asking the model again, and keeps the fastest correct

@@ -220,7 +220,7 @@ test_tune_expands_every_combination_as_defines(void **state)
 	assert_string_equal(v[0].label, "BLOCK=128 VEC=2");
 	assert_string_equal(v[5].label, "BLOCK=512 VEC=4");
 	assert_string_equal(v[3].source, "#define BLOCK 256\n#define VEC 4\n// egg-tuned: BLOCK = 128, 256, 512\n"
-	                    "  //egg-tuned: VEC=2,4\n__global__ void k() {}\n");
+	                    "  //egg-tuned: VEC=2,4\n__global__ void k() {}\n#undef BLOCK\n#undef VEC\n");
 	/* a chosen variant, given back to an agent, is not expanded again */
 	struct tune_variant *again;
 	assert_int_equal(tune_expand(v[3].source, 100, &again, &notes), 1);
