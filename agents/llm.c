@@ -11,13 +11,18 @@
  * curl; both are cleared before they are freed.  Every sentence put in err is
  * scrubbed of the key in case a server echoed it.  CURLOPT_VERBOSE is never
  * set: its output would carry the headers.
+ *
+ * Threads: a client is used by one thread at a time; separate clients may run
+ * in parallel (libcurl's global init is thread-safe from 7.84 on).
  */
 #include "config.h"
 #include "agents/llm.h"
 #include "agents/llm_parse.h"
 #include "common/fsutil.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdint.h>
@@ -44,6 +49,8 @@ struct llm_client {
 	double timeout_s, backoff_s, max_backoff_s, temperature;
 	double price_in, price_out;
 	int max_retries, max_tokens;
+	int completion_limit; /* the server wants max_completion_tokens */
+	int no_temperature;   /* the server refuses any temperature but its own */
 	struct llm_usage usage;
 	uint64_t rng;
 	CURL *curl;
@@ -123,6 +130,130 @@ llm_status_name(enum llm_status s)
 	return "unknown";
 }
 
+/* Reads the first line of a key file, without surrounding whitespace (an
+ * editor's newline, a stray \r).  Returns a malloc'd key or NULL with err. */
+static char *
+read_key_file(const char *path, struct strbuf *err)
+{
+	char *data;
+	size_t len;
+	if (fs_read_file(path, 1 << 16, &data, &len) < 0) {
+		strbuf_addf(err, "cannot read the API key file %s: %s", path,
+		            errno == EFBIG ? "it is larger than 64 KiB" : strerror(errno));
+		return NULL;
+	}
+	size_t start = strspn(data, " \t");
+	size_t end = start + strcspn(data + start, "\r\n");
+	while (end > start && (data[end - 1] == ' ' || data[end - 1] == '\t'))
+		end--;
+	memmove(data, data + start, end - start);
+	memset(data + (end - start), 0, len - (end - start));
+	if (!*data) {
+		free(data);
+		strbuf_addf(err, "the API key file %s has no key on its first line", path);
+		return NULL;
+	}
+	return data;
+}
+
+static int
+has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* A header line: a token name, a colon, printable text (HTAB allowed). */
+static int
+header_ok(const char *h)
+{
+	size_t name = strcspn(h, ":");
+	if (!name || !h[name])
+		return 0;
+	for (size_t i = 0; i < name; i++)
+		if (!(isalnum((unsigned char)h[i]) || strchr("!#$%&'*+-.^_`|~", h[i])))
+			return 0;
+	for (const char *p = h + name; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* The items of api_headers, trimmed, into out.  Values are never quoted in
+ * err: a header may carry a credential. */
+static int
+split_headers(const char *v, struct strvec *out, struct strbuf *err)
+{
+	int item = 0;
+	while (v && *v) {
+		size_t len = strcspn(v, ";");
+		const char *b = v, *e = v + len;
+		while (b < e && isspace((unsigned char)*b))
+			b++;
+		while (e > b && isspace((unsigned char)e[-1]))
+			e--;
+		item++;
+		if (e > b) {
+			char *h = egg_xstrndup(b, (size_t)(e - b));
+			if (!header_ok(h)) {
+				clear_free(h);
+				strbuf_addf(err, "api_headers: item %d is not a 'Name: value' header", item);
+				return -1;
+			}
+			strvec_push_owned(out, h);
+		}
+		v += len + (v[len] == ';');
+	}
+	return 0;
+}
+
+static int
+price_value(const struct egg_config *cfg, const char *key, double *out, struct strbuf *err)
+{
+	const char *v = egg_config_get(cfg, key);
+	if (!v || !*v)
+		return 0;
+	char *end;
+	double d = strtod(v, &end);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (end == v || *end || !(d >= 0) || d > 1e9) {
+		strbuf_addf(err, "%s '%s' is not a price in USD per million tokens", key, v);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* One allocation holding the key (first, so that a caller clearing
+ * strlen(*buf) bytes clears it), the header array and the headers. */
+static char *
+pack_settings(char *key, struct strvec *headers, struct llm_settings *s)
+{
+	size_t klen = key ? strlen(key) + 1 : 1, size = klen;
+	size_t at = (size + sizeof(char *) - 1) / sizeof(char *) * sizeof(char *);
+	size = at + (headers->n + 1) * sizeof(char *);
+	for (size_t i = 0; i < headers->n; i++)
+		size += strlen(headers->v[i]) + 1;
+	char *buf = egg_xcalloc(1, size);
+	memcpy(buf, key ? key : "", klen);
+	const char **arr = (const char **)(void *)(buf + at);
+	char *p = (char *)(arr + headers->n + 1);
+	for (size_t i = 0; i < headers->n; i++) {
+		size_t n = strlen(headers->v[i]) + 1;
+		memcpy(p, headers->v[i], n);
+		arr[i] = p;
+		p += n;
+	}
+	if (key)
+		s->api_key = buf;
+	s->headers = arr;
+	s->n_headers = headers->n;
+	return buf;
+}
+
 int
 llm_settings_from_config(const struct egg_config *cfg, struct llm_settings *s, char **key_buf,
                          struct strbuf *err)
@@ -148,36 +279,29 @@ llm_settings_from_config(const struct egg_config *cfg, struct llm_settings *s, c
 	s->model = v;
 	uint64_t t = egg_config_seconds(cfg, "timeout");
 	s->timeout_s = t ? (double)t : 365.0 * 86400; /* 0 means no limit */
+	if (price_value(cfg, "price_in", &s->price_in_per_mtok, err) < 0 ||
+	    price_value(cfg, "price_out", &s->price_out_per_mtok, err) < 0)
+		return -1;
+	struct strvec headers = STRVEC_INIT;
+	if (split_headers(egg_config_get(cfg, "api_headers"), &headers, err) < 0) {
+		strvec_clear(&headers);
+		return -1;
+	}
+	char *file_key = NULL;
 	v = egg_config_get(cfg, "api_key");
+	const char *path = egg_config_get(cfg, "api_key_file");
 	if (v && *v) {
 		s->api_key = v;
-		return 0;
-	}
-	const char *path = egg_config_get(cfg, "api_key_file");
-	if (!path || !*path)
-		return 0; /* a local server that needs no key */
-	char *data;
-	size_t len;
-	if (fs_read_file(path, 1 << 16, &data, &len) < 0) {
-		strbuf_addf(err, "cannot read the API key file %s: %s", path,
-		            errno == EFBIG ? "it is larger than 64 KiB" : strerror(errno));
+	} else if (path && *path && !(file_key = read_key_file(path, err))) {
+		strvec_clear(&headers);
 		return -1;
 	}
-	/* The first line, without surrounding whitespace (an editor's newline, a
-	 * stray \r). */
-	size_t start = strspn(data, " \t");
-	size_t end = start + strcspn(data + start, "\r\n");
-	while (end > start && (data[end - 1] == ' ' || data[end - 1] == '\t'))
-		end--;
-	memmove(data, data + start, end - start);
-	memset(data + (end - start), 0, len - (end - start));
-	if (!*data) {
-		free(data);
-		strbuf_addf(err, "the API key file %s has no key on its first line", path);
-		return -1;
-	}
-	*key_buf = data;
-	s->api_key = data;
+	if (file_key || headers.n)
+		*key_buf = pack_settings(file_key, &headers, s);
+	clear_free(file_key);
+	for (size_t i = 0; i < headers.n; i++)
+		memset(headers.v[i], 0, strlen(headers.v[i]));
+	strvec_clear(&headers);
 	return 0;
 }
 
@@ -205,7 +329,11 @@ build_headers(const struct llm_client *c, const struct llm_settings *s)
 	h = curl_slist_append(h, "Content-Type: application/json");
 	h = curl_slist_append(h, "Expect:"); /* no 100-continue round trip */
 	if (c->backend == EGG_BACKEND_ANTHROPIC) {
-		h = curl_slist_append(h, "anthropic-version: 2023-06-01");
+		int own_version = 0; /* a user who names the version means it */
+		for (size_t i = 0; i < s->n_headers; i++)
+			own_version |= !strncasecmp(s->headers[i], "anthropic-version:", 18);
+		if (!own_version)
+			h = curl_slist_append(h, "anthropic-version: 2023-06-01");
 		if (c->key) {
 			char *line = egg_xasprintf("x-api-key: %s", c->key);
 			h = curl_slist_append(h, line);
@@ -217,8 +345,7 @@ build_headers(const struct llm_client *c, const struct llm_settings *s)
 		clear_free(line);
 	}
 	for (size_t i = 0; i < s->n_headers; i++)
-		if (s->headers[i] && strchr(s->headers[i], ':'))
-			h = curl_slist_append(h, s->headers[i]);
+		h = curl_slist_append(h, s->headers[i]);
 	return h;
 }
 
@@ -248,6 +375,18 @@ llm_client_new(const struct llm_settings *s, struct strbuf *err)
 		llm_excerpt(s->api_base, strlen(s->api_base), 200, err);
 		strbuf_addstr(err, "' is not an http:// or https:// URL");
 		return NULL;
+	}
+	if (s->api_key && has_control(s->api_key)) {
+		strbuf_addf(err, "the %s backend's API key contains a control character (a line "
+		                 "break pasted with it?)", name);
+		return NULL;
+	}
+	for (size_t i = 0; i < s->n_headers; i++) {
+		if (!s->headers[i] || !header_ok(s->headers[i])) {
+			strbuf_addf(err, "the %s backend's extra header %zu is not a 'Name: value' "
+			                 "header", name, i + 1);
+			return NULL;
+		}
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		strbuf_addf(err, "the %s backend cannot start libcurl", name);
@@ -353,11 +492,12 @@ perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 {
 	CURL *h = c->curl;
 	curl_easy_reset(h);
-	long timeout_ms = (long)(c->timeout_s * 1000);
+	/* Beyond a few weeks a limit means none (and would overflow a 32-bit long). */
+	long timeout_ms = c->timeout_s < 2e6 ? (long)(c->timeout_s * 1000) + 1 : 0;
 	double connect_s = c->timeout_s < MAX_CONNECT_S ? c->timeout_s : MAX_CONNECT_S;
 	curl_easy_setopt(h, CURLOPT_URL, c->url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(connect_s * 1000) + 1);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "egg/" PACKAGE_VERSION);
@@ -507,6 +647,37 @@ account(struct llm_client *c, const struct llm_reply *r)
 	                     (double)c->usage.output_tokens * c->price_out) / 1e6;
 }
 
+/* OpenAI's reasoning models refuse "max_tokens" (they want
+ * "max_completion_tokens") and any temperature but their default, with a 400
+ * that names the parameter.  Such a request is adapted and sent again at once,
+ * each adaptation once per client, which remembers it for later chats.
+ * Returns 1 when it adapted. */
+static int
+adapt_request(struct llm_client *c, const struct attempt *a)
+{
+	if (c->backend != EGG_BACKEND_OPENAI || a->status != 400)
+		return 0;
+	if (!c->completion_limit && strstr(a->body.buf, "max_completion_tokens")) {
+		c->completion_limit = 1;
+		return 1;
+	}
+	if (!c->no_temperature && c->temperature >= 0 && strstr(a->body.buf, "temperature")) {
+		c->no_temperature = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+build_request(const struct llm_client *c, const struct llm_message *msgs, size_t n,
+              struct strbuf *req)
+{
+	strbuf_reset(req);
+	llm_build_request(c->backend, c->model,
+	                  c->completion_limit ? "max_completion_tokens" : "max_tokens",
+	                  c->max_tokens, c->no_temperature ? -1 : c->temperature, msgs, n, req);
+}
+
 enum llm_status
 llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct llm_reply *out,
          struct strbuf *err)
@@ -514,10 +685,10 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	memset(out, 0, sizeof *out);
 	double t0 = now_s();
 	struct strbuf req = STRBUF_INIT, why = STRBUF_INIT;
-	llm_build_request(c->backend, c->model, c->max_tokens, c->temperature, msgs, n, &req);
+	build_request(c, msgs, n, &req);
 	struct attempt a = { .body = STRBUF_INIT };
 	enum llm_status st;
-	size_t err_start = err->len;
+	struct strbuf sentence = STRBUF_INIT;
 	for (int attempt = 0;; attempt++) {
 		perform(c, &req, &a);
 		int retry;
@@ -530,8 +701,13 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 			}
 			st = LLM_E_PROTOCOL;
 		}
-		if (st == LLM_OK || !retry || attempt >= c->max_retries) {
-			describe(c, st, &a, why.buf, attempt + 1, err);
+		if (st == LLM_E_REQUEST && adapt_request(c, &a)) {
+			build_request(c, msgs, n, &req);
+			attempt--; /* not a retry: the same request, in the server's dialect */
+			continue;
+		}
+		if (!retry || attempt >= c->max_retries) {
+			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}
 		c->usage.retries++;
@@ -540,14 +716,10 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	}
 	if (st != LLM_OK) {
 		/* A server may echo the key in its message; it never reaches err. */
-		struct strbuf mine = STRBUF_INIT;
-		strbuf_add(&mine, err->buf + err_start, err->len - err_start);
-		llm_scrub(&mine, c->key);
-		err->len = err_start;
-		err->buf[err_start] = 0;
-		strbuf_addstr(err, mine.buf);
-		strbuf_release(&mine);
+		llm_scrub(&sentence, c->key);
+		strbuf_addstr(err, sentence.buf);
 	}
+	strbuf_release(&sentence);
 	strbuf_release(&a.body);
 	strbuf_release(&why);
 	strbuf_release(&req);

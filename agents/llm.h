@@ -107,7 +107,14 @@ struct llm_client;
  * the first line of api_key_file, timeout.  Strings point into cfg or into
  * *key_buf (the key read from a file; the caller frees it, ideally after
  * overwriting it).  Returns 0, or -1 with a sentence in err (the builtin
- * backend, no model, an unreadable key file). */
+ * backend, no model, an unreadable key file).
+ * Also (added with llm.c): api_headers ("Name: value" items separated by ';')
+ * into headers/n_headers, and price_in/price_out into the prices; the header
+ * array and its strings live in the same single allocation *key_buf (so one
+ * free() still releases everything), which may then be non-NULL without a key
+ * file.  Errors also for a header item that is not "Name: value" and a price
+ * that is not a number.  The other fields are the defaults (0, and -1 for
+ * max_retries and temperature). */
 int llm_settings_from_config(const struct egg_config *cfg, struct llm_settings *s,
                              char **key_buf, struct strbuf *err);
 

@@ -41,8 +41,9 @@ message_json(const char *role, const char *content)
 }
 
 void
-llm_build_request(enum egg_backend b, const char *model, int max_tokens, double temperature,
-                  const struct llm_message *msgs, size_t n, struct strbuf *body)
+llm_build_request(enum egg_backend b, const char *model, const char *limit_name, int max_tokens,
+                  double temperature, const struct llm_message *msgs, size_t n,
+                  struct strbuf *body)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "model", model);
@@ -60,7 +61,7 @@ llm_build_request(enum egg_backend b, const char *model, int max_tokens, double 
 	if (system.len)
 		cJSON_AddStringToObject(root, "system", system.buf);
 	cJSON_AddItemToObject(root, "messages", arr);
-	cJSON_AddNumberToObject(root, "max_tokens", max_tokens);
+	cJSON_AddNumberToObject(root, limit_name, max_tokens);
 	if (temperature >= 0)
 		cJSON_AddNumberToObject(root, "temperature", temperature);
 	char *text = cJSON_PrintUnformatted(root);

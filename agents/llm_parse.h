@@ -20,10 +20,12 @@
 #include "common/strbuf.h"
 
 /* The JSON body of one request: model, messages (for anthropic the system
- * messages joined into "system"), max_tokens, and temperature when >= 0. */
-void llm_build_request(enum egg_backend b, const char *model, int max_tokens,
-                       double temperature, const struct llm_message *msgs, size_t n,
-                       struct strbuf *body);
+ * messages joined into "system"), the reply limit under the name limit_name
+ * ("max_tokens"; OpenAI's reasoning models want "max_completion_tokens"), and
+ * temperature when >= 0. */
+void llm_build_request(enum egg_backend b, const char *model, const char *limit_name,
+                       int max_tokens, double temperature, const struct llm_message *msgs,
+                       size_t n, struct strbuf *body);
 
 /* Reads a 2xx body of protocol b into *out (text never NULL, "" when the model
  * said nothing).  Returns 0, or -1 with a short description of what is wrong

@@ -66,6 +66,14 @@ static const struct key keys[] = {
 	{ "model", T_STRING, NULL, NULL, "model name for the openai and anthropic backends" },
 	{ "api_key", T_SECRET, NULL, NULL, "API key for the backend; never printed or logged" },
 	{ "api_key_file", T_PATH, NULL, NULL, "file whose first line is the API key" },
+	{ "api_headers", T_SECRET, NULL, NULL,
+	  "extra HTTP headers for the backend, 'Name: value' items separated by ';' (e.g. "
+	  "'OpenAI-Organization: org-1'); never printed, as they may hold credentials" },
+	{ "price_in", T_STRING, NULL, NULL,
+	  "the model's price in USD per million input tokens, for the cost in reports "
+	  "(default: unknown, cost 0)" },
+	{ "price_out", T_STRING, NULL, NULL,
+	  "the model's price in USD per million output tokens, for the cost in reports" },
 	{ "strict", T_BOOL, NULL, "false",
 	  "an annotation that cannot be used fails the build instead of warning" },
 	{ "report", T_PATH, NULL, NULL, "file to which a JSON record per optimized kernel is appended" },

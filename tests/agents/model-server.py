@@ -20,13 +20,23 @@ up on a stalled exchange and retries gets the next exchange at once.
 FIXTURE FORMAT
 --------------
 A JSON file: either a list of exchanges, or an object {"exchanges": [...]}.
-Each request takes the next exchange in order (an exchange with "repeat": N
-serves N requests in a row).  Past the end: HTTP 500 with the protocol's error
-body, message "fixture exhausted".
+A fixture with an unknown key (a typo) is refused at start: the server exits
+with status 1 and one line on stderr, before it writes the port file.
+Each request takes the next unused exchange in order (an exchange with
+"repeat": N serves N requests in a row).  Past the end: HTTP 500 with the
+protocol's error body, message "fixture exhausted".  An exchange with "when"
+is skipped by requests that do not meet it (the next matching one is taken, the
+skipped one stays for later), so requests sent concurrently (seeds asked in
+parallel) can each get their own answer whatever their order; when no unused
+exchange matches: HTTP 500 "no fixture exchange left matches the request".
 
 An exchange is an object; every field is optional:
 
   "name":     TEXT    a label, copied into the log (for reading failures)
+  "comment":  TEXT    ignored
+  "when":     {...}   which requests this exchange is for: the same checks
+                      as "expect" (below); a request that fails them passes it
+                      by (default: any request)
   "expect":   {...}   checks on the request, see below; if one fails the server
                       answers HTTP 418 with the reason as the error message and
                       logs "expect_failed": REASON (the exchange is consumed)
@@ -88,10 +98,15 @@ with, for "reply" and "reply_parts":
   "contains":  [TEXT, ...]   anywhere in the messages (system included)
   "lacks":     [TEXT, ...]   nowhere in the messages
   "n_messages": INT          the number of messages, system prompt included
+  "max_chars": INT           the messages (system prompt included) hold at
+                             most this many characters (context management)
   "auth":      "match" | "absent" | "present" | "mismatch"
                              the key check (see --expect-key below)
   "header":    {NAME: VALUE} request headers that must have these values
                              (names case-insensitive)
+  "request":   {FIELD: VALUE} top-level fields of the request body other than
+                             messages and system (e.g. {"temperature": 0.2,
+                             "max_completion_tokens": 100}); null: absent
 
 A string in any "contains"/"lacks" list may also be given as {"regex": RE}
 (Python re.search, DOTALL).
@@ -101,7 +116,8 @@ answer is sent (so a test can read it while a stall is in progress):
 
   {"n": REQUEST_NUMBER (0-based), "time": UNIX_SECONDS, "method": "POST",
    "path", "protocol": "openai"|"anthropic"|null, "model", "max_tokens",
-   "temperature", "system": TEXT|null, "messages": [{"role", "content"}],
+   "temperature", "request": {the body's other top-level fields: model,
+   max_tokens, temperature, ...}, "system": TEXT|null, "messages": [{"role", "content"}],
    "roles": [...] (system first when present), "auth": "absent" | "present" |
    "match" | "mismatch", "headers": {lower-case name: value} (authorization,
    x-api-key and api-key never logged), "exchange": INDEX|null, "name": the
@@ -137,31 +153,68 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 SECRET_HEADERS = ("authorization", "x-api-key", "api-key")
 
 
+EXCHANGE_KEYS = {"name", "comment", "when", "expect", "delay_s", "status", "headers", "repeat",
+                 "body", "json", "error", "reply", "reply_parts", "stop", "usage",
+                 "content_type", "cut_after"}
+EXPECT_KEYS = {"protocol", "path", "model", "max_tokens", "roles", "auth", "n_messages",
+               "max_chars", "system_contains", "system_lacks", "last_user_contains",
+               "last_user_lacks", "contains", "lacks", "header", "request"}
+
+
+def validate(exchanges):
+    """A sentence for the first mistake in a fixture (a typo in a key would
+    otherwise pass silently), or None."""
+    if not isinstance(exchanges, list):
+        return "the fixture is neither a list nor {\"exchanges\": [...]}"
+    for i, ex in enumerate(exchanges):
+        if not isinstance(ex, dict):
+            return "exchange %d is not an object" % i
+        unknown = set(ex) - EXCHANGE_KEYS
+        if unknown:
+            return "exchange %d has unknown keys %s" % (i, sorted(unknown))
+        for part in ("when", "expect"):
+            checks = ex.get(part) or {}
+            if not isinstance(checks, dict):
+                return "exchange %d: %s is not an object" % (i, part)
+            unknown = set(checks) - EXPECT_KEYS
+            if unknown:
+                return "exchange %d: %s has unknown checks %s" % (i, part, sorted(unknown))
+    return None
+
+
 class Fixture:
-    """The exchanges and the position in them, shared by the request threads."""
+    """The exchanges and which of them are used, shared by the request threads."""
 
     def __init__(self, exchanges):
-        self.slots = []
+        self.slots = []  # exchange index per request it may serve, in order
         for i, ex in enumerate(exchanges):
-            if not isinstance(ex, dict):
-                raise ValueError("exchange %d is not an object" % i)
             for _ in range(int(ex.get("repeat", 1))):
                 self.slots.append(i)
         self.exchanges = exchanges
-        self.pos = 0
+        self.used = [False] * len(self.slots)
         self.count = 0
         self.lock = threading.Lock()
 
-    def take(self):
-        """(request number, exchange index or None when exhausted)."""
+    def take(self, info):
+        """(request number, exchange index or None, why none).  The first
+        unused exchange, in order, whose "when" (if any) the request meets."""
         with self.lock:
             n = self.count
             self.count += 1
-            if self.pos >= len(self.slots):
-                return n, None
-            i = self.slots[self.pos]
-            self.pos += 1
-            return n, i
+            left = [k for k, used in enumerate(self.used) if not used]
+            if not left:
+                return n, None, "fixture exhausted"
+            for k in left:
+                when = self.exchanges[self.slots[k]].get("when")
+                if when is None or check_expect(when, info) is None:
+                    self.used[k] = True
+                    return n, self.slots[k], None
+            return n, None, "no fixture exchange left matches the request"
+
+    def count_only(self):
+        with self.lock:
+            self.count += 1
+            return self.count - 1
 
 
 def block_text(content):
@@ -233,8 +286,16 @@ def check_expect(expect, info):
     for key in simple:
         if key in expect and expect[key] != info[key]:
             return "expected %s %s, got %s" % (key, json.dumps(expect[key]), json.dumps(info[key]))
+    for name, value in (expect.get("request") or {}).items():
+        got = info["request"].get(name)
+        if got != value:
+            return "expected request field %s %s, got %s" % (name, json.dumps(value),
+                                                              json.dumps(got))
     if "n_messages" in expect and expect["n_messages"] != len(info["roles"]):
         return "expected %d messages, got %d" % (expect["n_messages"], len(info["roles"]))
+    size = len(every)
+    if "max_chars" in expect and size > expect["max_chars"]:
+        return "the messages hold %d characters, more than %d" % (size, expect["max_chars"])
     lists = (("system_contains", system, True, "the system prompt"),
              ("system_lacks", system, False, "the system prompt"),
              ("last_user_contains", last_user, True, "the last user message"),
@@ -357,26 +418,29 @@ class Handler(BaseHTTPRequestHandler):
         info = {"path": self.path.split("?", 1)[0], "protocol": protocol,
                 "model": req.get("model"), "max_tokens": req.get("max_tokens"),
                 "system": system, "messages": msgs, "roles": roles,
-                "auth": self.auth_state(), "all_headers": headers}
-        n, idx = self.server.fixture.take()
-        ex = self.server.fixture.exchanges[idx] if idx is not None else None
-        failed = None
+                "auth": self.auth_state(), "all_headers": headers,
+                "request": {k: v for k, v in req.items() if k not in ("messages", "system")}}
+        n, idx, ex, failed = None, None, None, None
         if protocol is None:
+            n = self.server.fixture.count_only()
             status, body, ctype, extra = 404, error_body("openai", 404, "no such endpoint: "
                                                          + info["path"]), None, {}
-        elif ex is None:
-            status, body, ctype, extra = 500, error_body(protocol, 500, "fixture exhausted"), \
-                None, {}
         else:
-            failed = check_expect(ex.get("expect") or {}, info)
-            if failed:
-                status, body, ctype, extra = 418, error_body(
-                    protocol, 418, "fixture expectation failed: " + failed), None, {}
+            n, idx, none_why = self.server.fixture.take(info)
+            ex = self.server.fixture.exchanges[idx] if idx is not None else None
+            if ex is None:
+                status, body, ctype, extra = 500, error_body(protocol, 500, none_why), None, {}
             else:
-                status, body, ctype, extra = self.answer(protocol, ex, info, n)
+                failed = check_expect(ex.get("expect") or {}, info)
+        if failed:
+            status, body, ctype, extra = 418, error_body(
+                protocol, 418, "fixture expectation failed: " + failed), None, {}
+        elif ex is not None:
+            status, body, ctype, extra = self.answer(protocol, ex, info, n)
         entry = {"n": n, "time": time.time(), "method": "POST", "path": info["path"],
                  "protocol": protocol, "model": info["model"],
                  "max_tokens": info["max_tokens"], "temperature": req.get("temperature"),
+                 "request": info["request"],
                  "system": system, "messages": msgs, "roles": roles, "auth": info["auth"],
                  "headers": {k: v for k, v in headers.items() if k not in SECRET_HEADERS},
                  "exchange": idx, "name": ex.get("name") if ex else None,
@@ -438,9 +502,15 @@ def main():
     ap.add_argument("--expect-key", help="prefer --expect-key-file: argv is public")
     ap.add_argument("--expect-key-file")
     args = ap.parse_args()
-    with open(args.fixture, encoding="utf-8") as f:
-        data = json.load(f)
+    try:
+        with open(args.fixture, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("model-server: cannot read the fixture %s: %s" % (args.fixture, e))
     exchanges = data.get("exchanges", []) if isinstance(data, dict) else data
+    problem = validate(exchanges)
+    if problem:
+        sys.exit("model-server: %s: %s" % (args.fixture, problem))
     key = args.expect_key
     if args.expect_key_file:
         with open(args.expect_key_file, encoding="utf-8") as f:

@@ -129,10 +129,27 @@ test_no_key_sends_no_auth_header() {
 	expect_eq "$(cat "$T/chat.out")" local "reply"
 }
 
-test_extra_headers_are_sent() {
-	start_server openai '[{"expect": {"header": {"OpenAI-Organization": "org-egg"}}, "reply": "ok"}]'
-	chat --header='OpenAI-Organization: org-egg' -u hi
+test_extra_headers_from_api_headers_are_sent() {
+	start_server openai '[{"expect": {"header": {"OpenAI-Organization": "org-egg",
+		"X-Gateway-Token": "gw-1"}}, "reply": "ok"}]'
+	export EGG_API_HEADERS='OpenAI-Organization: org-egg; X-Gateway-Token: gw-1'
+	chat -u hi
 	expect_rc 0
+	expect_eq "$(logq 'l[0]["headers"]["x-gateway-token"]')" gw-1 "header logged"
+}
+
+test_anthropic_version_header_can_be_overridden() {
+	start_server anthropic '[{"expect": {"header": {"anthropic-version": "2099-01-01"}}, "reply": "ok"}]'
+	chat --header='anthropic-version: 2099-01-01' -u hi
+	expect_rc 0
+}
+
+test_bad_api_headers_are_refused_without_showing_them() {
+	export EGG_BACKEND=openai EGG_MODEL=m EGG_API_HEADERS="Authorization Bearer $KEY"
+	chat -u hi
+	expect_rc 2
+	expect_file_contains "$T/chat.err" "api_headers: item 1 is not a 'Name: value' header"
+	expect_file_lacks "$T/chat.err" "$KEY"
 }
 
 test_retry_after_on_429_is_honoured() {
@@ -314,7 +331,8 @@ test_missing_usage_counts_zero_tokens() {
 test_cost_comes_from_the_prices() {
 	start_server openai '[{"reply": "a", "usage": {"input": 1000000, "output": 500000}},
 		{"reply": "b", "usage": {"input": 0, "output": 0}}]'
-	chat --price-in=3 --price-out=15 -u hi
+	export EGG_PRICE_IN=3 EGG_PRICE_OUT=15
+	chat -u hi
 	expect_rc 0
 	expect_eq "$(usage_field cost_usd)" 10.5 "cost"
 }
@@ -381,4 +399,86 @@ test_unconfigured_backend_is_refused_clearly() {
 	chat -u hi
 	expect_rc 2
 	expect_file_contains "$T/chat.err" "cannot read the API key file $T/missing"
+}
+
+test_when_routes_requests_to_their_exchange_in_any_order() {
+	start_server openai '[{"when": {"last_user_contains": ["seed B"]}, "reply": "answer B"},
+		{"when": {"last_user_contains": ["seed A"]}, "reply": "answer A"}]'
+	chat -u "structure for seed A"
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" "answer A" "first request"
+	chat -u "structure for seed B"
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" "answer B" "second request"
+	expect_eq "$(logq '[e["exchange"] for e in l]')" "[1, 0]" "exchanges served"
+}
+
+test_request_matching_no_exchange_answers_500() {
+	start_server anthropic '[{"when": {"model": "other"}, "reply": "no"}]'
+	chat --retries=0 -u hi
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "(HTTP 500): no fixture exchange left matches the request"
+}
+
+test_max_chars_expectation_catches_a_prompt_too_long() {
+	start_server openai '[{"expect": {"max_chars": 40}, "reply": "short enough"},
+		{"expect": {"max_chars": 40}, "reply": "never"}]'
+	chat -u "twenty characters.."
+	expect_rc 0
+	chat -u "this prompt is much longer than forty characters in all"
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "(HTTP 418): fixture expectation failed: the messages hold 55 characters, more than 40"
+}
+
+# A multi-turn exchange in the manner of the staged search: each turn resends
+# the conversation; the server checks what each turn must and must not carry.
+test_scripted_conversation_replays_code_and_json_feedback() {
+	start_server anthropic '[
+		{"name": "stage1", "expect": {"roles": ["system", "user"], "system_contains": ["CUDA"]},
+		 "reply": "Plan.\n```cuda\n__global__ void k(float *x) { x[0] = 1; }\n```\n```cuda\n// second block\n```"},
+		{"name": "feedback", "expect": {"roles": ["system", "user", "assistant", "user"],
+		  "last_user_contains": ["\"correct\": false"], "contains": ["second block"],
+		  "lacks": [{"regex": "sk-[a-z]"}]},
+		 "reply": "```json\n{\"bottleneck\": \"memory\", \"modification_plan\": \"coalesce\"}\n```"}]'
+	chat -s "You write CUDA." -u "stage 1: propose a structure"
+	expect_rc 0
+	cp "$T/chat.out" "$T/turn1"
+	expect_file_contains "$T/turn1" "// second block"
+	chat -s "You write CUDA." -u "stage 1: propose a structure" -a "$(cat "$T/turn1")" \
+		-u '{"correct": false, "first_bad_index": 3}'
+	expect_rc 0
+	expect_file_contains "$T/chat.out" '"bottleneck": "memory"'
+	expect_eq "$(logq '[e["name"] for e in l]')" "['stage1', 'feedback']" "exchanges"
+}
+
+test_reasoning_model_refusing_max_tokens_gets_max_completion_tokens() {
+	start_server openai '[{"expect": {"request": {"max_tokens": 300, "temperature": 0.2}},
+		 "error": "Unsupported parameter: '"'"'max_tokens'"'"' is not supported with this model. Use '"'"'max_completion_tokens'"'"' instead."},
+		{"expect": {"request": {"max_tokens": null, "max_completion_tokens": 300, "temperature": 0.2}},
+		 "error": "Unsupported value: '"'"'temperature'"'"' does not support 0.2 with this model."},
+		{"expect": {"request": {"max_tokens": null, "max_completion_tokens": 300, "temperature": null}},
+		 "reply": "adapted"}]'
+	chat --max-tokens=300 --temperature=0.2 -u hi
+	expect_rc 0
+	expect_eq "$(cat "$T/chat.out")" adapted "reply"
+	expect_eq "$(requests)" 3 "requests"
+	expect_eq "$(usage_field retries)" 0 "retries"
+}
+
+test_other_refusals_are_not_adapted() {
+	start_server openai '[{"error": "temperature is fine, the messages are not"}, {"reply": "no"}]'
+	chat -u hi
+	expect_rc 1
+	expect_eq "$(requests)" 1 "requests"
+}
+
+test_fixture_with_a_typo_is_refused_at_start() {
+	printf '%s\n' '[{"reply": "ok", "expect": {"modle": "m"}}]' >"$T/fixture.json"
+	run_cmd "$T/server" python3 "$MODEL_SERVER" --fixture "$T/fixture.json" --port-file "$T/port"
+	expect_eq "$(cat "$T/server.rc")" 1 "server exit status"
+	expect_file_contains "$T/server.err" "exchange 0: expect has unknown checks ['modle']"
+	[ ! -e "$T/port" ] || fail "a port file was written"
+	printf '%s\n' '[{"reponse": "ok"}]' >"$T/fixture.json"
+	run_cmd "$T/server" python3 "$MODEL_SERVER" --fixture "$T/fixture.json" --port-file "$T/port"
+	expect_file_contains "$T/server.err" "exchange 0 has unknown keys ['reponse']"
 }

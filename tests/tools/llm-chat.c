@@ -3,13 +3,14 @@
  * tests/suites/llm.bash (and for trying a backend by hand).
  *
  *   llm-chat [--backoff=S] [--max-backoff=S] [--retries=N] [--timeout=S]
- *            [--max-tokens=N] [--temperature=T] [--price-in=USD] [--price-out=USD]
+ *            [--max-tokens=N] [--temperature=T]
  *            [--header='Name: value']... [-s SYSTEM] [-u USER] [-a ASSISTANT]...
  *
  * The backend, model, api_base and key come from egg's configuration (egg.conf,
  * EGG_BACKEND, EGG_MODEL, EGG_API_BASE, EGG_API_KEY_FILE, ...), as for egg-cc;
  * the options override the retry and timing settings, which have no
- * configuration keys (tests want small backoffs, users want the defaults).
+ * configuration keys (tests want small backoffs, users want the defaults);
+ * --header adds to the configuration's api_headers.
  * Messages keep their order; with no -u the user message is read from stdin.
  *
  * Prints the reply's text on stdout, and on stderr "stop: REASON",
@@ -63,8 +64,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 	struct llm_message *msgs = egg_xcalloc((size_t)argc + 1, sizeof *msgs);
-	const char **headers = egg_xcalloc((size_t)argc + 1, sizeof *headers);
+	const char **headers = egg_xcalloc((size_t)argc + s.n_headers + 1, sizeof *headers);
 	size_t n = 0, nh = 0;
+	for (; nh < s.n_headers; nh++)
+		headers[nh] = s.headers[nh];
 	int has_user = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -80,10 +83,6 @@ main(int argc, char **argv)
 			s.max_tokens = atoi(v);
 		else if (opt_value(a, "--temperature", &v))
 			s.temperature = atof(v);
-		else if (opt_value(a, "--price-in", &v))
-			s.price_in_per_mtok = atof(v);
-		else if (opt_value(a, "--price-out", &v))
-			s.price_out_per_mtok = atof(v);
 		else if (opt_value(a, "--header", &v))
 			headers[nh++] = v;
 		else if ((!strcmp(a, "-s") || !strcmp(a, "-u") || !strcmp(a, "-a")) && i + 1 < argc) {

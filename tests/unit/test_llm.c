@@ -14,11 +14,33 @@
 
 #include "agents/llm.h"
 #include "agents/llm_parse.h"
+#include "common/egg_config.h"
 #include "common/strbuf.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* A configuration read from the given egg.conf text, with the file removed
+ * again; the key file, when the text names one, is tests' own. */
+static struct egg_config *
+config_from(const char *text)
+{
+	char path[] = "/tmp/egg-test-llm-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct egg_config *cfg = egg_config_new();
+	struct strbuf err = STRBUF_INIT;
+	if (egg_config_read_file(cfg, path, &err) < 0)
+		fail_msg("%s", err.buf);
+	unlink(path);
+	strbuf_release(&err);
+	return cfg;
+}
 
 static int
 parse(enum egg_backend b, const char *body, struct llm_reply *r, struct strbuf *why)
@@ -33,7 +55,7 @@ openai_request_has_model_roles_and_limits(void **state)
 	struct llm_message m[] = { { LLM_SYSTEM, "be fast" }, { LLM_USER, "write \"k\"" },
 	                           { LLM_ASSISTANT, "ok" } };
 	struct strbuf body = STRBUF_INIT;
-	llm_build_request(EGG_BACKEND_OPENAI, "gpt-x", 100, -1, m, 3, &body);
+	llm_build_request(EGG_BACKEND_OPENAI, "gpt-x", "max_tokens", 100, -1, m, 3, &body);
 	cJSON *j = cJSON_Parse(body.buf);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "model")->valuestring, "gpt-x");
@@ -57,7 +79,7 @@ anthropic_request_puts_system_messages_in_the_system_field(void **state)
 	struct llm_message m[] = { { LLM_SYSTEM, "one" }, { LLM_SYSTEM, "two" },
 	                           { LLM_USER, "hi" } };
 	struct strbuf body = STRBUF_INIT;
-	llm_build_request(EGG_BACKEND_ANTHROPIC, "claude-x", 50, 0.5, m, 3, &body);
+	llm_build_request(EGG_BACKEND_ANTHROPIC, "claude-x", "max_tokens", 50, 0.5, m, 3, &body);
 	cJSON *j = cJSON_Parse(body.buf);
 	assert_non_null(j);
 	assert_string_equal(cJSON_GetObjectItem(j, "system")->valuestring, "one\n\ntwo");
@@ -314,6 +336,144 @@ client_refuses_missing_model_and_odd_urls(void **state)
 	strbuf_release(&err);
 }
 
+static void
+settings_read_key_file_headers_and_prices(void **state)
+{
+	(void)state;
+	char key[] = "/tmp/egg-test-llm-key-XXXXXX";
+	int fd = mkstemp(key);
+	assert_true(fd >= 0);
+	const char *content = "  sk-file-key-42 \r\nsecond line\n";
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	char text[512];
+	snprintf(text, sizeof text,
+	         "backend = anthropic\nmodel = claude-x\napi_key_file = %s\ntimeout = 30s\n"
+	         "api_headers = anthropic-beta: b1 ; X-Team: egg;\nprice_in = 3\nprice_out = 15.5\n",
+	         key);
+	struct egg_config *cfg = config_from(text);
+	struct llm_settings s;
+	char *buf = NULL;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(llm_settings_from_config(cfg, &s, &buf, &err), 0);
+	unlink(key);
+	assert_int_equal(s.backend, EGG_BACKEND_ANTHROPIC);
+	assert_string_equal(s.model, "claude-x");
+	assert_null(s.api_base);
+	assert_string_equal(s.api_key, "sk-file-key-42");
+	assert_ptr_equal(s.api_key, buf); /* the key first: clearing strlen(buf) clears it */
+	assert_int_equal(s.n_headers, 2);
+	assert_string_equal(s.headers[0], "anthropic-beta: b1");
+	assert_string_equal(s.headers[1], "X-Team: egg");
+	assert_true(s.timeout_s == 30);
+	assert_true(s.price_in_per_mtok == 3 && s.price_out_per_mtok == 15.5);
+	assert_int_equal(s.max_retries, -1);
+	assert_true(s.temperature < 0);
+	free(buf);
+	egg_config_free(cfg);
+	strbuf_release(&err);
+}
+
+static void
+settings_errors_name_the_problem_never_the_secret(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *conf, *want;
+	} cases[] = {
+		{ "model = m\n", "the backend is 'builtin'" },
+		{ "backend = openai\n", "the openai backend needs a model" },
+		{ "backend = openai\nmodel = m\napi_key_file = /nonexistent/key\n",
+		  "cannot read the API key file /nonexistent/key: No such file" },
+		{ "backend = openai\nmodel = m\napi_headers = Authorization Bearer sk-hdr-secret\n",
+		  "api_headers: item 1 is not a 'Name: value' header" },
+		{ "backend = openai\nmodel = m\nprice_in = cheap\n",
+		  "price_in 'cheap' is not a price" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct egg_config *cfg = config_from(cases[i].conf);
+		struct llm_settings s;
+		char *buf = NULL;
+		struct strbuf err = STRBUF_INIT;
+		assert_int_equal(llm_settings_from_config(cfg, &s, &buf, &err), -1);
+		assert_null(buf);
+		if (!strstr(err.buf, cases[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err.buf, cases[i].want);
+		assert_null(strstr(err.buf, "sk-hdr-secret"));
+		strbuf_release(&err);
+		egg_config_free(cfg);
+	}
+}
+
+static void
+settings_prefer_api_key_and_need_no_buffer_without_file_or_headers(void **state)
+{
+	(void)state;
+	struct egg_config *cfg = config_from("backend = openai\nmodel = m\napi_key = sk-inline\n"
+	                                     "api_key_file = /nonexistent\ntimeout = 0\n");
+	struct llm_settings s;
+	char *buf = (char *)"unset";
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(llm_settings_from_config(cfg, &s, &buf, &err), 0);
+	assert_null(buf);
+	assert_string_equal(s.api_key, "sk-inline");
+	assert_int_equal(s.n_headers, 0);
+	assert_true(s.timeout_s > 1e6); /* timeout 0: no limit */
+	egg_config_free(cfg);
+	strbuf_release(&err);
+}
+
+static void
+client_refuses_control_characters_in_key_and_headers(void **state)
+{
+	(void)state;
+	const char *bad[] = { "X-Injected: a\r\nHost: evil" };
+	struct llm_settings s = { .backend = EGG_BACKEND_OPENAI, .model = "m",
+	                          .api_key = "sk-line\n", .max_retries = -1, .temperature = -1 };
+	struct strbuf err = STRBUF_INIT;
+	assert_null(llm_client_new(&s, &err));
+	assert_non_null(strstr(err.buf, "control character"));
+	assert_null(strstr(err.buf, "sk-line"));
+	strbuf_reset(&err);
+	s.api_key = "sk-fine";
+	s.headers = bad;
+	s.n_headers = 1;
+	assert_null(llm_client_new(&s, &err));
+	assert_non_null(strstr(err.buf, "extra header 1 is not"));
+	strbuf_release(&err);
+}
+
+/* A whole chat against a port nobody listens on: the network sentence names
+ * the backend and the host, counts the attempts, and carries no key. */
+static void
+unreachable_server_gives_network_sentence_without_key(void **state)
+{
+	(void)state;
+	struct llm_settings s = { .backend = EGG_BACKEND_ANTHROPIC, .model = "m",
+	                          .api_base = "http://127.0.0.1:1", .api_key = "sk-never-shown",
+	                          .max_retries = 1, .backoff_s = 0.001, .temperature = -1 };
+	struct strbuf err = STRBUF_INIT;
+	struct llm_client *c = llm_client_new(&s, &err);
+	assert_non_null(c);
+	struct llm_message m = { LLM_USER, "hi" };
+	struct llm_reply r;
+	assert_int_equal(llm_chat(c, &m, 1, &r, &err), LLM_E_NETWORK);
+	assert_null(r.text);
+	assert_non_null(strstr(err.buf, "could not reach the anthropic backend at 127.0.0.1:1 "
+	                                "(2 attempts)"));
+	assert_null(strstr(err.buf, "sk-never-shown"));
+	assert_int_equal(llm_client_usage(c)->requests, 2);
+	assert_int_equal(llm_client_usage(c)->retries, 1);
+	struct llm_chat_fn fn = llm_chat_client(c);
+	strbuf_reset(&err);
+	assert_int_equal(fn.chat(fn.ctx, &m, 1, &r, &err), LLM_E_NETWORK);
+	assert_int_equal(llm_client_usage(c)->requests, 4);
+	assert_string_equal(llm_status_name(LLM_E_NETWORK), "network");
+	assert_string_equal(llm_backend_name(EGG_BACKEND_ANTHROPIC), "anthropic");
+	llm_client_free(c);
+	strbuf_release(&err);
+}
+
 int
 main(void)
 {
@@ -332,6 +492,11 @@ main(void)
 		cmocka_unit_test(scrub_removes_every_copy_of_the_key),
 		cmocka_unit_test(url_host_drops_credentials_and_path),
 		cmocka_unit_test(client_refuses_missing_model_and_odd_urls),
+		cmocka_unit_test(settings_read_key_file_headers_and_prices),
+		cmocka_unit_test(settings_errors_name_the_problem_never_the_secret),
+		cmocka_unit_test(settings_prefer_api_key_and_need_no_buffer_without_file_or_headers),
+		cmocka_unit_test(client_refuses_control_characters_in_key_and_headers),
+		cmocka_unit_test(unreachable_server_gives_network_sentence_without_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
