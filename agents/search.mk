@@ -43,5 +43,5 @@ tests_unit_test_agents_search_LDADD = $(SEARCH_LDADD) libeggbundle.a $(CMOCKA_LI
 UNIT_TESTS += tests/unit/test_agents_search
 
 SUITES += tests/suites/agents.bash
-EXTRA_DIST += tests/data/agents/scale.cu tests/data/agents/fixture-eval \
+EXTRA_DIST += tests/agents/server.bash tests/data/agents/scale.cu tests/data/agents/fixture-eval \
 	tests/data/agents/search-fixture

@@ -5,52 +5,23 @@
 # the verdict its source names.  CI has no GPU; the final compile and link of
 # the winner are real.
 
-MODEL_SERVER=$EGG_SRCDIR/tests/agents/model-server.py
 DATA=$EGG_SRCDIR/tests/data/agents
 KEY=sk-egg-search-7c1e0b9a44
+. "$EGG_SRCDIR/tests/agents/server.bash" # start_server, stop_server, logq
 
 suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the scripted model server"; return 1; }
 }
 
-stop_server() {
-	[ -n "${SERVER_PID:-}" ] && kill $SERVER_PID 2>/dev/null && wait $SERVER_PID 2>/dev/null
-	SERVER_PID=
-}
-trap stop_server EXIT
-
-# start_server BACKEND FIXTURE_FILE: the server on a free port, egg's
-# configuration pointed at it (the key in a file), the recorded evaluator.
-start_server() {
-	printf '%s\n' "$KEY" >"$T/key"
-	python3 "$MODEL_SERVER" --fixture "$2" --port-file "$T/port" --log "$T/server.log" \
-		--expect-key-file "$T/key" 2>"$T/server.err" &
-	SERVER_PID=$!
-	local i
-	for i in $(seq 100); do
-		[ -s "$T/port" ] && break
-		kill -0 $SERVER_PID 2>/dev/null || fail "the model server did not start: $(cat "$T/server.err")"
-		sleep 0.05
-	done
-	[ -s "$T/port" ] || fail "the model server wrote no port"
-	touch "$T/server.log"
-	local port
-	port=$(cat "$T/port")
-	export EGG_BACKEND=$1 EGG_MODEL=test-model EGG_API_KEY_FILE=$T/key
-	[ "$1" = openai ] && export EGG_API_BASE=http://127.0.0.1:$port/v1 ||
-		export EGG_API_BASE=http://127.0.0.1:$port
+# serve BACKEND FIXTURE_FILE: the scripted server with that fixture, and the
+# recorded evaluator, the source prompts and nvcc for egg-cc.
+serve() {
+	start_server "$1" "$(cat "$2")"
 	export EGG_EVAL_COMMAND=$DATA/fixture-eval FIXTURE_EVAL_LOG=$T/evals
 	export EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 	export PATH=$(dirname "$REAL_NVCC"):$PATH
 	cp "$DATA/scale.cu" .
-}
-
-# logq PYTHON_EXPR: EXPR with l = the server log's entries
-logq() {
-	python3 -c 'import json, sys
-l = [json.loads(x) for x in open(sys.argv[1])]
-print(eval(sys.argv[2]))' "$T/server.log" "$1"
 }
 
 has_symbol() { nm -C "$1" >"$1.nm"; grep -q -- "$2" "$1.nm"; }
@@ -58,7 +29,7 @@ has_symbol() { nm -C "$1" >"$1.nm"; grep -q -- "$2" "$1.nm"; }
 # The search replays all 17 exchanges, every request met the fixture's
 # expectations, and the winner (the tuned mapping candidate) is linked.
 search_links_the_winner() {
-	start_server "$1" "$T/fixture.json"
+	serve "$1" "$T/search.json"
 	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
 	expect_eq "$(logq 'len(l)')" 17 "requests ($(cat r.err))"
 	expect_eq "$(logq '[e["name"] for e in l if e["expect_failed"]]')" "[]" \
@@ -80,17 +51,17 @@ search_links_the_winner() {
 entry_json() { cat "$EGG_CACHE_DIR"/*/* 2>/dev/null | grep '"transcript"'; }
 
 test_openai_search_reaches_the_winner_after_a_compile_error_and_a_wrong_result() {
-	"$DATA/search-fixture" >"$T/fixture.json"
+	"$DATA/search-fixture" >"$T/search.json"
 	search_links_the_winner openai
 }
 
 test_anthropic_search_reaches_the_same_winner() {
-	"$DATA/search-fixture" >"$T/fixture.json"
+	"$DATA/search-fixture" >"$T/search.json"
 	search_links_the_winner anthropic
 }
 
 test_transcript_is_in_the_entry_and_no_key_anywhere() {
-	"$DATA/search-fixture" >"$T/fixture.json"
+	"$DATA/search-fixture" >"$T/search.json"
 	search_links_the_winner openai
 	"$EGG" cache ls >ls.out || fail "egg cache ls failed"
 	expect_eq "$(grep -c winner ls.out)" 1 "winners cached"
@@ -135,8 +106,8 @@ test_edited_prompts_change_the_cache_key() {
 
 test_refused_key_warns_once_and_builds_the_reference() {
 	echo '[{"name": "bad key", "status": 401, "error": "Incorrect API key provided", "repeat": 5}]' \
-		>"$T/fixture.json"
-	start_server openai "$T/fixture.json"
+		>"$T/bad-key.json"
+	serve openai "$T/bad-key.json"
 	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
 	expect_file_lines r.err 1
 	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict ("
