@@ -34,6 +34,7 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 	opt.budget.max_tokens = (long)egg_config_count(cfg, "max_tokens");
 	opt.budget.max_seconds = (double)egg_config_seconds(cfg, "max_search_time");
 	opt.budget.max_candidates = (long)egg_config_count(cfg, "max_candidates");
+	opt.prompt_chars = (size_t)egg_config_count(cfg, "max_prompt_chars");
 	int rc = agents_search(b, llm_chat_client(c), ev, &opt, out, err);
 	llm_client_free(c);
 	return rc;

@@ -165,7 +165,7 @@ stage_tune(struct search *s, struct structure *st, int which)
 	if (bw > 0)
 		strbuf_addf(&decision, ", %.0f%% of the copy ceiling", 100 * bw);
 	strbuf_addstr(&decision, ".\n");
-	for (size_t k = 0; k < sizeof substages / sizeof *substages && search_may_go_on(s); k++) {
+	for (size_t k = 0; k < sizeof substages / sizeof *substages && search_may_go_on(s, 1); k++) {
 		const char *sub = substages[k];
 		s->stage = k == 0 ? "2/mapping" : k == 1 ? "2/tiling" : "2/memory";
 		struct prompt_vars v = { 0 };
@@ -299,7 +299,7 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	struct structure *keep = egg_xcalloc((size_t)s.opt.keep, sizeof *keep);
 	size_t n_keep = stage_structure(&s, keep);
 	for (size_t k = 0; k < n_keep; k++) {
-		if (search_may_go_on(&s))
+		if (search_may_go_on(&s, 1))
 			stage_tune(&s, &keep[k], (int)k + 1);
 		outcome_release(&keep[k].o);
 		free(keep[k].direction);

@@ -20,6 +20,8 @@
  *
  * Budgets (model calls, tokens, wall time, candidates evaluated): when one runs
  * out the search stops, keeps the best so far, and the transcript says which.
+ * The model-call and token budgets stop further requests; an answer already
+ * received is still evaluated.
  *
  * Transcript: a JSON array of steps
  *   { "stage": "1/structure" | "2/mapping" | "2/tiling" | "2/memory" | "debug" | "tune",
@@ -92,8 +94,9 @@ int agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct ag
 void agents_result_release(struct agents_result *r);
 
 /* The search as a build runs it: the backend (llm_settings_from_config), the
- * prompts (prompts_dir) and the budgets (max_model_calls, max_tokens,
- * max_search_time, max_candidates) from cfg.  Returns as agents_search; -1
+ * prompts (prompts_dir), the budgets (max_model_calls, max_tokens,
+ * max_search_time, max_candidates) and the prompt size (max_prompt_chars)
+ * from cfg.  Returns as agents_search; -1
  * also when the backend cannot be set up (no model, an unreadable key file, a
  * bad base URL), with the sentence in err. */
 int agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *b,

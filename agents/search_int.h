@@ -55,8 +55,9 @@ void search_step(struct search *s, const char *stage, const char *role, const ch
 void search_progress(struct search *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* 1 while the search may go on (no failure, no budget spent); records the
- * budget that stops it, once. */
-int search_may_go_on(struct search *s);
+ * budget that stops it, once.  Before an evaluation (to_ask 0) the model-call
+ * and token budgets do not count: an answer already paid for is evaluated. */
+int search_may_go_on(struct search *s, int to_ask);
 
 /* One call to the model: the role's template (template_role) rendered with v
  * and h under the prompt budget, after the system prompt.  Returns the answer

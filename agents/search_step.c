@@ -88,7 +88,7 @@ now(void)
 }
 
 int
-search_may_go_on(struct search *s)
+search_may_go_on(struct search *s, int to_ask)
 {
 	if (s->failure)
 		return 0;
@@ -96,9 +96,9 @@ search_may_go_on(struct search *s)
 		return 0;
 	const struct agents_budget *bu = &s->opt.budget;
 	const char *key = NULL, *what = NULL;
-	if (bu->max_model_calls > 0 && s->calls >= bu->max_model_calls)
+	if (to_ask && bu->max_model_calls > 0 && s->calls >= bu->max_model_calls)
 		key = "max_model_calls", what = "the model-call budget";
-	else if (bu->max_tokens > 0 && s->tok_in + s->tok_out >= bu->max_tokens)
+	else if (to_ask && bu->max_tokens > 0 && s->tok_in + s->tok_out >= bu->max_tokens)
 		key = "max_tokens", what = "the token budget";
 	else if (bu->max_seconds > 0 && now() - s->t0 >= bu->max_seconds)
 		key = "max_search_time", what = "the time budget";
@@ -118,7 +118,7 @@ char *
 search_ask(struct search *s, const char *role, const char *template_role,
            const struct prompt_vars *v, const struct history *h)
 {
-	if (!search_may_go_on(s))
+	if (!search_may_go_on(s, 1))
 		return NULL;
 	const char *tmpl = prompts_role(s->pr, template_role);
 	char *sys = prompts_render(prompts_role(s->pr, "system"), v->names, v->values, v->n);
@@ -183,7 +183,7 @@ merge_result(struct search *s, cJSON *res)
 static int
 evaluate(struct search *s, const char *name, const char *code, const char *why, struct outcome *o)
 {
-	if (!search_may_go_on(s))
+	if (!search_may_go_on(s, 0)) /* an answer already paid for is still evaluated */
 		return -1;
 	size_t cap = (size_t)s->opt.max_variants;
 	if (s->opt.budget.max_candidates > 0 && (size_t)(s->opt.budget.max_candidates - s->evaluated) < cap)

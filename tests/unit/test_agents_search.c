@@ -23,6 +23,7 @@
 
 struct script {
 	int stage1;               /* stage 1 prompts seen */
+	int bad_first;            /* the first seed answers 1: a changed signature, 2: no code */
 	int fail_at;              /* the call that fails with fail_status (1-based); 0: none */
 	enum llm_status fail_status;
 	int calls;
@@ -53,6 +54,17 @@ answer_for(struct script *sc, const char *user)
 	if (strstr(user, "# Profile agent"))
 		return egg_xstrdup("The kernel reads each row twice. {\"bottleneck\": \"memory traffic\", "
 		                   "\"modification_plan\": \"keep the row in registers\"}");
+	if (strstr(user, "# Debug agent") && strstr(user, "egg could not use the answer"))
+		return code("unusable fixed", "pass 1.7", NULL);
+	if (strstr(user, "# Stage 1") && sc->bad_first && sc->stage1 == 0) {
+		sc->stage1++;
+		if (sc->bad_first == 2)
+			return egg_xstrdup("I would use one warp per row. {\"plan\": \"no code, sorry\"}");
+		char *c = code("bad signature", "pass 9.0", NULL);
+		char *p = strstr(c, "int rows, int cols)\n{");
+		memcpy(p, "int rows, int colz", 18);
+		return c;
+	}
 	if (strstr(user, "# Debug agent")) {
 		if (strstr(user, "tag: seed-a"))
 			return code("seed-a fixed", "pass 1.5", NULL);
@@ -303,6 +315,7 @@ test_model_call_budget_stops_the_search_and_keeps_the_best(void **state)
 	assert_int_equal(f->r.verdict, 1);
 	assert_string_equal(f->r.stopped_by, "max_model_calls");
 	assert_int_equal(f->r.model_calls, 3);
+	assert_int_equal(f->r.candidates, 3);
 	assert_non_null(f->r.source);
 	assert_non_null(strstr(f->r.source, "tag: seed-a fixed"));
 	assert_true(transcript_has(&f->r, NULL, "search", "note", "the model-call budget ran out"));
@@ -327,7 +340,9 @@ test_token_and_time_budgets_stop_the_search(void **state)
 	run(f);
 	assert_string_equal(f->r.stopped_by, "max_tokens");
 	assert_int_equal(f->r.model_calls, 1);
-	assert_int_equal(f->r.verdict, 0); /* nothing reached the harness */
+	assert_int_equal(f->r.candidates, 1); /* the answer paid for is evaluated */
+	assert_int_equal(f->r.verdict, 1);    /* a verdict: nothing correct */
+	assert_null(f->r.source);
 	agents_result_release(&f->r);
 	f->opt.budget.max_tokens = 0;
 	f->opt.budget.max_seconds = 1e-9;
@@ -373,6 +388,30 @@ test_harness_failure_gives_no_verdict(void **state)
 }
 
 static void
+test_unusable_answers_go_back_to_the_debug_agent_with_the_reason(void **state)
+{
+	struct fixture *f = *state;
+	for (int mode = 1; mode <= 2; mode++) {
+		memset(&f->sc, 0, sizeof f->sc);
+		memset(&f->j, 0, sizeof f->j);
+		agents_result_release(&f->r);
+		f->sc.bad_first = mode;
+		f->opt.budget.max_model_calls = 2;
+		run(f);
+		/* the bad answer never reached the harness; the repaired one did */
+		assert_int_equal(f->j.calls, 1);
+		assert_non_null(f->r.source);
+		assert_non_null(strstr(f->r.source, "unusable fixed"));
+		const char *reason = mode == 1 ? "it must keep `void softmax_forward ( const float * x"
+		                               : "has no code that defines softmax_forward";
+		assert_non_null(strstr(f->sc.prompts.v[1], reason));
+		assert_true(transcript_has(&f->r, "1/structure", "search", "note", reason));
+		strvec_clear(&f->sc.prompts);
+		strvec_clear(&f->sc.systems);
+	}
+}
+
+static void
 test_family_comes_from_the_lifter_then_from_words(void **state)
 {
 	struct fixture *f = *state;
@@ -399,6 +438,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refused_key_gives_no_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend_failure_after_a_winner_keeps_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_harness_failure_gives_no_verdict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unusable_answers_go_back_to_the_debug_agent_with_the_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_family_comes_from_the_lifter_then_from_words, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
