@@ -8,8 +8,40 @@
 #include "agents/search.h"
 #include "common/util.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The transport's own accounting (HTTP requests, retries, time, cost) as the
+ * transcript's last note: the search counts model calls, the client every
+ * request it sent. */
+static void
+add_usage(struct agents_result *out, const struct llm_usage *u, const char *backend)
+{
+	cJSON *t = cJSON_Parse(out->transcript);
+	if (!cJSON_IsArray(t)) {
+		cJSON_Delete(t);
+		return;
+	}
+	char *text = egg_xasprintf("%s backend: %ld requests (%ld retries), %ld input and %ld output "
+	                           "tokens, %.1f s, cost %s%.4f USD", backend, u->requests, u->retries,
+	                           u->input_tokens, u->output_tokens, u->seconds,
+	                           u->cost_usd > 0 ? "" : "unknown, ", u->cost_usd);
+	const cJSON *last = cJSON_GetArrayItem(t, cJSON_GetArraySize(t) - 1);
+	const char *stage = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(last, "stage"));
+	cJSON *st = cJSON_CreateObject();
+	cJSON_AddStringToObject(st, "stage", stage ? stage : "1/structure");
+	cJSON_AddStringToObject(st, "role", "search");
+	cJSON_AddStringToObject(st, "kind", "note");
+	cJSON_AddStringToObject(st, "text", text);
+	cJSON_AddItemToArray(t, st);
+	char *json = cJSON_PrintUnformatted(t);
+	free(out->transcript);
+	out->transcript = egg_xstrdup(json);
+	cJSON_free(json);
+	cJSON_Delete(t);
+	free(text);
+}
 
 int
 agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *b,
@@ -36,6 +68,8 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 	opt.budget.max_candidates = (long)egg_config_count(cfg, "max_candidates");
 	opt.prompt_chars = (size_t)egg_config_count(cfg, "max_prompt_chars");
 	int rc = agents_search(b, llm_chat_client(c), ev, &opt, out, err);
+	if (rc == 0)
+		add_usage(out, llm_client_usage(c), llm_backend_name(set.backend));
 	llm_client_free(c);
 	return rc;
 }

@@ -82,6 +82,7 @@ for s in t:
         "prompt", "response", "evaluation", "decision", "note"), s
 assert any(s["kind"] == "decision" and s["text"].startswith("winner: s2.1-mapping [BLOCK=256]") for s in t)
 assert sum(1 for s in t if s["kind"] == "response") == 17
+assert any(s["text"].startswith("openai backend: 17 requests (0 retries)") for s in t), t[-1]
 best = e["result"]["candidates"][e["result"]["best"]]
 assert best["name"] == "s2.1-mapping [BLOCK=256]" and best["speedup"] == 3.0, best
 PY
