@@ -205,6 +205,52 @@ test_feedback_json_in_prose_fences_or_cut_off_is_recovered(void **state)
 	check_feedback("{{{{[[[\"", -1, "unknown", "");
 }
 
+/* Every prefix of an answer (a reply cut anywhere by the token limit or the
+ * network) and a few byte flips: the readers answer or refuse, never crash
+ * (run under valgrind to see the reads stay in bounds). */
+static void
+test_readers_survive_every_cut_and_corruption_of_an_answer(void **state)
+{
+	(void)state;
+	struct egg_bundle *b = load_bundle("softmax.json");
+	const char *full = "Change: it's \"better\".\n```cuda\n// egg-tune: B = 1, 2\n" HELPER "```\n"
+		"{\"bottleneck\": \"x [1, {2}]\", \"modification_plan\": \"y\\\"z\"}\n```cuda\n"
+		"/* c */ #define K 'a'\n" TARGET "```\n";
+	size_t len = strlen(full);
+	int found = 0;
+	for (int flip = 0; flip < 3; flip++)
+		for (size_t n = 0; n <= len; n++) {
+			char *cut = egg_xstrndup(full, n);
+			if (flip && n > 0)
+				cut[(n * 37 + 11) % n] = flip == 1 ? '{' : '`';
+			struct strbuf why = STRBUF_INIT;
+			char *code = extract_code(cut, "softmax_forward", &why);
+			if (code) {
+				found++;
+				extract_check_signature(code, b, &why);
+				struct strvec notes = STRVEC_INIT;
+				struct tune_variant *v;
+				size_t k = tune_expand(code, 4, &v, &notes);
+				assert_true(k >= 1 && k <= 4);
+				tune_variants_free(v, k);
+				strvec_clear(&notes);
+				free(code);
+			} else {
+				assert_true(why.len > 0);
+			}
+			char *bn, *pl;
+			extract_feedback(cut, &bn, &pl, &why);
+			assert_non_null(bn);
+			assert_non_null(pl);
+			free(bn);
+			free(pl);
+			strbuf_release(&why);
+			free(cut);
+		}
+	assert_true(found > 0);
+	bundle_free(b);
+}
+
 /* ---- tune ---- */
 
 static void
@@ -347,6 +393,7 @@ main(void)
 		cmocka_unit_test(test_signature_check_accepts_layout_linkage_and_restrict),
 		cmocka_unit_test(test_signature_check_rejects_a_changed_signature_with_both_spellings),
 		cmocka_unit_test(test_feedback_json_in_prose_fences_or_cut_off_is_recovered),
+		cmocka_unit_test(test_readers_survive_every_cut_and_corruption_of_an_answer),
 		cmocka_unit_test(test_tune_expands_every_combination_as_defines),
 		cmocka_unit_test(test_tune_caps_the_variants_and_keeps_the_default_first),
 		cmocka_unit_test(test_tune_ignores_malformed_declarations_with_a_note),
