@@ -67,9 +67,23 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 	opt.budget.max_seconds = (double)egg_config_seconds(cfg, "max_search_time");
 	opt.budget.max_candidates = (long)egg_config_count(cfg, "max_candidates");
 	opt.prompt_chars = (size_t)egg_config_count(cfg, "max_prompt_chars");
-	int rc = agents_search(b, llm_chat_client(c), ev, &opt, out, err);
-	if (rc == 0)
-		add_usage(out, llm_client_usage(c), llm_backend_name(set.backend));
+	enum run_status st = RUN_ERROR;
+	cJSON *self = ev.evaluate(ev.ctx, NULL, 0, &st);
+	const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(self, "status"));
+	int rc = 0;
+	if (st != RUN_OK || !status || strcmp(status, "ok") != 0) {
+		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(self, "message"));
+		out->failure = egg_xasprintf("the reference's self-check failed: %s",
+		                             msg ? msg : st == RUN_NO_GPU ? "no GPU" : "no result");
+	} else {
+		opt.device = cJSON_GetObjectItemCaseSensitive(self, "device");
+		opt.ceilings = cJSON_GetObjectItemCaseSensitive(self, "ceilings");
+		opt.reference = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(self, "candidates"), 0);
+		rc = agents_search(b, llm_chat_client(c), ev, &opt, out, err);
+		if (rc == 0)
+			add_usage(out, llm_client_usage(c), llm_backend_name(set.backend));
+	}
+	cJSON_Delete(self);
 	llm_client_free(c);
 	return rc;
 }

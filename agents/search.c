@@ -47,6 +47,7 @@ base_vars(struct search *s, struct prompt_vars *v, struct strbuf *bundle, struct
 	prompt_vars_set(v, "family", s->family);
 	prompt_vars_set(v, "principles", prompts_principles(s->pr, s->family));
 	prompt_vars_set(v, "device", device->buf);
+	prompt_vars_set(v, "reference", s->reference.len ? s->reference.buf : "not measured yet");
 }
 
 /* The measurements of result candidate i, and its fraction of the copy ceiling. */
@@ -289,6 +290,9 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 		s.device = cJSON_Duplicate(opt->device, 1);
 	if (cJSON_IsObject((const cJSON *)opt->ceilings))
 		s.ceilings = cJSON_Duplicate(opt->ceilings, 1);
+	strbuf_init(&s.reference);
+	if (cJSON_IsObject((const cJSON *)opt->reference))
+		measure_candidate(opt->reference, s.ceilings, &s.reference);
 	s.transcript = cJSON_CreateArray();
 	char *note = egg_xasprintf("family %s; prompts %s; %d seeds, %d structures kept, %d repair rounds",
 	                           s.family, prompts_identity(s.pr), s.opt.seeds, s.opt.keep,
@@ -316,6 +320,7 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	free(s.failure);
 	free(s.best_source);
 	free(s.best_name);
+	strbuf_release(&s.reference);
 	return 0;
 }
 

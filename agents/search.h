@@ -70,6 +70,8 @@ struct agents_options {
 	int quiet;              /* no progress lines on stderr */
 	const void *device;     /* the profile: an egg-result's "device" and "ceilings" */
 	const void *ceilings;   /* (cJSON objects, may be NULL: taken from the first result) */
+	const void *reference;  /* the reference's measurements: a self-check's candidate
+	                           object (cJSON), or NULL */
 };
 
 struct agents_result {
@@ -96,7 +98,10 @@ void agents_result_release(struct agents_result *r);
 /* The search as a build runs it: the backend (llm_settings_from_config), the
  * prompts (prompts_dir), the budgets (max_model_calls, max_tokens,
  * max_search_time, max_candidates) and the prompt size (max_prompt_chars)
- * from cfg.  Returns as agents_search; -1
+ * from cfg.  The reference is evaluated alone first (ev with no candidate: the
+ * harness's self-check), which gives the agents the device profile and the
+ * reference's own numbers, and ends the search before any model call when
+ * there is no GPU or the harness fails (no verdict).  Returns as agents_search; -1
  * also when the backend cannot be set up (no model, an unreadable key file, a
  * bad base URL), with the sentence in err. */
 int agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *b,

@@ -21,6 +21,7 @@ struct search {
 	const char *family;
 	struct strvec directions;
 	cJSON *device, *ceilings;   /* owned copies; NULL until known */
+	struct strbuf reference;    /* the reference's measurements, as text */
 	cJSON *transcript;
 	cJSON *result;              /* every candidate evaluated; NULL before the first */
 	long calls, tok_in, tok_out, evaluated;

@@ -43,6 +43,7 @@ search_links_the_winner() {
 	expect_file_contains r.err "egg: scale_forward: 3.0x over reference ($1, verified on Recorded GPU), cached"
 	expect_file_lacks r.err "warning"
 	expect_file_contains evals "s2.1-mapping [BLOCK=128] | s2.1-mapping [BLOCK=256]"
+	expect_eq "$(head -1 evals)" "" "the first job: the reference's self-check"
 	has_symbol scale.o ' T egg_winner__scale_forward(' || fail "the winner is not linked"
 	has_symbol scale.o 'egg_scale_forward_map' || fail "the winner's kernel is not in the object"
 	has_symbol scale.o ' T scale_forward(' || fail "the dispatcher keeps the user's name"
@@ -105,6 +106,17 @@ test_edited_prompts_change_the_cache_key() {
 	[ "$k1" != "$k3" ] || fail "openai and builtin share a key"
 }
 
+test_no_verdict_from_the_harness_asks_the_model_nothing() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	EGG_EVAL_COMMAND=/bin/false run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o ||
+		fail "$(cat r.err)"
+	expect_file_lines r.err 1
+	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict (the reference's self-check failed"
+	expect_eq "$(logq 'len(l)')" 0 "requests"
+	! has_symbol scale.o 'egg_winner__scale_forward' || fail "a winner was linked"
+}
+
 test_refused_key_warns_once_and_builds_the_reference() {
 	echo '[{"name": "bad key", "status": 401, "error": "Incorrect API key provided", "repeat": 5}]' \
 		>"$T/bad-key.json"
@@ -114,7 +126,7 @@ test_refused_key_warns_once_and_builds_the_reference() {
 	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict ("
 	expect_file_contains r.err "; compiling the reference"
 	expect_eq "$(logq 'len(l)')" 1 "requests (no retry on 401)"
-	[ ! -e evals ] || fail "something was evaluated"
+	expect_file_lines evals 1 # the reference's self-check, no candidate
 	! has_symbol scale.o 'egg_winner__scale_forward' || fail "a winner was linked"
 	expect_eq "$("$EGG" cache ls | grep -c .)" 0 "cache entries"
 	expect_file_lacks r.err "$KEY"

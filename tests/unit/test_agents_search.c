@@ -248,7 +248,15 @@ static void
 test_two_stage_search_repairs_tunes_and_finds_the_winner(void **state)
 {
 	struct fixture *f = *state;
+	cJSON *ref = cJSON_Parse("{\"name\": \"reference (self-check)\", \"verdict\": \"pass\", \"run\": "
+	                         "{\"timings\": [{\"workload\": 0, \"bytes\": 6e7, \"candidate\": "
+	                         "{\"median_ms\": 0.04}, \"reference\": {\"median_ms\": 0.04}}]}}");
+	f->opt.reference = ref;
 	run(f);
+	cJSON_Delete(ref);
+	/* the reference's numbers against the ceiling in the structure prompts */
+	assert_non_null(strstr(f->sc.prompts.v[0], "workload 0: 0.04 ms (reference 0.04 ms), 60 MB moved, "
+	                                           "1500 GB/s"));
 	assert_int_equal(f->r.verdict, 1);
 	assert_null(f->r.failure);
 	assert_null(f->r.stopped_by);
