@@ -25,9 +25,12 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -371,9 +374,17 @@ llm_client_new(const struct llm_settings *s, struct strbuf *err)
 	}
 	if (s->api_base && !egg_str_starts(s->api_base, "http://") &&
 	    !egg_str_starts(s->api_base, "https://")) {
-		strbuf_addf(err, "the %s backend's api_base '", name);
-		llm_excerpt(s->api_base, strlen(s->api_base), 200, err);
-		strbuf_addstr(err, "' is not an http:// or https:// URL");
+		/* Only the scheme is quoted: the rest may hold user:password@. */
+		const char *sep = strstr(s->api_base, "://");
+		strbuf_addf(err, "the %s backend's api_base is not an http:// or https:// URL", name);
+		if (sep) {
+			strbuf_addstr(err, " (it starts with '");
+			llm_excerpt(s->api_base, (size_t)(sep - s->api_base) < 16 ?
+			            (size_t)(sep - s->api_base) : 16, 16, err);
+			strbuf_addstr(err, "://')");
+		} else {
+			strbuf_addstr(err, " (it has no scheme)");
+		}
 		return NULL;
 	}
 	if (s->api_key && has_control(s->api_key)) {
@@ -417,6 +428,7 @@ llm_client_new(const struct llm_settings *s, struct strbuf *err)
 		c->rng = 88172645463325252ULL;
 	c->curl = curl_easy_init();
 	if (!c->curl) {
+		curl_global_cleanup();
 		strbuf_addf(err, "the %s backend cannot start libcurl", name);
 		llm_client_free(c);
 		return NULL;
@@ -487,6 +499,29 @@ on_header(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* curl_easy_perform with SIGPIPE blocked in this thread.  With CURLOPT_NOSIGNAL
+ * (needed for threads and timeouts) libcurl no longer ignores SIGPIPE itself,
+ * and a TLS write to a server that hung up could otherwise kill the build that
+ * asked for a kernel.  A SIGPIPE raised meanwhile is taken off before the mask
+ * is restored. */
+static CURLcode
+perform_without_sigpipe(CURL *h)
+{
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	CURLcode cc = curl_easy_perform(h);
+	if (!sigismember(&old, SIGPIPE)) {
+		sigset_t pending;
+		struct timespec zero = { 0, 0 };
+		if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
+			sigtimedwait(&pipe_set, NULL, &zero);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	return cc;
+}
+
 static void
 perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 {
@@ -512,7 +547,7 @@ perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 	a->too_big = 0;
 	a->retry_after = -1;
 	strbuf_reset(&a->body);
-	a->cc = curl_easy_perform(h);
+	a->cc = perform_without_sigpipe(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
 	c->usage.requests++;
 }

@@ -128,7 +128,7 @@ test_retry_after_on_429_is_honoured() {
 
 test_retry_after_as_http_date_is_honoured() {
 	local when
-	when=$(python3 -c 'import email.utils, time; print(email.utils.formatdate(time.time() + 2, usegmt=True))')
+	when=$(python3 -c 'import email.utils, time; print(email.utils.formatdate(time.time() + 3, usegmt=True))')
 	start_server anthropic '[{"status": 529, "headers": {"Retry-After": "'"$when"'"}, "error": "overloaded"},
 		{"reply": "ok"}]'
 	chat -u hi

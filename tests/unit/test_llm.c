@@ -326,8 +326,17 @@ client_refuses_missing_model_and_odd_urls(void **state)
 	                          .max_retries = -1, .temperature = -1 };
 	struct strbuf err = STRBUF_INIT;
 	assert_null(llm_client_new(&s, &err));
-	assert_non_null(strstr(err.buf, "not an http:// or https:// URL"));
+	assert_non_null(strstr(err.buf, "not an http:// or https:// URL (it starts with 'ftp://')"));
 	assert_null(strstr(err.buf, "sk-hidden"));
+	strbuf_reset(&err);
+	s.api_base = "htps://user:pw-secret@host/v1";
+	assert_null(llm_client_new(&s, &err));
+	assert_null(strstr(err.buf, "pw-secret"));
+	strbuf_reset(&err);
+	s.api_base = "user:pw-secret@host/v1";
+	assert_null(llm_client_new(&s, &err));
+	assert_non_null(strstr(err.buf, "(it has no scheme)"));
+	assert_null(strstr(err.buf, "pw-secret"));
 	strbuf_reset(&err);
 	s.api_base = NULL;
 	s.model = NULL;
