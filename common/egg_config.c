@@ -32,7 +32,7 @@
 /* An egg.conf is a few lines; anything this large is some other file. */
 #define MAX_FILE_SIZE (1024 * 1024)
 
-enum type { T_STRING, T_PATH, T_SECRET, T_CHOICE, T_BOOL, T_SIZE, T_DURATION, T_LIST };
+enum type { T_STRING, T_PATH, T_SECRET, T_CHOICE, T_BOOL, T_SIZE, T_DURATION, T_LIST, T_COUNT };
 
 struct key {
 	const char *name;
@@ -91,6 +91,20 @@ static const struct key keys[] = {
 	{ "log_file", T_PATH, NULL, NULL,
 	  "file to which egg appends what it did and why (secrets never appear in it)" },
 	{ "debug", T_BOOL, NULL, "false", "keep temporary files and log every step" },
+	{ "prompts_dir", T_PATH, NULL, NULL,
+	  "directory of the agents' prompts and expert principles (default: the installed ones); "
+	  "their version and contents are part of the cache key" },
+	{ "max_model_calls", T_COUNT, NULL, "40",
+	  "model requests one kernel's search may make (0: no limit); the best so far is kept" },
+	{ "max_tokens", T_COUNT, NULL, "2M",
+	  "input and output tokens one kernel's search may use (0: no limit)" },
+	{ "max_search_time", T_DURATION, NULL, "30m",
+	  "wall time of one kernel's search with a model backend (0: no limit)" },
+	{ "max_candidates", T_COUNT, NULL, "64",
+	  "candidates one kernel's search may evaluate, tunable variants included (0: no limit)" },
+	{ "max_prompt_chars", T_COUNT, NULL, "60000",
+	  "size limit of one prompt to the model, in characters; older attempts are summarized "
+	  "to stay under it" },
 };
 
 #define N_KEYS (sizeof keys / sizeof *keys)
@@ -292,6 +306,15 @@ parse_size(const char *v, uint64_t *out)
 	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
 }
 
+/* A count; k and M are thousands and millions. */
+static int
+parse_count(const char *v, uint64_t *out)
+{
+	static const char *const units[] = { "k", "m" };
+	static const uint64_t f[] = { 1000, 1000000 };
+	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
+}
+
 /* Seconds; a bare number is seconds. */
 static int
 parse_duration(const char *v, uint64_t *out)
@@ -360,6 +383,8 @@ normalize(const struct key *k, const char *v, const char *file)
 		return parse_size(v, &n) < 0 ? NULL : egg_xstrdup(v);
 	case T_DURATION:
 		return parse_duration(v, &n) < 0 ? NULL : egg_xstrdup(v);
+	case T_COUNT:
+		return parse_count(v, &n) < 0 ? NULL : egg_xstrdup(v);
 	case T_PATH:
 		return expand_path(v, file);
 	case T_STRING:
@@ -380,6 +405,8 @@ describe_type(const struct key *k, struct strbuf *out)
 		strbuf_addstr(out, "a size such as 500M or 2G");
 	else if (k->type == T_DURATION)
 		strbuf_addstr(out, "a duration such as 90, 90s, 5m or 1h");
+	else if (k->type == T_COUNT)
+		strbuf_addstr(out, "a count such as 40, 500k or 2M");
 	for (const char *p = k->type == T_CHOICE ? k->choices : ""; *p;) {
 		const char *end = strchr(p, '|');
 		strbuf_add(out, p, end ? (size_t)(end - p) : strlen(p));
@@ -728,6 +755,7 @@ egg_config_key_type(const char *key)
 	static const char *const names[] = {
 		[T_STRING] = "string", [T_PATH] = "path", [T_SECRET] = "secret", [T_CHOICE] = "choice",
 		[T_BOOL] = "bool", [T_SIZE] = "size", [T_DURATION] = "duration", [T_LIST] = "list",
+		[T_COUNT] = "count",
 	};
 	int i = key_index(key);
 	if (i < 0)
@@ -844,6 +872,16 @@ egg_config_seconds(const struct egg_config *cfg, const char *key)
 	uint64_t n = 0;
 	if (v)
 		parse_duration(v, &n);
+	return n;
+}
+
+uint64_t
+egg_config_count(const struct egg_config *cfg, const char *key)
+{
+	const char *v = typed_value(cfg, key, T_COUNT);
+	uint64_t n = 0;
+	if (v)
+		parse_count(v, &n);
 	return n;
 }
 

@@ -103,6 +103,7 @@ enum egg_backend egg_config_backend(const struct egg_config *cfg);
 int egg_config_bool(const struct egg_config *cfg, const char *key);          /* 0 or 1 */
 uint64_t egg_config_size(const struct egg_config *cfg, const char *key);     /* bytes */
 uint64_t egg_config_seconds(const struct egg_config *cfg, const char *key);  /* 0: none */
+uint64_t egg_config_count(const struct egg_config *cfg, const char *key);    /* k, M: 1e3, 1e6 */
 /* Appends the items of a list key (whitespace-separated) to out. */
 void egg_config_list(const struct egg_config *cfg, const char *key, struct strvec *out);
 

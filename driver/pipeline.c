@@ -17,6 +17,7 @@
 #include "cache/cache.h"
 #include "common/fsutil.h"
 #include "common/util.h"
+#include "agents/prompts.h"
 #include "builtin/builtin.h"
 #include "driver/pipeline_search.h"
 #include "driver/pipeline_verify.h"
@@ -103,9 +104,10 @@ pipeline_target_archs(const struct args *a, struct strvec *out)
 		strvec_push(out, "sm_75"); /* nvcc 13's default target */
 }
 
-/* The model backends (openai, anthropic) have no prompts in this egg yet: their
- * keys carry "none", so nothing a future egg stores for them is mistaken for
- * today's, and a search with them stops with a warning (pipeline_search.c). */
+/* The model backends (openai, anthropic) are identified by their model and
+ * the identity of the prompts their agents read (agents/prompts.h: a version
+ * and a hash of the files), so edited or user-supplied prompts never share a
+ * key with the installed ones. */
 struct cache_generator
 pipeline_generator(const struct egg_config *cfg)
 {
@@ -114,7 +116,7 @@ pipeline_generator(const struct egg_config *cfg)
 	if (backend && strcmp(backend, "builtin") != 0) {
 		g.backend = backend;
 		g.model = egg_config_get(cfg, "model");
-		g.recipe = "none";
+		g.recipe = prompts_identity_of(prompts_dir_from_config(cfg));
 	}
 	return g;
 }
@@ -234,7 +236,8 @@ evaluation_request(const struct plan_ctx *c, const struct kernel_plan *k, const 
 	const char *eval_command = egg_config_get(c->req->cfg, "eval_command");
 	*sr = (struct pipeline_search_request){ k->bundle, key, gen, c->req->nvcc, flags->v, flags->n,
 		                                (double)egg_config_seconds(c->req->cfg, "timeout"),
-		                                eval_command && *eval_command ? eval_command : NULL };
+		                                eval_command && *eval_command ? eval_command : NULL,
+		                                c->req->cfg };
 }
 
 /* A miss with a GPU in search mode: one process searches (single flight), the

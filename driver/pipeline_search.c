@@ -17,6 +17,7 @@
 #include "config.h"
 #include "driver/pipeline_search.h"
 #include "driver/pipeline_verify.h"
+#include "agents/search.h"
 #include "builtin/builtin.h"
 #include "common/util.h"
 #include "harness/run.h"
@@ -89,16 +90,50 @@ finish_entry(const char *key, const struct egg_bundle *b, const struct cache_gen
 	return e;
 }
 
+/* pipeline_evaluate in the shape of struct agents_evaluator. */
+static void *
+evaluate(void *ctx, const struct run_candidate *cands, size_t n, enum run_status *status)
+{
+	return pipeline_evaluate(ctx, cands, n, status);
+}
+
+/* A model backend's staged search (agents/search.h): the entry is made as for
+ * the builtin, a winner or a negative one; no verdict (the backend refused or
+ * could not be reached, the harness failed) gives one warning and no entry. */
+static struct cache_entry *
+search_with_model(const struct pipeline_search_request *req, struct pipeline_outcome *out)
+{
+	const struct egg_bundle *b = req->bundle;
+	struct agents_evaluator ev = { evaluate, (void *)req };
+	struct agents_result r;
+	struct strbuf err = STRBUF_INIT;
+	struct cache_entry *e = NULL;
+	if (agents_search_configured(req->cfg, b, ev, &r, &err) < 0) {
+		egg_warn("egg: %s: %s; compiling the reference", b->name, err.buf);
+	} else if (!r.verdict) {
+		egg_warn("egg: %s: no verdict (%s); compiling the reference", b->name,
+		         r.failure ? r.failure : r.stopped_by ? "a budget ran out before any evaluation"
+		                                              : "nothing was evaluated");
+	} else {
+		cJSON *transcript = cJSON_Parse(r.transcript);
+		snprintf(out->gpu, sizeof out->gpu, "%s", r.gpu);
+		out->won = r.source != NULL;
+		out->speedup = r.speedup;
+		e = finish_entry(req->key, b, req->generator, r.source, r.result_json, transcript);
+		cJSON_Delete(transcript);
+	}
+	agents_result_release(&r);
+	strbuf_release(&err);
+	return e;
+}
+
 struct cache_entry *
 pipeline_search(const struct pipeline_search_request *req, struct pipeline_outcome *out)
 {
 	const struct egg_bundle *b = req->bundle;
 	memset(out, 0, sizeof *out);
-	if (strcmp(req->generator->backend, "builtin") != 0) {
-		egg_warn("egg: %s: the %s backend is not available in this egg; compiling the reference",
-		         b->name, req->generator->backend);
-		return NULL;
-	}
+	if (strcmp(req->generator->backend, "builtin") != 0)
+		return search_with_model(req, out);
 	cJSON *transcript = cJSON_CreateArray();
 	struct builtin_output gen;
 	struct builtin_options opt = { NULL, 0 };

@@ -9,6 +9,7 @@
 #include "cache/entry.h"
 #include "cache/key.h"
 #include "common/bundle.h"
+#include "common/egg_config.h"
 
 struct pipeline_search_request {
 	const struct egg_bundle *bundle;
@@ -19,6 +20,7 @@ struct pipeline_search_request {
 	size_t n_flags;
 	double timeout_s;                       /* per candidate program; 0: the harness's default */
 	const char *eval_command;               /* evaluate through this command (eval_command); NULL: here */
+	const struct egg_config *cfg;           /* the model backends' settings and budgets */
 };
 
 struct pipeline_outcome {

@@ -4,55 +4,17 @@
 # what the client sent; llm-chat's outputs tell what it made of the answers.
 
 LLM_CHAT=$EGG_BUILDDIR/tests/tools/llm-chat
-MODEL_SERVER=$EGG_SRCDIR/tests/agents/model-server.py
 KEY=sk-egg-test-5f3a9c0d7e
+. "$EGG_SRCDIR/tests/agents/server.bash" # start_server, stop_server, logq
 
 suite_probe() {
 	[ -x "$LLM_CHAT" ] || { echo "tests/tools/llm-chat is not built"; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the scripted model server"; return 1; }
 }
 
-stop_server() {
-	[ -n "${SERVER_PID:-}" ] && kill $SERVER_PID 2>/dev/null && wait $SERVER_PID 2>/dev/null
-	SERVER_PID=
-}
-trap stop_server EXIT
-
-# start_server BACKEND FIXTURE_JSON: starts the server and points egg's
-# configuration (EGG_*) at it, with the key in a file.  Sets PORT.
-start_server() {
-	printf '%s\n' "$KEY" >"$T/key"
-	printf '%s\n' "$2" >"$T/fixture.json"
-	python3 "$MODEL_SERVER" --fixture "$T/fixture.json" --port-file "$T/port" \
-		--log "$T/server.log" --expect-key-file "$T/key" 2>"$T/server.err" &
-	SERVER_PID=$!
-	local i
-	for i in $(seq 100); do
-		[ -s "$T/port" ] && break
-		kill -0 $SERVER_PID 2>/dev/null || fail "the model server did not start: $(cat "$T/server.err")"
-		sleep 0.05
-	done
-	[ -s "$T/port" ] || fail "the model server wrote no port"
-	touch "$T/server.log"
-	PORT=$(cat "$T/port")
-	export EGG_BACKEND=$1 EGG_MODEL=test-model EGG_API_KEY_FILE=$T/key
-	if [ "$1" = openai ]; then
-		export EGG_API_BASE=http://127.0.0.1:$PORT/v1
-	else
-		export EGG_API_BASE=http://127.0.0.1:$PORT
-	fi
-}
-
 # chat ARGS...: llm-chat with small backoffs; outputs in $T/chat.{out,err,rc}
 chat() {
 	run_cmd "$T/chat" "$LLM_CHAT" --backoff=0.01 --max-backoff=5 "$@"
-}
-
-# logq PYTHON_EXPR: evaluates EXPR with l = the server log's entries
-logq() {
-	python3 -c 'import json, sys
-l = [json.loads(x) for x in open(sys.argv[1])]
-print(eval(sys.argv[2]))' "$T/server.log" "$1"
 }
 
 requests() { wc -l <"$T/server.log" | tr -d ' '; }

@@ -1,0 +1,337 @@
+/*
+ * search.c -- the stages of the agent search (see search.h): stage 1 seeds
+ * different structures, stage 2 tunes the best ones through mapping, tiling
+ * and memory, the profile agent choosing what to change each time.
+ *
+ * What travels between stages is a decision text built here from numbers
+ * (which structure, why in the agent's own line, its speedup and fraction of
+ * the copy ceiling), never a stage's history: stage 2's prompts see stage 1
+ * only through it.  Within a stage the history of attempts (search_step.c adds
+ * to it) is what the agents see of their own earlier tries.
+ */
+#include "config.h"
+#include "agents/extract.h"
+#include "agents/measure.h"
+#include "agents/search_int.h"
+#include "common/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const substages[] = { "mapping", "tiling", "memory" };
+
+/* A structure that goes on to stage 2. */
+struct structure {
+	struct outcome o;
+	char *direction;
+};
+
+/* The variables every prompt may use. */
+static void
+base_vars(struct search *s, struct prompt_vars *v, struct strbuf *bundle, struct strbuf *device)
+{
+	const struct egg_bundle *b = s->b;
+	strbuf_reset(bundle);
+	if (b->closure && *b->closure)
+		strbuf_addf(bundle, "%s\n", b->closure);
+	strbuf_addstr(bundle, b->target ? b->target : "");
+	strbuf_reset(device);
+	measure_device(s->device, s->ceilings, device);
+	prompt_vars_set(v, "name", b->name);
+	prompt_vars_set(v, "kind", b->kind == BUNDLE_KERNEL ? "__global__ kernel" : "host launcher");
+	prompt_vars_set(v, "signature", b->signature);
+	prompt_vars_set(v, "bundle", bundle->buf);
+	prompt_vars_set(v, "clauses", b->pragma ? b->pragma : "");
+	prompt_vars_set(v, "family", s->family);
+	prompt_vars_set(v, "principles", prompts_principles(s->pr, s->family));
+	prompt_vars_set(v, "device", device->buf);
+	prompt_vars_set(v, "reference", s->reference.len ? s->reference.buf : "not measured yet");
+}
+
+/* The measurements of result candidate i, and its fraction of the copy ceiling. */
+static double
+measurements(struct search *s, int i, struct strbuf *out)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s->result, "candidates"), i);
+	return measure_candidate(c, s->ceilings, out);
+}
+
+/* Stage 1: seeds, each with its own direction; the best correct ones go on. */
+static size_t
+stage_structure(struct search *s, struct structure *keep)
+{
+	s->stage = "1/structure";
+	size_t n_dirs = s->directions.n;
+	struct history h = { 0 };
+	struct structure *tried = egg_xcalloc((size_t)s->opt.seeds, sizeof *tried);
+	size_t n_tried = 0;
+	struct strbuf bundle = STRBUF_INIT, device = STRBUF_INIT;
+	for (int i = 0; i < s->opt.seeds; i++) {
+		const char *dir = n_dirs ? s->directions.v[(size_t)i % n_dirs] : "your own choice";
+		struct strbuf others = STRBUF_INIT;
+		for (int j = 0; j < s->opt.seeds && n_dirs; j++)
+			if (j != i && strcmp(s->directions.v[(size_t)j % n_dirs], dir) != 0)
+				strbuf_addf(&others, "- %s\n", s->directions.v[(size_t)j % n_dirs]);
+		struct prompt_vars v = { 0 };
+		base_vars(s, &v, &bundle, &device);
+		prompt_vars_set(&v, "direction", dir);
+		prompt_vars_set(&v, "others", others.len ? others.buf : "(none)");
+		char *name = egg_xasprintf("s1.%d", i + 1);
+		struct outcome o = { .index = -1 };
+		int rc = search_attempt(s, "structure", &v, &h, name, &o);
+		if (o.verdict && measure_is_correct(o.verdict) && o.index >= 0) {
+			outcome_move(&tried[n_tried].o, &o);
+			tried[n_tried++].direction = egg_xstrdup(dir);
+		}
+		outcome_release(&o);
+		free(name);
+		strbuf_release(&others);
+		if (rc < 0)
+			break;
+	}
+	/* the fastest correct structures, best first */
+	size_t n_keep = 0;
+	for (size_t k = 0; k < (size_t)s->opt.keep && k < n_tried; k++) {
+		size_t best = n_tried;
+		for (size_t i = 0; i < n_tried; i++)
+			if (tried[i].direction && (best == n_tried || tried[i].o.speedup > tried[best].o.speedup))
+				best = i;
+		if (best == n_tried)
+			break;
+		keep[n_keep++] = tried[best];
+		memset(&tried[best], 0, sizeof tried[best]);
+	}
+	for (size_t i = 0; i < n_tried; i++) {
+		outcome_release(&tried[i].o);
+		free(tried[i].direction);
+	}
+	free(tried);
+	for (size_t k = 0; k < n_keep; k++) {
+		char *d = egg_xasprintf("structure %s (%s) goes on to stage 2: %.2fx", keep[k].o.name,
+		                        keep[k].direction, keep[k].o.speedup);
+		search_step(s, "1/structure", "search", "decision", d, keep[k].o.name, keep[k].o.verdict,
+		            keep[k].o.speedup, -1, 0);
+		free(d);
+	}
+	if (!n_keep)
+		search_step(s, "1/structure", "search", "decision", "no structure was correct; stage 2 has "
+		            "nothing to tune", NULL, NULL, -1, -1, 0);
+	history_release(&h);
+	strbuf_release(&bundle);
+	strbuf_release(&device);
+	return n_keep;
+}
+
+/* The profile agent on the current best: its bottleneck and plan as text. */
+static char *
+profile(struct search *s, const struct outcome *cur, const char *sub, const char *decision,
+        struct prompt_vars *v, double *bw)
+{
+	struct strbuf m = STRBUF_INIT;
+	*bw = measurements(s, cur->index, &m);
+	prompt_vars_set(v, "measurements", m.buf);
+	prompt_vars_set(v, "decision", decision);
+	prompt_vars_set(v, "substage", sub);
+	char *answer = search_ask(s, "profile", "profile", v, NULL);
+	strbuf_release(&m);
+	if (!answer)
+		return NULL;
+	char *bottleneck, *plan;
+	struct strbuf why = STRBUF_INIT;
+	if (extract_feedback(answer, &bottleneck, &plan, &why) < 0)
+		search_step(s, s->stage, "search", "note", why.buf, NULL, NULL, -1, -1, 0);
+	char *text = egg_xasprintf("bottleneck: %s\nmodification_plan: %s", bottleneck,
+	                           *plan ? plan : "(none given: apply the sub-stage's principles)");
+	search_step(s, s->stage, "profile", "decision", text, cur->name, NULL, -1, -1, 0);
+	free(bottleneck);
+	free(plan);
+	free(answer);
+	strbuf_release(&why);
+	return text;
+}
+
+/* Stage 2 for one structure: mapping, tiling, memory, each from the best so far. */
+static void
+stage_tune(struct search *s, struct structure *st, int which)
+{
+	struct outcome cur = { .index = -1 };
+	outcome_move(&cur, &st->o);
+	struct strbuf decision = STRBUF_INIT, m = STRBUF_INIT, bundle = STRBUF_INIT, device = STRBUF_INIT;
+	double bw = measurements(s, cur.index, &m);
+	strbuf_addf(&decision, "Stage 1 chose the structure %s (%s): %s. It measured %.2fx the "
+	            "reference", cur.name, st->direction, cur.why && *cur.why ? cur.why : "no reason given",
+	            cur.speedup);
+	if (bw > 0)
+		strbuf_addf(&decision, ", %.0f%% of the copy ceiling", 100 * bw);
+	strbuf_addstr(&decision, ".\n");
+	for (size_t k = 0; k < sizeof substages / sizeof *substages && search_may_go_on(s, 1); k++) {
+		const char *sub = substages[k];
+		s->stage = k == 0 ? "2/mapping" : k == 1 ? "2/tiling" : "2/memory";
+		struct prompt_vars v = { 0 };
+		base_vars(s, &v, &bundle, &device);
+		prompt_vars_set(&v, "current", cur.source);
+		char *plan = profile(s, &cur, sub, decision.buf, &v, &bw);
+		if (!plan)
+			break;
+		prompt_vars_set(&v, "profile", plan);
+		struct history h = { 0 };
+		struct outcome o = { .index = -1 };
+		char *name = egg_xasprintf("s2.%d-%s", which, sub);
+		int rc = search_attempt(s, sub, &v, &h, name, &o);
+		if (o.verdict && measure_is_correct(o.verdict) && o.index >= 0 && o.speedup > cur.speedup) {
+			strbuf_addf(&decision, "Stage %s kept %s: %.2fx (%s).\n", s->stage, o.name, o.speedup,
+			            o.why && *o.why ? o.why : "no reason given");
+			search_step(s, s->stage, "search", "decision", "kept: faster than the best so far", o.name,
+			            o.verdict, o.speedup, -1, 0);
+			outcome_move(&cur, &o);
+		} else {
+			strbuf_addf(&decision, "Stage %s changed nothing: %s was %s%s; kept %s.\n", s->stage, name,
+			            o.verdict ? o.verdict : "not evaluated", o.speedup > 0 ? " and not faster" : "",
+			            cur.name);
+			search_step(s, s->stage, "search", "decision", "not kept: the best so far stays", o.name,
+			            o.verdict, o.speedup > 0 ? o.speedup : -1, -1, 0);
+		}
+		outcome_release(&o);
+		history_release(&h);
+		free(name);
+		free(plan);
+		if (rc < 0)
+			break;
+	}
+	outcome_release(&cur);
+	strbuf_release(&decision);
+	strbuf_release(&m);
+	strbuf_release(&bundle);
+	strbuf_release(&device);
+}
+
+static void
+options_defaults(struct agents_options *o)
+{
+	if (o->seeds <= 0)
+		o->seeds = 3;
+	if (o->keep <= 0)
+		o->keep = 2;
+	if (o->repair_rounds < 0)
+		o->repair_rounds = 2;
+	if (o->max_variants <= 0)
+		o->max_variants = 8;
+	if (o->prompt_chars == 0)
+		o->prompt_chars = 60000;
+}
+
+static void
+finish(struct search *s, struct agents_result *out)
+{
+	out->verdict = s->result != NULL && (!s->failure || s->best >= 0);
+	out->model_calls = s->calls;
+	out->tokens_in = s->tok_in;
+	out->tokens_out = s->tok_out;
+	out->candidates = s->evaluated;
+	if (s->stopped)
+		out->stopped_by = egg_xstrdup(s->stopped);
+	if (s->failure)
+		out->failure = egg_xstrdup(s->failure);
+	char *d;
+	if (s->best >= 0) {
+		out->source = egg_xstrdup(s->best_source);
+		out->name = egg_xstrdup(s->best_name);
+		out->speedup = s->best_speedup;
+		cJSON_ReplaceItemInObject(s->result, "best", cJSON_CreateNumber(s->best));
+		d = egg_xasprintf("winner: %s, %.2fx over the reference", s->best_name, s->best_speedup);
+	} else {
+		d = egg_xstrdup(out->verdict ? "no candidate was correct and faster than the reference"
+		                             : "no verdict");
+	}
+	search_step(s, s->stage, "search", "decision", d, s->best >= 0 ? s->best_name : NULL, NULL,
+	            s->best >= 0 ? s->best_speedup : -1, -1, 0);
+	free(d);
+	char *usage = egg_xasprintf("%ld model calls, %ld input and %ld output tokens, %ld candidates "
+	                            "evaluated%s%s", s->calls, s->tok_in, s->tok_out, s->evaluated,
+	                            s->stopped ? "; stopped by " : "", s->stopped ? s->stopped : "");
+	search_step(s, s->stage, "search", "note", usage, NULL, NULL, -1, -1, 0);
+	free(usage);
+	if (s->result) {
+		char *r = cJSON_PrintUnformatted(s->result);
+		out->result_json = egg_xstrdup(r);
+		cJSON_free(r);
+	}
+	const char *gpu = measure_str(s->device, "name", NULL);
+	snprintf(out->gpu, sizeof out->gpu, "%s", gpu ? gpu : "the GPU");
+	char *t = cJSON_PrintUnformatted(s->transcript);
+	out->transcript = egg_xstrdup(t);
+	cJSON_free(t);
+}
+
+int
+agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents_evaluator ev,
+              const struct agents_options *opt, struct agents_result *out, struct strbuf *err)
+{
+	memset(out, 0, sizeof *out);
+	struct search s = { 0 };
+	s.b = b;
+	s.chat = chat;
+	s.ev = ev;
+	s.opt = *opt;
+	options_defaults(&s.opt);
+	s.pr = prompts_load(s.opt.prompts_dir, err);
+	if (!s.pr)
+		return -1;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s.t0 = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s.best = -1;
+	s.stage = "1/structure";
+	s.family = agents_family(b);
+	prompts_directions(s.pr, s.family, &s.directions);
+	if (cJSON_IsObject((const cJSON *)opt->device))
+		s.device = cJSON_Duplicate(opt->device, 1);
+	if (cJSON_IsObject((const cJSON *)opt->ceilings))
+		s.ceilings = cJSON_Duplicate(opt->ceilings, 1);
+	strbuf_init(&s.reference);
+	if (cJSON_IsObject((const cJSON *)opt->reference))
+		measure_candidate(opt->reference, s.ceilings, &s.reference);
+	s.transcript = cJSON_CreateArray();
+	char *note = egg_xasprintf("family %s; prompts %s; %d seeds, %d structures kept, %d repair rounds",
+	                           s.family, prompts_identity(s.pr), s.opt.seeds, s.opt.keep,
+	                           s.opt.repair_rounds);
+	search_step(&s, s.stage, "search", "note", note, NULL, NULL, -1, -1, 0);
+	free(note);
+
+	struct structure *keep = egg_xcalloc((size_t)s.opt.keep, sizeof *keep);
+	size_t n_keep = stage_structure(&s, keep);
+	for (size_t k = 0; k < n_keep; k++) {
+		if (search_may_go_on(&s, 1))
+			stage_tune(&s, &keep[k], (int)k + 1);
+		outcome_release(&keep[k].o);
+		free(keep[k].direction);
+	}
+	free(keep);
+	finish(&s, out);
+
+	prompts_free(s.pr);
+	strvec_clear(&s.directions);
+	cJSON_Delete(s.device);
+	cJSON_Delete(s.ceilings);
+	cJSON_Delete(s.transcript);
+	cJSON_Delete(s.result);
+	free(s.failure);
+	free(s.best_source);
+	free(s.best_name);
+	strbuf_release(&s.reference);
+	return 0;
+}
+
+void
+agents_result_release(struct agents_result *r)
+{
+	free(r->source);
+	free(r->name);
+	free(r->result_json);
+	free(r->transcript);
+	free(r->stopped_by);
+	free(r->failure);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,133 @@
+# agents: the staged agent search end to end -- the real egg-cc on an annotated
+# .cu with a model backend (openai, anthropic) pointed at the scripted model
+# server (tests/agents/model-server.py) replaying a whole two-stage search, and
+# a recorded evaluator (tests/data/agents/fixture-eval) giving each candidate
+# the verdict its source names.  CI has no GPU; the final compile and link of
+# the winner are real.
+
+DATA=$EGG_SRCDIR/tests/data/agents
+KEY=sk-egg-search-7c1e0b9a44
+. "$EGG_SRCDIR/tests/agents/server.bash" # start_server, stop_server, logq
+
+suite_probe() {
+	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
+	command -v python3 >/dev/null || { echo "python3 is needed for the scripted model server"; return 1; }
+}
+
+# serve BACKEND FIXTURE_FILE: the scripted server with that fixture, and the
+# recorded evaluator, the source prompts and nvcc for egg-cc.
+serve() {
+	start_server "$1" "$(cat "$2")"
+	export EGG_EVAL_COMMAND=$DATA/fixture-eval FIXTURE_EVAL_LOG=$T/evals
+	export EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	cp "$DATA/scale.cu" .
+}
+
+has_symbol() { nm -C "$1" >"$1.nm"; grep -q -- "$2" "$1.nm"; }
+
+# The search replays all 17 exchanges, every request met the fixture's
+# expectations, and the winner (the tuned mapping candidate) is linked.
+search_links_the_winner() {
+	serve "$1" "$T/search.json"
+	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
+	expect_eq "$(logq 'len(l)')" 17 "requests ($(cat r.err))"
+	expect_eq "$(logq '[e["name"] for e in l if e["expect_failed"]]')" "[]" \
+		"failed expectations: $(logq '[e["expect_failed"] for e in l if e["expect_failed"]]')"
+	expect_eq "$(logq 'sorted(set(e["protocol"] for e in l))')" "['$1']" "protocol"
+	expect_eq "$(logq 'sorted(set(e["model"] for e in l))')" "['test-model']" "model"
+	expect_eq "$(logq 'sorted(set(tuple(e["roles"]) for e in l))')" "[('system', 'user')]" "roles"
+	expect_eq "$(logq 'sorted(set(e["auth"] for e in l))')" "['match']" "the key was sent"
+	expect_file_contains r.err "egg: scale_forward: stage 1/structure: 2/64 candidates, best 1.5x"
+	expect_file_contains r.err "egg: scale_forward: stage 2/mapping: 7/64 candidates, best 3.0x"
+	expect_file_contains r.err "egg: scale_forward: 3.0x over reference ($1, verified on Recorded GPU), cached"
+	expect_file_lacks r.err "warning"
+	expect_file_contains evals "s2.1-mapping [BLOCK=128] | s2.1-mapping [BLOCK=256]"
+	expect_eq "$(head -1 evals)" "" "the first job: the reference's self-check"
+	has_symbol scale.o ' T egg_winner__scale_forward(' || fail "the winner is not linked"
+	has_symbol scale.o 'egg_scale_forward_map' || fail "the winner's kernel is not in the object"
+	has_symbol scale.o ' T scale_forward(' || fail "the dispatcher keeps the user's name"
+}
+
+entry_json() { cat "$EGG_CACHE_DIR"/*/* 2>/dev/null | grep '"transcript"'; }
+
+test_openai_search_reaches_the_winner_after_a_compile_error_and_a_wrong_result() {
+	"$DATA/search-fixture" >"$T/search.json"
+	search_links_the_winner openai
+}
+
+test_anthropic_search_reaches_the_same_winner() {
+	"$DATA/search-fixture" >"$T/search.json"
+	search_links_the_winner anthropic
+}
+
+test_transcript_is_in_the_entry_and_no_key_anywhere() {
+	"$DATA/search-fixture" >"$T/search.json"
+	search_links_the_winner openai
+	"$EGG" cache ls >ls.out || fail "egg cache ls failed"
+	expect_eq "$(grep -c winner ls.out)" 1 "winners cached"
+	entry_json >entry.json
+	[ -s entry.json ] || fail "no cache entry found under $EGG_CACHE_DIR"
+	python3 - entry.json <<'PY' || fail "the entry's transcript is not as expected"
+import json, sys
+e = json.load(open(sys.argv[1]))
+t = e["transcript"]
+assert e["outcome"] == "winner", e["outcome"]
+assert "egg_scale_forward_map" in e["source"]
+assert e["generator"]["backend"] == "openai" and e["generator"]["model"] == "test-model"
+assert e["generator"]["recipe"].startswith("prompts-1+"), e["generator"]
+stages = {s["stage"] for s in t}
+assert {"1/structure", "2/mapping", "2/tiling", "2/memory", "debug", "tune"} <= stages, stages
+for s in t:
+    assert s["role"] in ("code", "profile", "debug", "search") and s["kind"] in (
+        "prompt", "response", "evaluation", "decision", "note"), s
+assert any(s["kind"] == "decision" and s["text"].startswith("winner: s2.1-mapping [BLOCK=256]") for s in t)
+assert sum(1 for s in t if s["kind"] == "response") == 17
+assert any(s["text"].startswith("openai backend: 17 requests (0 retries)") for s in t), t[-1]
+best = e["result"]["candidates"][e["result"]["best"]]
+assert best["name"] == "s2.1-mapping [BLOCK=256]" and best["speedup"] == 3.0, best
+PY
+	for f in entry.json r.err r.out "$T/server.log" evals; do
+		expect_file_lacks "$f" "$KEY"
+	done
+	! grep -rqF "$KEY" "$EGG_CACHE_DIR" || fail "the key is in the cache"
+}
+
+test_edited_prompts_change_the_cache_key() {
+	export EGG_BACKEND=openai EGG_MODEL=test-model EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	cp "$DATA/scale.cu" .
+	k1=$("$EGG" cache key -- -O3 -arch=sm_90 -c scale.cu 2>&1) || fail "$k1"
+	cp -r "$EGG_SRCDIR/prompts" myprompts
+	echo "Be brief." >>myprompts/roles/tiling.md
+	k2=$(EGG_PROMPTS_DIR=$T/myprompts "$EGG" cache key -- -O3 -arch=sm_90 -c scale.cu 2>&1) || fail "$k2"
+	[ "$k1" != "$k2" ] || fail "the key ignores the prompts: $k1"
+	k3=$(EGG_BACKEND=builtin "$EGG" cache key -- -O3 -arch=sm_90 -c scale.cu 2>&1)
+	[ "$k1" != "$k3" ] || fail "openai and builtin share a key"
+}
+
+test_no_verdict_from_the_harness_asks_the_model_nothing() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	EGG_EVAL_COMMAND=/bin/false run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o ||
+		fail "$(cat r.err)"
+	expect_file_lines r.err 1
+	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict (the reference's self-check failed"
+	expect_eq "$(logq 'len(l)')" 0 "requests"
+	! has_symbol scale.o 'egg_winner__scale_forward' || fail "a winner was linked"
+}
+
+test_refused_key_warns_once_and_builds_the_reference() {
+	echo '[{"name": "bad key", "status": 401, "error": "Incorrect API key provided", "repeat": 5}]' \
+		>"$T/bad-key.json"
+	serve openai "$T/bad-key.json"
+	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
+	expect_file_lines r.err 1
+	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict ("
+	expect_file_contains r.err "; compiling the reference"
+	expect_eq "$(logq 'len(l)')" 1 "requests (no retry on 401)"
+	expect_file_lines evals 1 # the reference's self-check, no candidate
+	! has_symbol scale.o 'egg_winner__scale_forward' || fail "a winner was linked"
+	expect_eq "$("$EGG" cache ls | grep -c .)" 0 "cache entries"
+	expect_file_lacks r.err "$KEY"
+}
