@@ -585,7 +585,8 @@ workload_binds(const struct bundle_workload *w, const char *name)
 /* Every scalar parameter needs a value in every workload: egg checks and times
  * the function on the values the user names and invents none (a coefficient
  * of 0 or 1 would hide a wrong candidate, an invented size would time a call
- * the program never makes).  Told once per parameter, at the pragma. */
+ * the program never makes).  Told once, for the first such parameter, at the
+ * pragma: one cause, one message. */
 static void
 check_scalars_bound(struct parser *p)
 {
@@ -608,6 +609,9 @@ check_scalars_bound(struct parser *p)
 			     "scalar parameter '%s' has no value in workload %zu of %zu; "
 			     "give it one in every workload(...), e.g. workload(..., %s = VALUE)",
 			     bp->name, missing + 1, b->n_workloads, bp->name);
+		else
+			continue;
+		return;
 	}
 }
 

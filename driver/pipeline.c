@@ -115,11 +115,10 @@ pipeline_generator(const struct egg_config *cfg)
 
 /* The compute capability of the GPU this build runs on ("sm_90"), or NULL when
  * there is none (nvidia-smi missing or seeing no device).  The first visible
- * device decides; EGG_GPU / CUDA_VISIBLE_DEVICES select it as CUDA does. */
+ * device decides; the gpu setting (sel) or CUDA_VISIBLE_DEVICES select it as CUDA does. */
 static char *
-gpu_arch(void)
+gpu_arch(const char *sel)
 {
-	const char *sel = getenv("EGG_GPU");
 	char *cmd = egg_xasprintf("nvidia-smi --query-gpu=compute_cap --format=csv,noheader%s%s 2>/dev/null",
 	                          sel && *sel ? " -i " : "", sel && *sel && !strpbrk(sel, "'\"$`;&|") ? sel : "");
 	FILE *f = popen(cmd, "r");
@@ -196,7 +195,8 @@ search_kernel(const struct pipeline_request *req, struct cache *cache, const cha
 	const char *eval_command = egg_config_get(req->cfg, "eval_command");
 	struct pipeline_search_request sr = { k->bundle, key, &gen, req->nvcc, flags->v, flags->n,
 	                                      (double)egg_config_seconds(req->cfg, "timeout"),
-	                                      eval_command && *eval_command ? eval_command : NULL };
+	                                      eval_command && *eval_command ? eval_command : NULL,
+	                                      egg_config_get(req->cfg, "gpu") };
 	struct pipeline_outcome out;
 	e = pipeline_search(&sr, &out);
 	if (e) {
@@ -329,7 +329,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	enum egg_mode mode = egg_config_mode(req->cfg);
 	const char *eval_command = egg_config_get(req->cfg, "eval_command");
 	int remote = eval_command && *eval_command;
-	char *gpu = mode == EGG_MODE_SEARCH && !remote ? gpu_arch() : NULL;
+	char *gpu = mode == EGG_MODE_SEARCH && !remote ? gpu_arch(egg_config_get(req->cfg, "gpu")) : NULL;
 	int may_search = gpu != NULL || (mode == EGG_MODE_SEARCH && remote);
 	if (gpu) {
 		strvec_push_owned(&archs, gpu);

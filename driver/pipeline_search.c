@@ -142,6 +142,7 @@ pipeline_search(const struct pipeline_search_request *req, struct pipeline_outco
 	ro.flags = req->flags;
 	ro.n_flags = req->n_flags;
 	ro.timeout_s = req->timeout_s;
+	ro.gpu = req->gpu;
 	enum run_status status;
 	cJSON *result;
 	if (req->eval_command) {
