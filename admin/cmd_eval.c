@@ -9,12 +9,19 @@
  *     "candidates": [ { "name": "...", "source": "..." }, ... ],
  *     "nvcc_flags": [ "-O3", "--use_fast_math", ... ],
  *     "timeout_s": 120, "seed": 0, "trials": 3, "min_speedup": 1.03,
- *     "no_timing": false, "compile_only": false, "arch": null, "sanitize": false }
- * where every key but "bundle" may be left out.  JOB may be "-" (stdin), so that
- * `ssh gpu1 egg eval -` can serve as a remote evaluator: with --remote CMD, or
- * EGG_EVAL_COMMAND set (and no --local), egg eval writes the job to CMD's stdin
- * and prints the result CMD prints, so a build machine without a GPU can use a
- * GPU machine.
+ *     "no_timing": false, "compile_only": false, "arch": null, "sanitize": false,
+ *     "flops": "2.0 * rows * cols" | [ EXPR per workload ] }
+ * where every key but "bundle" may be left out ("flops": the FLOPs of one call,
+ * C expressions over the scalar parameters, for FLOP rates in the result).  JOB
+ * may be "-" (stdin), so that `ssh gpu1 egg eval -` can serve as a remote
+ * evaluator: with --remote CMD, or the eval_command setting (and no --local),
+ * egg eval writes the job to CMD's stdin and prints the result CMD prints, so a
+ * build machine without a GPU can use a GPU machine.
+ *
+ * Settings come as for every egg program (egg.conf files, EGG_* variables,
+ * --egg-KEY=VALUE): gpu, timeout, eval_command, nvcc and debug (keep the
+ * evaluation's files).  A job's own keys override them, and egg eval's options
+ * override both.
  *
  * Exit status: 0 the evaluation ran (each candidate's verdict is in the result),
  * 1 it could not (the result's message says why), 2 usage, 3 no GPU here (the
@@ -22,6 +29,7 @@
  */
 #include "config.h"
 #include "common/bundle.h"
+#include "common/egg_config.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -41,7 +49,8 @@ static const char eval_usage[] =
 	"                [--trials N] [--min-speedup X] [--no-timing] [--nvcc PATH]\n"
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
 	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
-	"                [--remote COMMAND | --local] [--sanitize]\n";
+	"                [--remote COMMAND | --local] [--sanitize] [--gpu LIST]\n"
+	"                [--flops EXPR]... [--egg-KEY=VALUE]...\n";
 
 struct eval_job {
 	struct egg_bundle *bundle;
@@ -49,8 +58,19 @@ struct eval_job {
 	size_t n_cands;
 	struct strvec owned;  /* strings the candidates point at */
 	struct strvec flags;
+	struct strvec flops;  /* "flops" expressions */
 	struct run_options opt;
 };
+
+/* A FLOP count, as an expression string or a number. */
+static void
+eval_add_flops(struct eval_job *job, const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		strvec_push(&job->flops, v->valuestring);
+	else if (cJSON_IsNumber(v))
+		strvec_push_owned(&job->flops, egg_xasprintf("%.17g", v->valuedouble));
+}
 
 static int
 eval_read_text(const char *path, char **text, struct strbuf *err)
@@ -128,6 +148,12 @@ eval_parse_job(const char *text, struct eval_job *job, struct strbuf *err)
 			job->opt.compile_only = 1;
 		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "sanitize")))
 			job->opt.sanitize = 1;
+		v = cJSON_GetObjectItem(o, "flops");
+		if (cJSON_IsString(v) || cJSON_IsNumber(v))
+			eval_add_flops(job, v);
+		if (cJSON_IsArray(v))
+			cJSON_ArrayForEach(c, v)
+				eval_add_flops(job, c);
 		if (cJSON_IsString(v = cJSON_GetObjectItem(o, "arch"))) {
 			strvec_push(&job->owned, v->valuestring);
 			job->opt.arch = job->owned.v[job->owned.n - 1];
@@ -182,7 +208,7 @@ eval_generate(struct eval_job *job, const char *dir)
 	}
 	strbuf_reset(&text);
 	char *mainp = fs_join(dir, "main.cu");
-	int ok = gen_main(job->bundle, entry, &text, &err) == 0;
+	int ok = gen_main(job->bundle, entry, job->opt.flops, job->opt.n_flops, &text, &err) == 0;
 	if (ok && fs_write_atomic(mainp, text.buf, text.len) < 0)
 		strbuf_addf(&err, "cannot write %s: %s", mainp, strerror(errno)), ok = 0;
 	free(mainp);
@@ -195,35 +221,57 @@ out:
 	return rc;
 }
 
+/* The settings egg eval reads (before the job's keys and its own options). */
+static int
+eval_apply_config(struct eval_job *job, const struct strvec *egg_opts, struct egg_config *cfg,
+                  const char **remote, struct strbuf *err)
+{
+	if (egg_config_load(cfg, egg_opts, err) < 0)
+		return -1;
+	job->opt.gpu = egg_config_get(cfg, "gpu");
+	job->opt.timeout_s = (double)egg_config_seconds(cfg, "timeout");
+	job->opt.nvcc = egg_config_get(cfg, "nvcc");
+	job->opt.keep = egg_config_bool(cfg, "debug");
+	*remote = egg_config_get(cfg, "eval_command");
+	return 0;
+}
+
 int
 cmd_eval(int argc, char **argv)
 {
 	struct eval_job job;
 	memset(&job, 0, sizeof job);
-	const char *job_path = NULL, *generate = NULL, *remote = getenv("EGG_EVAL_COMMAND");
-	struct strvec cand_files = STRVEC_INIT;
+	const char *job_path = NULL, *generate = NULL, *remote = NULL;
+	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0;
+	struct run_options cli; /* what the options say; 0/NULL: not given */
+	memset(&cli, 0, sizeof cli);
+	struct strvec cand_files = STRVEC_INIT, egg_opts = STRVEC_INIT, cli_flops = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
+	struct egg_config *cfg = egg_config_new();
 	int rc = 2;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define EVAL_ARG(name) (strcmp(a, name) == 0 && v && ++i)
 		if (EVAL_ARG("--candidate")) strvec_push(&cand_files, v);
-		else if (EVAL_ARG("--timeout")) job.opt.timeout_s = atof(v);
-		else if (EVAL_ARG("--seed")) job.opt.seed = strtoull(v, NULL, 0);
-		else if (EVAL_ARG("--trials")) job.opt.trials = atoi(v);
-		else if (EVAL_ARG("--min-speedup")) job.opt.min_speedup = atof(v);
-		else if (EVAL_ARG("--nvcc")) job.opt.nvcc = v;
+		else if (EVAL_ARG("--timeout")) cli.timeout_s = atof(v), cli.timeout_s = cli.timeout_s > 0 ? cli.timeout_s : -1;
+		else if (EVAL_ARG("--seed")) cli.seed = strtoull(v, NULL, 0);
+		else if (EVAL_ARG("--trials")) cli.trials = atoi(v);
+		else if (EVAL_ARG("--min-speedup")) cli.min_speedup = atof(v);
+		else if (EVAL_ARG("--nvcc")) cli.nvcc = v;
+		else if (EVAL_ARG("--gpu")) cli.gpu = v;
+		else if (EVAL_ARG("--flops")) strvec_push(&cli_flops, v);
 		else if (EVAL_ARG("--flag")) strvec_push(&job.flags, v);
-		else if (EVAL_ARG("--workdir")) job.opt.workdir = v;
-		else if (EVAL_ARG("--arch")) job.opt.arch = v;
+		else if (EVAL_ARG("--workdir")) cli.workdir = v;
+		else if (EVAL_ARG("--arch")) cli.arch = v;
 		else if (EVAL_ARG("--generate")) generate = v;
-		else if (EVAL_ARG("--remote")) remote = v;
-		else if (strcmp(a, "--local") == 0) remote = NULL;
-		else if (strcmp(a, "--no-timing") == 0) job.opt.no_timing = 1;
-		else if (strcmp(a, "--keep") == 0) job.opt.keep = 1;
-		else if (strcmp(a, "--sanitize") == 0) job.opt.sanitize = 1;
-		else if (strcmp(a, "--compile-only") == 0) job.opt.compile_only = 1;
-		else if (strcmp(a, "--help") == 0) { fputs(eval_usage, stdout); return 0; }
+		else if (EVAL_ARG("--remote")) remote = v, local = 0;
+		else if (strcmp(a, "--local") == 0) local = 1, remote = NULL;
+		else if (strcmp(a, "--no-timing") == 0) no_timing = 1;
+		else if (strcmp(a, "--keep") == 0) keep = 1;
+		else if (strcmp(a, "--sanitize") == 0) sanitize = 1;
+		else if (strcmp(a, "--compile-only") == 0) compile_only = 1;
+		else if (egg_str_starts(a, "--egg-")) strvec_push(&egg_opts, a);
+		else if (strcmp(a, "--help") == 0) { fputs(eval_usage, stdout); rc = 0; goto out; }
 		else if (!job_path && (a[0] != '-' || strcmp(a, "-") == 0)) job_path = a;
 		else {
 			egg_error("eval: unknown or incomplete option '%s'", a);
@@ -237,6 +285,13 @@ cmd_eval(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
+	const char *cfg_remote = NULL;
+	if (eval_apply_config(&job, &egg_opts, cfg, &cfg_remote, &err) < 0) {
+		egg_error("eval: %s", err.buf);
+		goto out;
+	}
+	if (!remote && !local)
+		remote = cfg_remote;
 	char *text = NULL;
 	if (eval_read_text(job_path, &text, &err) < 0 || eval_parse_job(text, &job, &err) < 0) {
 		free(text);
@@ -244,6 +299,33 @@ cmd_eval(int argc, char **argv)
 		goto out;
 	}
 	free(text);
+	/* The options have the last word. */
+	if (cli.timeout_s)
+		job.opt.timeout_s = cli.timeout_s > 0 ? cli.timeout_s : 0;
+	if (cli.seed)
+		job.opt.seed = cli.seed;
+	if (cli.trials)
+		job.opt.trials = cli.trials;
+	if (cli.min_speedup > 0)
+		job.opt.min_speedup = cli.min_speedup;
+	if (cli.nvcc)
+		job.opt.nvcc = cli.nvcc;
+	if (cli.gpu)
+		job.opt.gpu = cli.gpu;
+	if (cli.workdir)
+		job.opt.workdir = cli.workdir;
+	if (cli.arch)
+		job.opt.arch = cli.arch;
+	job.opt.no_timing |= no_timing;
+	job.opt.keep |= keep;
+	job.opt.sanitize |= sanitize;
+	job.opt.compile_only |= compile_only;
+	if (cli_flops.n) {
+		strvec_clear(&job.flops);
+		strvec_pushv(&job.flops, cli_flops.v, cli_flops.n);
+	}
+	job.opt.flops = (const char *const *)job.flops.v;
+	job.opt.n_flops = job.flops.n;
 	for (size_t i = 0; i < cand_files.n; i++) {
 		char *src = NULL;
 		if (eval_read_text(cand_files.v[i], &src, &err) < 0) {
@@ -281,7 +363,11 @@ out:
 	free(job.cands);
 	strvec_clear(&job.owned);
 	strvec_clear(&job.flags);
+	strvec_clear(&job.flops);
 	strvec_clear(&cand_files);
+	strvec_clear(&cli_flops);
+	strvec_clear(&egg_opts);
+	egg_config_free(cfg);
 	strbuf_release(&err);
 	return rc;
 }

@@ -177,47 +177,6 @@ is_function_definition(CXCursor c)
 	return (k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate) && clang_isCursorDefinition(c);
 }
 
-/* `template void name<float>(...);` lines after a template target: the
- * object must define the instantiations its callers link against. */
-static void
-explicit_instantiations(const struct az_tu *t, size_t g, const char *name, struct strbuf *out)
-{
-	const struct az_file *f = &t->files[0];
-	const char *s = f->text;
-	size_t n = strlen(name);
-	for (size_t i = t->groups[g].end; i + 8 < f->len; i++) {
-		if (strncmp(s + i, "template", 8) != 0)
-			continue;
-		size_t bol = i; /* an explicit instantiation starts its line */
-		while (bol > 0 && (s[bol - 1] == ' ' || s[bol - 1] == '\t'))
-			bol--;
-		if (bol > 0 && s[bol - 1] != '\n')
-			continue;
-		size_t j = i + 8;
-		while (j < f->len && isspace((unsigned char)s[j]))
-			j++;
-		if (s[j] == '<' || isalnum((unsigned char)s[i + 8]) || s[i + 8] == '_')
-			continue;
-		const char *semi = memchr(s + j, ';', f->len - j);
-		if (!semi)
-			break;
-		size_t end = (size_t)(semi - s) + 1;
-		for (size_t k = j; k + n <= end; k++)
-			if (strncmp(s + k, name, n) == 0 && !(isalnum((unsigned char)s[k + n]) || s[k + n] == '_') &&
-			    (k == 0 || !(isalnum((unsigned char)s[k - 1]) || s[k - 1] == '_'))) {
-				const struct az_group *tg = &t->groups[g];
-				for (size_t m = 0; m < tg->n_ns; m++)
-					strbuf_addf(out, "namespace %s {\n", tg->ns[m]);
-				strbuf_add(out, s + i, end - i);
-				strbuf_addch(out, '\n');
-				for (size_t m = 0; m < tg->n_ns; m++)
-					strbuf_addstr(out, "}\n");
-				break;
-			}
-		i = end - 1;
-	}
-}
-
 /* The group of the function definition a pragma at `offset` stands before. */
 static size_t
 target_group(const struct az_tu *t, size_t offset)
@@ -372,8 +331,6 @@ build_bundle(struct az_tu *t, const struct az_pragma *p, size_t g, CXCursor fn, 
 	struct strbuf closure = STRBUF_INIT, target = STRBUF_INIT;
 	az_closure(t, g, b->pragma, &closure, &b->includes, &b->n_includes);
 	az_group_text(t, g, &target);
-	if (clang_getCursorKind(fn) == CXCursor_FunctionTemplate)
-		explicit_instantiations(t, g, b->name, &target);
 	b->closure = strbuf_detach(&closure);
 	b->target = strbuf_detach(&target);
 	char *whole = egg_xasprintf("%s%s", b->closure, b->target);
@@ -437,6 +394,19 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 			continue;
 		}
 		last_target = g;
+		if (clang_getCursorKind(fn) == CXCursor_FunctionTemplate) {
+			/* The judge checks one function with known types, and a cached
+			 * replacement would serve every instantiation, checked or not. */
+			char *name = cx_take(clang_getCursorSpelling(fn));
+			char *msg = egg_xasprintf(
+				"a function template cannot be optimized: egg checks a function with known "
+				"types; put the pragma on a non-template function that calls the instantiation "
+				"you use (e.g. one calling %s<float>)", name);
+			report(&t, p->offset, msg, &res->diags);
+			free(msg);
+			free(name);
+			continue;
+		}
 		struct egg_bundle *b = build_bundle(&t, p, g, fn, &res->diags);
 		if (b)
 			add_bundle(res, b);

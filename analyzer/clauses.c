@@ -573,6 +573,48 @@ check_names(struct parser *p)
 	free(scalars);
 }
 
+static int
+workload_binds(const struct bundle_workload *w, const char *name)
+{
+	for (size_t k = 0; k < w->n_bindings; k++)
+		if (strcmp(w->bindings[k].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every scalar parameter needs a value in every workload: egg checks and times
+ * the function on the values the user names and invents none (a coefficient
+ * of 0 or 1 would hide a wrong candidate, an invented size would time a call
+ * the program never makes).  Told once, for the first such parameter, at the
+ * pragma: one cause, one message. */
+static void
+check_scalars_bound(struct parser *p)
+{
+	if (p->diags->n != p->n_before)
+		return;
+	const struct egg_bundle *b = p->b;
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *bp = &b->params[i];
+		if (bp->is_pointer)
+			continue;
+		size_t missing = 0;
+		while (missing < b->n_workloads && workload_binds(&b->workloads[missing], bp->name))
+			missing++;
+		if (b->n_workloads == 0)
+			diag(p, CLAUSE_AT_PRAGMA,
+			     "scalar parameter '%s' needs a value to check and time the function with; "
+			     "add workload(%s = VALUE, ...)", bp->name, bp->name);
+		else if (missing < b->n_workloads)
+			diag(p, CLAUSE_AT_PRAGMA,
+			     "scalar parameter '%s' has no value in workload %zu of %zu; "
+			     "give it one in every workload(...), e.g. workload(..., %s = VALUE)",
+			     bp->name, missing + 1, b->n_workloads, bp->name);
+		else
+			continue;
+		return;
+	}
+}
+
 /* Every pointer parameter needs a role; a kernel needs its launch geometry.
  * A pragma that already has a problem is not told about the roles its broken
  * clause would have given: one cause, one message. */
@@ -589,6 +631,7 @@ check_complete(struct parser *p)
 	if (p->b->kind == BUNDLE_KERNEL && !p->b->launch_grid && !p->seen_launch)
 		diag(p, CLAUSE_AT_PRAGMA,
 		     "a __global__ target needs launch(GRID, BLOCK[, SMEM]) to know its callers' geometry");
+	check_scalars_bound(p);
 }
 
 size_t

@@ -1,72 +1,129 @@
 /*
  * child.c -- see child.h.
+ *
+ * One fork/exec path with its abilities switched on by the options.  Everything
+ * the child needs (the environment, opened files) is prepared before fork, so
+ * the child only dup2s and execs.
  */
 #include "config.h"
 #include "common/child.h"
+#include "common/strvec.h"
+#include "common/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t child_pid;
+extern char **environ;
+
+static volatile sig_atomic_t child_target; /* pid, or -pgid with own_group; 0: none */
 
 static void
 forward(int sig)
 {
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
+	if (child_target != 0)
+		kill((pid_t)child_target, sig);
 }
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define N_FORWARDED (sizeof forwarded / sizeof *forwarded)
 
 int
-child_run(const char *path, char *const argv[], int out_fd, int err_fd,
-         struct child_status *st, struct strbuf *err)
+child_env_is_secret(const char *name)
 {
-	struct sigaction sa, old[N_FORWARDED];
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = forward;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	/* Handlers first, so that a signal between fork and wait is not lost. */
-	for (size_t i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded[i], &sa, &old[i]);
+	static const char *const exact[] = { "EGG_CACHE_SECRET", "EGG_API_KEY", "EGG_API_KEY_FILE",
+		                             NULL };
+	static const char *const parts[] = { "API_KEY", "APIKEY", "SECRET", "TOKEN", "PASSWORD",
+		                             "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "ACCESS_KEY",
+		                             NULL };
+	for (int i = 0; exact[i]; i++)
+		if (strcmp(name, exact[i]) == 0)
+			return 1;
+	char up[256];
+	size_t n = 0;
+	for (; name[n] && n + 1 < sizeof up; n++)
+		up[n] = (char)(name[n] >= 'a' && name[n] <= 'z' ? name[n] - 32 : name[n]);
+	up[n] = 0;
+	for (int i = 0; parts[i]; i++)
+		if (strstr(up, parts[i]))
+			return 1;
+	return egg_str_ends(up, "_KEY");
+}
 
-	pid_t pid = fork();
-	if (pid < 0) {
-		strbuf_addf(err, "cannot start %s: %s", path, strerror(errno));
-		for (size_t i = 0; i < N_FORWARDED; i++)
-			sigaction(forwarded[i], &old[i], NULL);
-		return -1;
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+build_env(int scrub, char *const *extra, struct strvec *env)
+{
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char *name = egg_xstrndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
+		int drop = scrub && child_env_is_secret(name);
+		for (size_t i = 0; extra && extra[i] && !drop; i++)
+			drop = egg_str_starts(extra[i], name) && extra[i][strlen(name)] == '=';
+		if (!drop)
+			strvec_push(env, *e);
+		free(name);
 	}
-	if (pid == 0) {
-		for (size_t i = 0; i < N_FORWARDED; i++)
-			sigaction(forwarded[i], &old[i], NULL);
-		if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
-			_exit(127);
-		if (err_fd >= 0 && dup2(err_fd, STDERR_FILENO) < 0)
-			_exit(127);
-		execv(path, argv);
-		_exit(127);
+	for (size_t i = 0; extra && extra[i]; i++)
+		strvec_push(env, extra[i]);
+}
+
+/* The three descriptors the child gets (-1: inherited); fds[3..5] are the ones
+ * opened here, to close.  -1 with a sentence when a file cannot be opened. */
+static int
+open_stdio(const struct child_options *o, const char *path, int fds[6], struct strbuf *err)
+{
+	const char *paths[3] = { o->in_path, o->out_path, o->err_path };
+	const int given[3] = { o->in_fd, o->out_fd, o->err_fd };
+	for (int i = 0; i < 6; i++)
+		fds[i] = -1;
+	for (int i = 0; i < 3; i++) {
+		if (!paths[i]) {
+			fds[i] = given[i];
+			continue;
+		}
+		/* stdout and stderr naming one file share one descriptor (one offset). */
+		if (i == 2 && paths[1] && strcmp(paths[1], paths[2]) == 0) {
+			fds[2] = fds[1];
+			continue;
+		}
+		fds[i] = fds[3 + i] = open(paths[i], i ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+		                                       : O_RDONLY | O_CLOEXEC, 0644);
+		if (fds[i] < 0) {
+			strbuf_addf(err, "cannot open %s for %s: %s", paths[i], path, strerror(errno));
+			return -1;
+		}
 	}
-	child_pid = pid;
-	int status;
-	pid_t r;
-	do
-		r = waitpid(pid, &status, 0);
-	while (r < 0 && errno == EINTR);
-	child_pid = 0;
-	for (size_t i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
-	if (r < 0) {
-		strbuf_addf(err, "waiting for %s: %s", path, strerror(errno));
-		return -1;
-	}
-	memset(st, 0, sizeof *st);
+	return 0;
+}
+
+static void
+close_opened(int fds[6])
+{
+	for (int i = 3; i < 6; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+static void
+decode(int status, struct child_status *st)
+{
+	if (st->timed_out)
+		return;
 	if (WIFSIGNALED(status)) {
 		st->signaled = 1;
 		st->sig = WTERMSIG(status);
@@ -74,7 +131,137 @@ child_run(const char *path, char *const argv[], int out_fd, int err_fd,
 		st->exited = 1;
 		st->code = WEXITSTATUS(status);
 	}
-	return 0;
+}
+
+/* Waits for pid, killing its group at the time limit.  -1: lost track of it. */
+static int
+wait_child(pid_t pid, const struct child_options *o, double start, int *status,
+           struct child_status *st)
+{
+	if (!o->own_group || !(o->timeout_s > 0)) {
+		pid_t r;
+		do
+			r = waitpid(pid, status, 0);
+		while (r < 0 && errno == EINTR);
+		return r == pid ? 0 : -1;
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_s() - start > o->timeout_s) {
+			st->timed_out = 1;
+			kill(-pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			return 0;
+		}
+		struct timespec nap = { 0, 5 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+	}
+}
+
+int
+child_run(const char *path, char *const argv[], const struct child_options *opt,
+          struct child_status *st, struct strbuf *err)
+{
+	static const struct child_options defaults = CHILD_OPTIONS_INIT;
+	const struct child_options *o = opt ? opt : &defaults;
+	memset(st, 0, sizeof *st);
+	struct strvec env = STRVEC_INIT;
+	int own_env = o->scrub_env || o->extra_env;
+	if (own_env)
+		build_env(o->scrub_env, o->extra_env, &env);
+	int fds[6];
+	if (open_stdio(o, path, fds, err) < 0) {
+		close_opened(fds);
+		strvec_clear(&env);
+		return -1;
+	}
+	struct sigaction sa, old[N_FORWARDED];
+	sigset_t block, old_mask;
+	if (o->forward_signals) {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = forward;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		/* Handlers first, and the signals held until the child's pid is known, so
+		 * that a signal between fork and wait is forwarded, not lost. */
+		sigemptyset(&block);
+		for (size_t i = 0; i < N_FORWARDED; i++) {
+			sigaction(forwarded[i], &sa, &old[i]);
+			sigaddset(&block, forwarded[i]);
+		}
+		sigprocmask(SIG_BLOCK, &block, &old_mask);
+	}
+	double start = now_s();
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (o->forward_signals) {
+			for (size_t i = 0; i < N_FORWARDED; i++)
+				sigaction(forwarded[i], &old[i], NULL);
+			sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		}
+		if (o->own_group) {
+			setpgid(0, 0);
+			prctl(PR_SET_PDEATHSIG, SIGKILL); /* egg killed: its child goes too */
+		}
+		for (int i = 0; i < 3; i++)
+			if (fds[i] >= 0 && dup2(fds[i], i) < 0)
+				_exit(127);
+		if (own_env)
+			execve(path, argv, strvec_argv(&env));
+		else
+			execv(path, argv);
+		if (o->own_group)
+			dprintf(2, "cannot run %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	int rc = 0, status = 0;
+	if (pid > 0 && o->own_group)
+		setpgid(pid, pid); /* also here: no race with the child's own call */
+	if (pid > 0)
+		child_target = o->own_group ? -pid : pid;
+	if (o->forward_signals)
+		sigprocmask(SIG_SETMASK, &old_mask, NULL); /* what came meanwhile goes on now */
+	if (pid < 0) {
+		strbuf_addf(err, "cannot start %s: %s", path, strerror(errno));
+		rc = -1;
+	} else {
+		close_opened(fds);
+		fds[3] = fds[4] = fds[5] = -1;
+		if (wait_child(pid, o, start, &status, st) < 0) {
+			strbuf_addf(err, "lost track of %s: %s", path, strerror(errno));
+			rc = -1;
+		}
+		child_target = 0;
+		if (o->own_group)
+			kill(-pid, SIGKILL); /* whatever it left running */
+		st->wall_s = now_s() - start;
+		if (rc == 0)
+			decode(status, st);
+	}
+	if (o->forward_signals)
+		for (size_t i = 0; i < N_FORWARDED; i++)
+			sigaction(forwarded[i], &old[i], NULL);
+	close_opened(fds);
+	strvec_clear(&env);
+	return rc;
+}
+
+void
+child_describe(const struct child_status *st, struct strbuf *out)
+{
+	if (st->timed_out)
+		strbuf_addf(out, "ran past its time limit and was killed after %.1f s", st->wall_s);
+	else if (st->exited)
+		strbuf_addf(out, "exited with status %d", st->code);
+	else if (st->signaled)
+		strbuf_addf(out, "was killed by signal %d (%s)", st->sig, strsignal(st->sig));
+	else
+		strbuf_addstr(out, "ended in an unknown way");
 }
 
 int

@@ -12,3 +12,9 @@ libeggcommon_a_SOURCES = \
 noinst_LIBRARIES += libeggbundle.a
 libeggbundle_a_SOURCES = common/bundle.c common/bundle.h
 libeggbundle_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
+
+check_PROGRAMS += tests/unit/test_child
+tests_unit_test_child_SOURCES = tests/unit/test_child.c
+tests_unit_test_child_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_child_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_child

@@ -49,6 +49,19 @@ struct plan {
 	char *fail; /* strict mode: why the build must stop */
 };
 
+/* A child of the compiler driver: signals aimed at egg-cc reach it, its output
+ * goes to out_fd/err_fd (-1: egg-cc's own). */
+static int
+run_forwarding(const char *path, char *const argv[], int out_fd, int err_fd,
+               struct child_status *st, struct strbuf *err)
+{
+	struct child_options o = CHILD_OPTIONS_INIT;
+	o.out_fd = out_fd;
+	o.err_fd = err_fd;
+	o.forward_signals = 1;
+	return child_run(path, argv, &o, st, err);
+}
+
 static void
 plan_release(struct plan *p)
 {
@@ -142,7 +155,7 @@ run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, 
 	struct child_status st;
 	if (fd < 0) {
 		strbuf_addf(err, "cannot create %s: %s", out_path, strerror(errno));
-	} else if (child_run(planner, strvec_argv(&argv), fd, -1, &st, err) == 0) {
+	} else if (run_forwarding(planner, strvec_argv(&argv), fd, -1, &st, err) == 0) {
 		close(fd);
 		fd = -1;
 		if (st.signaled && (st.sig == SIGINT || st.sig == SIGTERM || st.sig == SIGHUP)) {
@@ -240,7 +253,7 @@ remove_tree(const char *dir)
 	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
 	struct child_status st;
 	struct strbuf err = STRBUF_INIT;
-	child_run("/bin/rm", argv, -1, -1, &st, &err);
+	run_forwarding("/bin/rm", argv, -1, -1, &st, &err);
 	strbuf_release(&err);
 }
 
@@ -267,7 +280,7 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 	int efd = open_capture(tmpdir, "nvcc.err", &err_path);
 	struct strbuf err = STRBUF_INIT;
 	int ok = ofd >= 0 && efd >= 0 &&
-	         child_run(inv->nvcc, strvec_argv(&argv), ofd, efd, st, &err) == 0 &&
+	         run_forwarding(inv->nvcc, strvec_argv(&argv), ofd, efd, st, &err) == 0 &&
 	         st->exited && st->code == 0;
 	if (ofd >= 0)
 		close(ofd);
@@ -334,7 +347,7 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 			/* Compile the reference; say so only if that works (else the error is the user's). */
 			struct child_status ref;
 			strvec_insert(&inv->args, 0, inv->nvcc);
-			if (child_run(inv->nvcc, strvec_argv(&inv->args), -1, -1, &ref, &err) < 0) {
+			if (run_forwarding(inv->nvcc, strvec_argv(&inv->args), -1, -1, &ref, &err) < 0) {
 				egg_error("%s", err.buf);
 				status = 127;
 			} else {

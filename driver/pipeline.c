@@ -123,11 +123,10 @@ pipeline_generator(const struct egg_config *cfg)
 
 /* The compute capability of the GPU this build runs on ("sm_90"), or NULL when
  * there is none (nvidia-smi missing or seeing no device).  The first visible
- * device decides; EGG_GPU / CUDA_VISIBLE_DEVICES select it as CUDA does. */
+ * device decides; the gpu setting (sel) or CUDA_VISIBLE_DEVICES select it as CUDA does. */
 static char *
-gpu_arch(void)
+gpu_arch(const char *sel)
 {
-	const char *sel = getenv("EGG_GPU");
 	char *cmd = egg_xasprintf("nvidia-smi --query-gpu=compute_cap --format=csv,noheader%s%s 2>/dev/null",
 	                          sel && *sel ? " -i " : "", sel && *sel && !strpbrk(sel, "'\"$`;&|") ? sel : "");
 	FILE *f = popen(cmd, "r");
@@ -237,7 +236,7 @@ evaluation_request(const struct plan_ctx *c, const struct kernel_plan *k, const 
 	*sr = (struct pipeline_search_request){ k->bundle, key, gen, c->req->nvcc, flags->v, flags->n,
 		                                (double)egg_config_seconds(c->req->cfg, "timeout"),
 		                                eval_command && *eval_command ? eval_command : NULL,
-		                                c->req->cfg };
+		                                c->req->cfg, egg_config_get(c->req->cfg, "gpu") };
 }
 
 /* A miss with a GPU in search mode: one process searches (single flight), the
@@ -493,7 +492,7 @@ plan_modes(struct plan_ctx *c)
 	const char *eval_command = egg_config_get(c->req->cfg, "eval_command");
 	int remote = eval_command && *eval_command;
 	int evaluates = mode == EGG_MODE_SEARCH || mode == EGG_MODE_VERIFY;
-	char *gpu = evaluates && !remote ? gpu_arch() : NULL;
+	char *gpu = evaluates && !remote ? gpu_arch(egg_config_get(c->req->cfg, "gpu")) : NULL;
 	c->may_search = mode == EGG_MODE_SEARCH && (gpu || remote);
 	c->may_verify = mode == EGG_MODE_VERIFY && (gpu || remote);
 	if (mode == EGG_MODE_SEARCH && !c->may_search)

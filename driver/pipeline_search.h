@@ -21,11 +21,12 @@ struct pipeline_search_request {
 	double timeout_s;                       /* per candidate program; 0: the harness's default */
 	const char *eval_command;               /* evaluate through this command (eval_command); NULL: here */
 	const struct egg_config *cfg;           /* the model backends' settings and budgets */
+	const char *gpu;                        /* the gpu setting; NULL: every visible GPU */
 };
 
 struct pipeline_outcome {
 	int won;          /* a candidate beat the reference */
-	double speedup;   /* its speedup (geometric mean over the workloads) */
+	double speedup;   /* its speedup (total reference time / its total time over the workloads) */
 	char gpu[128];    /* the GPU it was verified on */
 };
 

@@ -41,6 +41,7 @@ pipeline_evaluate(const struct pipeline_search_request *req, const struct run_ca
 	ro.flags = req->flags;
 	ro.n_flags = req->n_flags;
 	ro.timeout_s = req->timeout_s;
+	ro.gpu = req->gpu;
 	if (!req->eval_command)
 		return run_evaluate(req->bundle, cands, n, &ro, status);
 	char *job = run_job_to_json(req->bundle, cands, n, req->flags, req->n_flags, &ro);

@@ -11,12 +11,17 @@
  *             which replaces the target's definition and keeps its name and
  *             signature), with the fixed entry point egg_entry_cand.
  *   main.cu   the parameter table, one setup function per workload (the clause
- *             expressions compiled as C++ with the scalar parameters in scope),
+ *             expressions compiled as C++ with the scalar parameters in scope, and
+ *             the closure's macros and constants: gen_closure_decls),
  *             the declarations of the two entry points, and harness/runtime.cuh
  *             (checks, timing, JSON output).  It never sees either definition.
  *
  * Because each contender is its own TU with internal linkage, a candidate cannot
  * call the reference (it would need the nonce) nor collide with its kernels.
+ * A target inside named namespaces is called through `using namespace` in the
+ * entry, and a candidate's code is put inside those namespaces, where the rewrite
+ * puts it in the user's file.
+ *
  * A candidate sees the closure (types, macros, helper kernels and device
  * functions of the reference), so it may reuse them but must not define a name
  * the closure already defines: that is a compile error the debug agent sees.
@@ -53,8 +58,9 @@
 /* The entry point every candidate TU defines. */
 #define GEN_CAND_ENTRY "egg_entry_cand"
 
-/* Checks that the harness can evaluate b: at least one workload, every scalar
- * parameter bound by every workload and of a known type, every pointer parameter
+/* Checks that the harness can evaluate b: every scalar parameter bound by every
+ * workload (no workload clause: one workload, possible only without scalar
+ * parameters) and of a known type, every pointer parameter
  * with an extent and a known element type.  Returns 0, or -1 with a sentence. */
 int gen_check_bundle(const struct egg_bundle *b, struct strbuf *err);
 
@@ -66,13 +72,26 @@ int gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
              struct strbuf *out, struct strbuf *err);
 
 /* Appends main.cu: calls ref_entry as the reference and GEN_CAND_ENTRY as the
- * candidate.  Returns 0 or -1 with a sentence. */
-int gen_main(const struct egg_bundle *b, const char *ref_entry, struct strbuf *out,
-             struct strbuf *err);
+ * candidate.  flops (n_flops of them, may be 0): the FLOPs of one call, as C
+ * expressions over the scalar parameters like an extent; one applies to every
+ * workload, more give one per workload.  Returns 0 or -1 with a sentence. */
+int gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
+             size_t n_flops, struct strbuf *out, struct strbuf *err);
 
 /* Appends the probe program: the same runtime with no bundle; run with --probe
  * (device description) or --ceilings (also copy bandwidth and FMA rate). */
 void gen_probe(struct strbuf *out);
+
+/* gen_text.c.  Appends what main.cu may see of a closure for the clause
+ * expressions: preprocessor definitions and conditionals, enums, and const or
+ * constexpr variables that call nothing, inside the namespaces they stand in;
+ * never a function, kernel, class or device variable. */
+void gen_closure_decls(const char *closure, struct strbuf *out);
+
+/* Appends code with `extern "C"` dropped (and the braces of an extern "C" { }
+ * block): inside a contender's anonymous namespace it would give the reference
+ * and the candidate one external C name. */
+void gen_add_code(struct strbuf *out, const char *code);
 
 /* The text of harness/runtime.cuh, built into egg. */
 extern const char harness_runtime_text[];

@@ -1,12 +1,12 @@
 # harness/: the evaluation harness (generation, screening, running, judging).
 noinst_LIBRARIES += libeggharness.a
 libeggharness_a_SOURCES = \
-	harness/gen.c harness/gen.h \
+	harness/gen.c harness/gen.h harness/gen_text.c \
 	harness/screen.c harness/screen.h \
 	harness/proc.c harness/proc.h \
 	harness/run.c harness/run.h \
 	harness/remote.c harness/result.c \
-	harness/run_int.h harness/toolchain.c harness/probe.c
+	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
 libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm
@@ -59,3 +59,15 @@ EXTRA_DIST += \
 	tests/data/harness/fake/compute-sanitizer \
 	tests/gpu/run-harness-gpu.sh \
 	tests/gpu/pack.sh
+
+check_PROGRAMS += tests/unit/test_gen_text
+tests_unit_test_gen_text_SOURCES = tests/unit/test_gen_text.c
+tests_unit_test_gen_text_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_gen_text_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+UNIT_TESTS += tests/unit/test_gen_text
+
+check_PROGRAMS += tests/unit/test_judge
+tests_unit_test_judge_SOURCES = tests/unit/test_judge.c
+tests_unit_test_judge_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_judge_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+UNIT_TESTS += tests/unit/test_judge

@@ -79,12 +79,12 @@ run_set_status(struct run_ctx *c, const char *status, const char *message)
 }
 
 /* The GPUs the programs may run on, one program per GPU at a time: the visible
- * ones (EGG_GPU, else CUDA_VISIBLE_DEVICES, else all) that have the first one's
+ * ones (the gpu setting, else CUDA_VISIBLE_DEVICES, else all) that have the first one's
  * architecture, each named so that CUDA_VISIBLE_DEVICES selects it alone. */
 static void
 run_discover_gpus(struct run_ctx *c, const char *exe, int count)
 {
-	const char *v = getenv("EGG_GPU");
+	const char *v = c->opt->gpu;
 	if (!v || !*v)
 		v = getenv("CUDA_VISIBLE_DEVICES");
 	struct strvec names = STRVEC_INIT;
@@ -106,7 +106,7 @@ run_discover_gpus(struct run_ctx *c, const char *exe, int count)
 	for (int i = 1; i < count && i < (int)names.n && c->n_gpus < RUN_MAX_GPUS; i++) {
 		struct strvec args = STRVEC_INIT;
 		strvec_push(&args, "--probe");
-		struct proc_status st;
+		struct child_status st;
 		struct strbuf err = STRBUF_INIT;
 		char *output = NULL;
 		cJSON *j = run_program(c, exe, &args, "probe-more", names.v[i], 60, &st, &output, &err);
@@ -135,9 +135,9 @@ run_discover_gpus(struct run_ctx *c, const char *exe, int count)
 int
 run_probe(struct run_ctx *c)
 {
-	const char *gpu = getenv("EGG_GPU");
+	const char *gpu = c->opt->gpu;
 	if (gpu && strcmp(gpu, "none") == 0) {
-		run_set_status(c, "no_gpu", "no GPU: EGG_GPU is \"none\"");
+		run_set_status(c, "no_gpu", "no GPU: the gpu setting is \"none\"");
 		return -1;
 	}
 	struct strbuf err = STRBUF_INIT;
@@ -149,7 +149,7 @@ run_probe(struct run_ctx *c)
 	}
 	struct strvec args = STRVEC_INIT;
 	strvec_push(&args, "--probe");
-	struct proc_status st;
+	struct child_status st;
 	char *output = NULL;
 	cJSON *j = run_program(c, exe, &args, "probe", NULL, 60, &st, &output, &err);
 	const cJSON *status = cJSON_GetObjectItem(j, "status");
@@ -160,7 +160,7 @@ run_probe(struct run_ctx *c)
 	} else if (!cJSON_IsString(status) || strcmp(status->valuestring, "ok") != 0) {
 		struct strbuf m = STRBUF_INIT;
 		strbuf_addstr(&m, "the GPU probe ");
-		proc_describe(&st, &m);
+		child_describe(&st, &m);
 		strbuf_addf(&m, ": %s%s", err.buf, output ? output : "");
 		run_set_status(c, "error", m.buf);
 		strbuf_release(&m);

@@ -50,7 +50,7 @@ run_remote(const char *command, const char *job_json, const char *target, double
 	char *argv[] = { "/bin/sh", "-c", (char *)command, NULL };
 	/* A local command that is egg eval again must evaluate, not forward again. */
 	char *env[] = { "EGG_EVAL_COMMAND=", NULL };
-	struct proc_status st;
+	struct child_status st;
 	if (fs_write_atomic(in, job_json, strlen(job_json)) < 0) {
 		strbuf_addf(&msg, "cannot write the job for the remote evaluation: %s", strerror(errno));
 	} else if (proc_run(argv, env, in, out, err, timeout_s, &st, &msg) == 0) {
@@ -70,7 +70,7 @@ run_remote(const char *command, const char *job_json, const char *target, double
 		} else {
 			cJSON_Delete(r);
 			strbuf_addf(&msg, "the eval command '%s' ", command);
-			proc_describe(&st, &msg);
+			child_describe(&st, &msg);
 			strbuf_addf(&msg, " and printed %s", r ? why.buf : "no result");
 			for (char *c = errtext; c && *c; c++)
 				if (*c == '\n' || *c == '\r')
@@ -129,6 +129,11 @@ run_job_to_json(const struct egg_bundle *b, const struct run_candidate *cands, s
 	cJSON_AddBoolToObject(o, "sanitize", opt->sanitize);
 	if (opt->arch)
 		cJSON_AddStringToObject(o, "arch", opt->arch);
+	if (opt->n_flops) {
+		cJSON *fl = cJSON_AddArrayToObject(o, "flops");
+		for (size_t i = 0; i < opt->n_flops; i++)
+			cJSON_AddItemToArray(fl, cJSON_CreateString(opt->flops[i]));
+	}
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	char *copy = egg_xstrdup(s);

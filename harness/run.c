@@ -42,6 +42,9 @@ run_new_candidate(const char *name)
 	cJSON_AddNullToObject(o, "compile_log");
 	cJSON_AddArrayToObject(o, "resources");
 	cJSON_AddNullToObject(o, "speedup");
+	cJSON_AddNullToObject(o, "speedup_geomean");
+	cJSON_AddNullToObject(o, "total_ms");
+	cJSON_AddArrayToObject(o, "workloads");
 	cJSON_AddNullToObject(o, "run");
 	cJSON_AddNumberToObject(o, "wall_s", 0);
 	return o;
@@ -55,40 +58,9 @@ run_verdict(cJSON *cand, const char *verdict, const char *message)
 	                          message ? cJSON_CreateString(message) : cJSON_CreateNull());
 }
 
-/* Adds achieved bandwidth to each timing, and its fraction of the copy ceiling;
- * returns the geometric mean of the speedups (0 if there are none). */
-static double
-run_annotate_timings(struct run_ctx *c, cJSON *run)
-{
-	const cJSON *ceil = cJSON_GetObjectItem(c->ceilings, "copy_gbs");
-	double log_sum = 0;
-	int n = 0;
-	cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "timings")) {
-		double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "bytes"));
-		static const char *const who[] = { "candidate", "reference" };
-		for (int k = 0; k < 2; k++) {
-			cJSON *s = cJSON_GetObjectItem(t, who[k]);
-			double ms = cJSON_GetNumberValue(cJSON_GetObjectItem(s, "median_ms"));
-			if (!(ms > 0))
-				continue;
-			double gbs = bytes / (ms * 1e-3) / 1e9;
-			cJSON_AddNumberToObject(s, "gbs", gbs);
-			if (cJSON_IsNumber(ceil) && ceil->valuedouble > 0)
-				cJSON_AddNumberToObject(s, "copy_fraction", gbs / ceil->valuedouble);
-		}
-		double sp = cJSON_GetNumberValue(cJSON_GetObjectItem(t, "speedup"));
-		if (sp > 0) {
-			log_sum += log(sp);
-			n++;
-		}
-	}
-	return n ? exp(log_sum / n) : 0;
-}
-
 /* Judges the program's JSON (or its absence) into the candidate's verdict. */
 static void
-run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct proc_status *st,
+run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct child_status *st,
           const char *output, int self)
 {
 	struct strbuf m = STRBUF_INIT;
@@ -97,24 +69,26 @@ run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct proc_status *st
 	const char *s = cJSON_IsString(status) ? status->valuestring : NULL;
 	if (st->timed_out) {
 		strbuf_addstr(&m, "the program ");
-		proc_describe(st, &m);
+		child_describe(st, &m);
 		run_verdict(cand, "timeout", m.buf);
 	} else if (!s) {
 		strbuf_addstr(&m, "the program ");
-		proc_describe(st, &m);
+		child_describe(st, &m);
 		strbuf_addstr(&m, " without a result");
 		if (output && *output)
 			strbuf_addf(&m, "; its output ends: %s", output);
 		run_verdict(cand, "crash", m.buf);
 	} else if (strcmp(s, "ok") == 0) {
-		double sp = run_annotate_timings(c, j);
+		struct run_summary sum;
+		run_summarize(j, c->ceilings, &sum);
+		double sp = sum.speedup;
 		double min = c->opt->min_speedup > 0 ? c->opt->min_speedup : 1.03;
-		if (sp > 0)
-			cJSON_ReplaceItemInObject(cand, "speedup", cJSON_CreateNumber(sp));
+		run_store_summary(cand, &sum);
 		if (self || c->opt->no_timing || sp >= min) {
 			run_verdict(cand, "pass", NULL);
 		} else {
-			strbuf_addf(&m, "correct, but %.3gx the reference's speed (needs %.3gx)", sp, min);
+			strbuf_addf(&m, "correct, but %.3gx the reference's speed over its workloads' "
+			            "total time (needs %.3gx)", sp, min);
 			run_verdict(cand, "slower", m.buf);
 		}
 	} else if (strcmp(s, "wrong") == 0 || strcmp(s, "cuda_error") == 0) {
@@ -162,7 +136,7 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		strvec_push(&args, "--seed");
 		strvec_push_owned(&args, egg_xasprintf("%llu", c->seed));
 		char *tstem = egg_xasprintf("%s.%s", stem, tools[t]);
-		struct proc_status st;
+		struct child_status st;
 		char *output = NULL;
 		int fd = proc_gpu_lock(c->gpu_key, &err);
 		double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 20;
@@ -171,10 +145,10 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		proc_gpu_unlock(fd);
 		const cJSON *status = cJSON_GetObjectItem(j, "status");
 		const char *state = "unavailable";
-		if (st.exited && st.exit_code == 99) {
+		if (st.exited && st.code == 99) {
 			state = "errors";
 			strbuf_addf(&unsafe, "%s%s", unsafe.len ? " and " : "", tools[t]);
-		} else if (st.exited && st.exit_code == 0 && cJSON_IsString(status)) {
+		} else if (st.exited && st.code == 0 && cJSON_IsString(status)) {
 			state = "clean";
 		}
 		cJSON_AddStringToObject(o, tools[t], state);
@@ -349,12 +323,12 @@ run_exec(struct run_ctx *c, size_t k, int self, int g)
 	if (self)
 		strvec_push(&args, "--self-check");
 	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT, status = STRBUF_INIT;
 	int fd = proc_gpu_lock(c->gpus[g].uuid, &err);
 	if (fd >= 0 && run_launch(c, exe, &args, stem, c->gpus[g].visible,
 	                          c->opt->timeout_s > 0 ? c->opt->timeout_s : 120, &st, &err) == 0)
-		strbuf_addf(&status, "%d %d %d %d %.6f\n", st.exited, st.exit_code, st.signal,
+		strbuf_addf(&status, "%d %d %d %d %.6f\n", st.exited, st.code, st.sig,
 		            st.timed_out, st.wall_s);
 	else
 		strbuf_addf(&status, "error: %s", err.buf);
@@ -377,16 +351,17 @@ run_finish(struct run_ctx *c, size_t k, int self, cJSON *cand)
 	char *path = egg_xasprintf("%s/%s.status", c->dir, stem);
 	char *text = NULL;
 	size_t len;
-	struct proc_status st;
+	struct child_status st;
 	memset(&st, 0, sizeof st);
 	if (fs_read_file(path, 1 << 16, &text, &len) < 0) {
 		run_verdict(cand, "error", "the program's run left no status (its worker died)");
 	} else if (egg_str_starts(text, "error: ")) {
 		run_verdict(cand, "error", text + 7);
-	} else if (sscanf(text, "%d %d %d %d %lf", &st.exited, &st.exit_code, &st.signal,
+	} else if (sscanf(text, "%d %d %d %d %lf", &st.exited, &st.code, &st.sig,
 	                  &st.timed_out, &st.wall_s) != 5) {
 		run_verdict(cand, "error", "the program's run left an unreadable status");
 	} else {
+		st.signaled = st.sig != 0;
 		char *output = NULL;
 		cJSON *j = run_collect(c, stem, &output);
 		run_judge(c, cand, j, &st, output, self);
@@ -467,7 +442,7 @@ run_prepare_reference(struct run_ctx *c)
 	char *log = NULL;
 	int rc = -1;
 	if (gen_unit(c->b, c->b->target, entry, &ref, &err) < 0 ||
-	    gen_main(c->b, entry, &mainsrc, &err) < 0 || run_write(refp, ref.buf, &err) < 0 ||
+	    gen_main(c->b, entry, c->opt->flops, c->opt->n_flops, &mainsrc, &err) < 0 || run_write(refp, ref.buf, &err) < 0 ||
 	    run_write(mainp, mainsrc.buf, &err) < 0) {
 		run_set_status(c, "error", err.buf);
 		goto out;
@@ -583,18 +558,12 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 		cJSON_AddItemToArray(list, run_new_candidate(n ? cands[k].name : self.name));
 	run_build_all(&c, n ? cands : &self, total, n == 0, list, ready, &n_ready);
 	run_exec_all(&c, ready, n_ready, n == 0);
-	double best = 0;
 	for (size_t i = 0; i < n_ready; i++) {
 		size_t k = ready[i];
-		cJSON *cand = cJSON_GetArrayItem(list, (int)k);
-		run_finish(&c, k, n == 0, cand);
-		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
-		double sp = cJSON_GetNumberValue(cJSON_GetObjectItem(cand, "speedup"));
-		if (n && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0 && sp > best) {
-			best = sp;
-			cJSON_ReplaceItemInObject(c.result, "best", cJSON_CreateNumber((double)k));
-		}
+		run_finish(&c, k, n == 0, cJSON_GetArrayItem(list, (int)k));
 	}
+	if (n)
+		run_pick_best(c.result);
 	free(ready);
 done:;
 	const cJSON *st = cJSON_GetObjectItem(c.result, "status");

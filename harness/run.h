@@ -27,14 +27,26 @@
  *         "resources": [ { "function" (mangled), "name" (demangled, when a
  *                          demangler is there), "registers", "smem_bytes",
  *                          "stack_bytes", "spill_stores", "spill_loads" } ],
- *         "speedup": geometric mean over workloads | null,
- *         "run": the program's own JSON (checks, timings) | null,
+ *         "speedup": total reference time / total candidate time | null, where a
+ *                    total is the sum of the medians over the workloads (the time
+ *                    a program calling each workload once spends),
+ *         "speedup_geomean": geometric mean of the per-workload ratios | null,
+ *         "total_ms": { "candidate": MS, "reference": MS } | null,
+ *         "workloads": [ { "workload": W, "speedup", "candidate_ms", "reference_ms",
+ *                          "gbs", "copy_fraction", "flops"?, "gflops"?,
+ *                          "fma_fraction"? } ]   (the candidate's rates; gbs and
+ *                    gflops over its median, fractions of the device's measured
+ *                    copy_gbs and fma_gflops; FLOP numbers only where the job
+ *                    gives a count),
+ *         "run": the program's own JSON (checks, timings; each timing's
+ *                candidate and reference STATS also carry gbs, copy_fraction,
+ *                gflops, fma_fraction as above) | null,
  *         "wall_s": seconds,
  *         "sanitizer": { "memcheck": STATE, "racecheck": STATE, "log": TEXT } (only
  *                      with sanitize; STATE: "clean", "errors", "unavailable") } ],
- *     "best": index of the fastest passing candidate | null }
- * "pass" means correct on every check and at least min_speedup faster (geometric
- * mean of the workloads' median ratios); "slower" correct but not that fast; in a
+ *     "best": index of the passing candidate with the smallest total_ms | null }
+ * "pass" means correct on every check and at least min_speedup faster over the
+ * workloads' total time ("speedup"); "slower" correct but not that fast; in a
  * self-check a correct reference is "pass".  "compiled" is the verdict of
  * compile-only runs; "unsafe" that of a passing candidate in which
  * compute-sanitizer (memcheck on exact allocations, racecheck) found errors.
@@ -66,6 +78,11 @@ struct run_options {
 	unsigned long long seed;   /* 0: random */
 	double min_speedup;        /* 0: 1.03 */
 	int sanitize;              /* also run passing candidates under compute-sanitizer */
+	const char *gpu;           /* the configuration's gpu key: CUDA_VISIBLE_DEVICES names,
+	                              "none" for no GPU; NULL: CUDA_VISIBLE_DEVICES, else all */
+	const char *const *flops;  /* FLOPs of one call: C expressions over the scalar */
+	size_t n_flops;            /* parameters, 1 for every workload or 1 per workload; */
+	                           /* 0: unknown (no FLOP rates in the result) */
 };
 
 /* The result's verdict names. */

@@ -45,11 +45,29 @@ int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char
 int run_link(struct run_ctx *c, const char *stem, char **log);
 void run_demangle(struct run_ctx *c, cJSON *resources);
 int run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-               const char *visible, double timeout_s, struct proc_status *st, struct strbuf *err);
+               const char *visible, double timeout_s, struct child_status *st, struct strbuf *err);
 cJSON *run_collect(struct run_ctx *c, const char *stem, char **output);
 cJSON *run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-                   const char *visible, double timeout_s, struct proc_status *st,
+                   const char *visible, double timeout_s, struct child_status *st,
                    char **output, struct strbuf *err);
+
+/* judge.c */
+struct run_summary {
+	double candidate_ms, reference_ms; /* sums of the medians over the workloads */
+	double speedup;                    /* reference_ms / candidate_ms */
+	double speedup_geomean;            /* of the per-workload ratios */
+	cJSON *workloads;                  /* per-workload numbers; owned until stored */
+};
+/* Adds rates to run's timings (gbs, copy_fraction; gflops, fma_fraction where a
+ * timing has flops) and sums them up in s.  -1 when a workload has no time (s's
+ * times are then 0).  s->workloads is created either way: pass it on with
+ * run_store_summary or free it with cJSON_Delete. */
+int run_summarize(cJSON *run, const cJSON *ceilings, struct run_summary *s);
+/* Puts s's numbers into the candidate (speedup, speedup_geomean, total_ms,
+ * workloads); takes s->workloads. */
+void run_store_summary(cJSON *cand, struct run_summary *s);
+/* Sets the result's "best": the passing candidate with the smallest total_ms. */
+void run_pick_best(cJSON *result);
 
 /* probe.c */
 void run_set_status(struct run_ctx *c, const char *status, const char *message);

@@ -32,7 +32,7 @@
  *                   "buffers": [ { "name", "elements", "max_abs", "max_rel", "rtol",
  *                                  "atol", "bad", "first_bad", "got"?, "want"?,
  *                                  "unwritten", "nonfinite", "ref_unwritten" } ] } ],
- *     "timings": [ { "workload", "reps", "bytes", "overhead_ms",
+ *     "timings": [ { "workload", "reps", "bytes", "flops"? (when the job counts them), "overhead_ms",
  *                    "candidate": STATS, "reference": STATS, "speedup",
  *                    "event_median_ms": {...}, "unordered_work": {...} } ],
  *     "ceilings"?: { "copy_bytes", "copy_ms", "copy_gbs", "fma_gflops" } }
@@ -789,6 +789,8 @@ egg_time_workload(int w)
 		egg_add(&g_timings, ",");
 	egg_add(&g_timings, "{\"workload\":%d,\"reps\":%d,\"bytes\":%.0f,\"overhead_ms\":%.6g", w,
 	        reps, bytes, overhead);
+	if (g_wl.flops > 0)
+		egg_add(&g_timings, ",\"flops\":%.17g", g_wl.flops);
 	double med[2], evmed[2];
 	egg_add_stats("candidate", t[0], reps, &med[0]);
 	egg_add_stats("reference", t[1], reps, &med[1]);

@@ -104,7 +104,7 @@ run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **lo
 	struct strvec argv = STRVEC_INIT;
 	strvec_push(&argv, c->nvcc);
 	strvec_pushv(&argv, args->v, args->n);
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT;
 	int rc = proc_run(strvec_argv(&argv), NULL, NULL, log_path, log_path, RUN_COMPILE_TIMEOUT, &st,
 	                  &err);
@@ -115,12 +115,12 @@ run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **lo
 	}
 	strbuf_release(&err);
 	*log = run_read_tail(log_path, RUN_LOG_MAX);
-	if (st.exited && st.exit_code == 0)
+	if (st.exited && st.code == 0)
 		return 0;
 	if (!st.exited) {
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "%s\nnvcc ", *log);
-		proc_describe(&st, &why);
+		child_describe(&st, &why);
 		free(*log);
 		*log = strbuf_detach(&why);
 	}
@@ -172,13 +172,13 @@ run_demangle(struct run_ctx *c, cJSON *resources)
 		strbuf_addf(&names, "%s\n", cJSON_GetObjectItem(r, "function")->valuestring);
 	char *in = egg_xasprintf("%s/names.txt", c->dir), *out = egg_xasprintf("%s/names.out", c->dir);
 	char *argv[] = { filt, NULL };
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT;
 	char *text = NULL;
 	size_t len;
 	if (fs_write_atomic(in, names.buf, names.len) == 0 &&
 	    proc_run(argv, NULL, in, out, NULL, 30, &st, &err) == 0 && st.exited &&
-	    st.exit_code == 0 && fs_read_file(out, 1 << 20, &text, &len) == 0) {
+	    st.code == 0 && fs_read_file(out, 1 << 20, &text, &len) == 0) {
 		char *line = text;
 		cJSON_ArrayForEach(r, resources) {
 			char *eol = line ? strchr(line, '\n') : NULL;
@@ -201,10 +201,10 @@ run_demangle(struct run_ctx *c, cJSON *resources)
 }
 
 /* Runs PROGRAM ARGS... --out DIR/STEM.json with its output in DIR/STEM.out, on
- * the GPU called visible (CUDA_VISIBLE_DEVICES; NULL: EGG_GPU's, else all). */
+ * the GPU called visible (CUDA_VISIBLE_DEVICES; NULL: the gpu setting's, else all). */
 int
 run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-           const char *visible, double timeout_s, struct proc_status *st, struct strbuf *err)
+           const char *visible, double timeout_s, struct child_status *st, struct strbuf *err)
 {
 	struct strvec argv = STRVEC_INIT;
 	strvec_push(&argv, exe);
@@ -215,7 +215,7 @@ run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *
 	strvec_push(&argv, "--out");
 	strvec_push(&argv, json_path);
 	struct strvec env = STRVEC_INIT;
-	const char *gpu = getenv("EGG_GPU");
+	const char *gpu = c->opt->gpu;
 	if (!visible && gpu && *gpu)
 		visible = gpu;
 	if (visible)
@@ -250,7 +250,7 @@ run_collect(struct run_ctx *c, const char *stem, char **output)
 
 cJSON *
 run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-            const char *visible, double timeout_s, struct proc_status *st, char **output,
+            const char *visible, double timeout_s, struct child_status *st, char **output,
             struct strbuf *err)
 {
 	if (run_launch(c, exe, args, stem, visible, timeout_s, st, err) < 0)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # run-harness-gpu.sh LOGDIR [PART...] -- the harness's GPU tests, in one command.
-# PARTs (default: all, in this order): self adversarial good sanitize timing.
+# PARTs (default: all, in this order): self adversarial good sanitize timing rates
+# corpus.
 # "timing" reuses the results of "self" (copy) and "good" (softmax) of the same
 # call, or makes them.  One device call (600 s) may not hold all parts: run
-# "self adversarial" and "good sanitize timing" as two calls.
+# "self adversarial", "good sanitize timing rates" and "corpus" as three calls.
 #
 # Proves on a real GPU that egg eval rejects every adversarial candidate with the
 # verdict it deserves, accepts correct ones, and times properly (a device copy
@@ -14,9 +15,9 @@
 # egg: $EGG, else .device/harness/egg (tests/gpu/pack.sh), else ./egg.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-logdir=${1:?usage: run-harness-gpu.sh LOGDIR [self|adversarial|good|sanitize|timing]...}
+logdir=${1:?usage: run-harness-gpu.sh LOGDIR [self|adversarial|good|sanitize|timing|rates|corpus]...}
 shift
-parts=" ${*:-self adversarial good sanitize timing} "
+parts=" ${*:-self adversarial good sanitize timing rates corpus} "
 want() { [[ $parts == *" $1 "* ]]; }
 mkdir -p "$logdir"
 logdir=$(cd "$logdir" && pwd)
@@ -163,6 +164,47 @@ for w in range(len(a)):
     print(f"{tag} timed-twice workload {w}: {x:.4f} ms vs {y:.4f} ms ({100 * diff:.2f}%)")
 sys.exit(bad)
 PY
+
+# 6. Rates and ranking: a FLOP count gives GFLOP/s and the fraction of the FMA
+# ceiling; the speedup is total reference time over total candidate time.
+if want rates; then
+eval_to rates-softmax "$data/softmax.json" --flops "5.0 * rows * cols" \
+	--candidate "$data/cand/good_softmax_block.cu"
+python3 - "$logdir/rates-softmax.json" <<'PY' >>"$summary" || failed=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["candidates"][0]
+bad = 0
+ws = c.get("workloads") or []
+tot = c.get("total_ms") or {}
+ok = bool(ws) and all("gflops" in w and "fma_fraction" in w and "copy_fraction" in w for w in ws)
+bad |= not ok
+print(f"{'PASS' if ok else 'FAIL'} rates: per-workload gbs/gflops and ceiling fractions: "
+      + "; ".join(f"w{w['workload']} {w.get('gbs', 0):.0f} GB/s ({w.get('copy_fraction', 0):.2f}) "
+                  f"{w.get('gflops', 0):.0f} GFLOP/s ({w.get('fma_fraction', 0):.3f})" for w in ws))
+ok = tot and abs(c["speedup"] - tot["reference"] / tot["candidate"]) < 1e-6 * c["speedup"]
+bad |= not ok
+print(f"{'PASS' if ok else 'FAIL'} ranking: speedup {c.get('speedup')} = total ref/cand {tot}; "
+      f"geomean {c.get('speedup_geomean')}; best {r.get('best')}")
+sys.exit(bad)
+PY
+fi
+
+# 7. The analyzer corpus on the GPU: every bundle egg analyze hands out (the
+# committed expected outputs) passes its self-check (the CPU suite only compiles).
+if want corpus; then
+	mkdir -p "$logdir/corpus"
+	for j in "$top"/tests/data/analyzer/expected/*.json; do
+		n=$(basename "$j" .json)
+		k=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$j")
+		for ((i = 0; i < k; i++)); do
+			python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))[int(sys.argv[3])], open(sys.argv[2], "w"))' \
+				"$j" "$logdir/corpus/$n.$i.bundle.json" "$i"
+			eval_to "corpus/$n.$i" "$logdir/corpus/$n.$i.bundle.json" --no-timing --trials 2 --timeout 60
+			check "$logdir/corpus/$n.$i.json" "self-check=pass"
+		done
+	done
+fi
 
 cat "$summary"
 exit $failed

@@ -177,7 +177,7 @@ test_no_gpu_gives_a_clean_result_and_exit_status_3() {
 test_egg_gpu_none_skips_the_gpu_without_compiling() {
 	EGG_GPU=none EGG_NVCC=/bin/false run_cmd r "$EGG" eval "$DATA/scale.json"
 	expect_eq "$(cat r.rc)" 3
-	expect_eq "$(json r.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+	expect_eq "$(json r.out 'r["message"]')" 'no GPU: the gpu setting is "none"'
 }
 
 test_eval_command_forwards_the_job_and_prints_the_result() {
@@ -189,7 +189,7 @@ test_eval_command_forwards_the_job_and_prints_the_result() {
 	expect_eq "$(json r.out 'r["flags"]')" "['-DX=1']"
 	# --local ignores the setting
 	EGG_EVAL_COMMAND="false" EGG_GPU=none run_cmd l "$EGG" eval "$DATA/scale.json" --local
-	expect_eq "$(json l.out 'r["message"]')" 'no GPU: EGG_GPU is "none"'
+	expect_eq "$(json l.out 'r["message"]')" 'no GPU: the gpu setting is "none"'
 }
 
 test_eval_command_passes_no_gpu_through_and_gets_no_secrets() {
@@ -270,4 +270,46 @@ test_sanitizer_turns_a_passing_candidate_unsafe_with_a_fake_toolchain() {
 	expect_eq "$(json r.out '"sanitizer" in r["candidates"][2]')" False "only passing candidates are sanitized"
 	expect_eq "$(json r.out 'r["best"]')" 1 "an unsafe candidate is never the best"
 	expect_file_contains r.out "Invalid __global__ read"
+}
+
+# egg eval reads its settings as every egg program does (egg.conf, EGG_*,
+# --egg-KEY=VALUE); the job's keys override them and egg eval's options both.
+test_eval_reads_gpu_timeout_and_eval_command_through_the_configuration() {
+	export EGG_SYSTEM_CONFIG=/nonexistent/egg.conf
+	printf 'gpu = none\ntimeout = 7s\n' >egg.conf
+	EGG_NVCC=/bin/false run_cmd r "$EGG" eval "$DATA/scale.json"
+	expect_eq "$(cat r.rc)" 3 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out 'r["message"]')" 'no GPU: the gpu setting is "none"'
+	# the job a remote evaluator gets carries the configured time limit ...
+	run_cmd j "$EGG" eval "$DATA/scale.json" --remote 'cat >job.json'
+	expect_eq "$(json job.json 'r["timeout_s"]')" 7
+	# ... which --egg-timeout and then --timeout override
+	run_cmd j "$EGG" eval "$DATA/scale.json" --egg-timeout=5s --remote 'cat >job.json'
+	expect_eq "$(json job.json 'r["timeout_s"]')" 5
+	run_cmd j "$EGG" eval "$DATA/scale.json" --egg-timeout=5s --timeout 9 --remote 'cat >job.json'
+	expect_eq "$(json job.json 'r["timeout_s"]')" 9
+	# eval_command from the file; --local ignores it
+	printf 'eval_command = cat >job2.json\ngpu = none\n' >egg.conf
+	run_cmd e "$EGG" eval "$DATA/scale.json"
+	expect_eq "$(json job2.json 'r["schema"]')" egg-job
+	EGG_NVCC=/bin/false run_cmd l "$EGG" eval "$DATA/scale.json" --local
+	expect_eq "$(cat l.rc)" 3
+	# a bad setting is an error that names where it is
+	printf 'timeout = soon\n' >egg.conf
+	run_cmd b "$EGG" eval "$DATA/scale.json" --local
+	expect_eq "$(cat b.rc)" 1
+	expect_file_contains b.err "egg.conf:1"
+}
+
+test_eval_flops_expression_reaches_the_program_per_workload() {
+	run_cmd g "$EGG" eval "$DATA/scale.json" --flops "2.0 * n" --generate gen
+	expect_eq "$(cat g.rc)" 0 "exit status ($(cat g.err))"
+	expect_file_contains gen/main.cu "egg_x->flops = (double)(2.0 * n);"
+	# one count per workload, or one for all; anything else is refused
+	run_cmd g2 "$EGG" eval "$DATA/softmax.json" --flops 1 --flops 2 --flops 3 --generate gen2
+	expect_eq "$(cat g2.rc)" 1
+	expect_file_contains g2.err "FLOP counts for the"
+	# a job's "flops" travels to a remote evaluator
+	run_cmd j "$EGG" eval "$DATA/scale.json" --flops "2.0 * n" --remote 'cat >job.json'
+	expect_eq "$(json job.json 'r["flops"]')" "['2.0 * n']"
 }

@@ -4,22 +4,43 @@
 
 suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
-	command -v python3 >/dev/null || { echo "no python3"; return 1; }
+	command -v jq >/dev/null || { echo "no jq"; return 1; }
+}
+
+# compile_bundles SRC_DIR [ANALYZE_FLAGS...]: analyzes every SRC_DIR/*.cu (from
+# SRC_DIR, as the analyzer suite does), evaluates each bundle compile-only for
+# sm_90; failures go to the array bad, the number of bundles to count.
+compile_bundles() {
+	local dir=$1 f n i k
+	shift
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	for f in "$dir"/*.cu; do
+		n=$(basename "$f" .cu)
+		(cd "$dir" && "$EGG" analyze "$@" "$n.cu") >"$n.json" 2>"$n.aerr" || { bad+=("$n: analyze failed"); continue; }
+		k=$(jq length "$n.json")
+		for ((i = 0; i < k; i++)); do
+			jq ".[$i]" "$n.json" >"$n.$i.bundle.json"
+			"$EGG" eval "$n.$i.bundle.json" --compile-only --arch sm_90 >"$n.$i.result.json" 2>"$n.$i.err"
+			jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null ||
+				bad+=("$n.$i: $(jq -c '[.message, .candidates[0].message]' "$n.$i.result.json" 2>/dev/null | head -c 300)")
+			count=$((count + 1))
+		done
+	done
 }
 
 test_every_bench_case_analyzes_and_its_harness_compiles_for_sm_90() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
-	local f n bad=() count=0
-	for f in "$EGG_SRCDIR"/bench/suite/cases/*.cu; do
-		n=$(basename "$f" .cu)
-		"$EGG" analyze "$f" >"$n.json" 2>"$n.aerr" || { bad+=("$n: analyze failed"); continue; }
-		python3 -c 'import json, sys; b = json.load(open(sys.argv[1])); json.dump(b[0], open(sys.argv[2], "w")) if b else sys.exit(1)' \
-			"$n.json" "$n.bundle.json" || { bad+=("$n: no bundle"); continue; }
-		"$EGG" eval "$n.bundle.json" --compile-only --arch sm_90 >"$n.result.json" 2>"$n.err"
-		python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r["status"] == "ok" and [c["verdict"] for c in r["candidates"]] == ["compiled"] else 1)' \
-			"$n.result.json" || bad+=("$n: $(head -c 200 "$n.result.json")")
-		count=$((count + 1))
-	done
-	[ "$count" -ge 22 ] || fail "only $count cases were evaluated"
+	local bad=() count=0
+	compile_bundles "$EGG_SRCDIR/bench/suite/cases"
+	[ "$count" -ge 22 ] || fail "only $count bundles were evaluated"
+	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
+}
+
+# Every bundle the analyzer hands out, the harness takes: the two agree on what a
+# usable pragma is (macros in clauses, namespaces, extern "C" blocks, scalar
+# values, templates refused at the pragma).
+test_every_analyzer_corpus_bundle_compiles_in_the_harness_for_sm_90() {
+	local bad=() count=0
+	compile_bundles "$EGG_SRCDIR/tests/data/analyzer/cases" -I include
+	[ "$count" -ge 40 ] || fail "only $count bundles were evaluated"
 	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
 }

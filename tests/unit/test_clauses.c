@@ -94,7 +94,7 @@ static void
 test_kernel_launch_clause_and_nested_commas(void **state)
 {
 	struct egg_bundle *b;
-	struct clause_diags d = parse("inout(y[max(n, m)]), in(x[n], idx[n]), launch(dim3(n, m), 256, 4 * n)",
+	struct clause_diags d = parse("inout(y[max(n, m)]), in(x[n], idx[n]), launch(dim3(n, m), 256, 4 * n) workload(n = 8, m = 2)",
 				      BUNDLE_KERNEL, &b);
 	assert_int_equal(d.n, 0);
 	assert_string_equal(b->params[1].extent, "max(n, m)");
@@ -109,7 +109,7 @@ static void
 test_extents_may_use_workload_names(void **state)
 {
 	struct egg_bundle *b;
-	struct clause_diags d = parse("in(x[batch * n], y[n], idx[n * TILE]) workload(n = 4, batch = MODE_A)",
+	struct clause_diags d = parse("in(x[batch * n], y[n], idx[n * TILE]) workload(n = 4, batch = MODE_A, m = 1)",
 				      BUNDLE_LAUNCHER, &b);
 	assert_int_equal(d.n, 0);
 	bundle_free(b);
@@ -148,6 +148,10 @@ test_each_malformed_clause_has_its_message_and_offset(void **state)
 		  "pointer parameter 'idx' has no role; name it in in(...), out(...), inout(...) or temp(...) with its extent" },
 		{ "in(x[n]) out(y[n], idx[n])", K, CLAUSE_AT_PRAGMA,
 		  "a __global__ target needs launch(GRID, BLOCK[, SMEM]) to know its callers' geometry" },
+		{ "in(x[n]) out(y[n], idx[n]) workload(n = 4, m = 1) workload(n = 8)", L, CLAUSE_AT_PRAGMA,
+		  "scalar parameter 'm' has no value in workload 2 of 2; give it one in every workload(...), e.g. workload(..., m = VALUE)" },
+		{ "in(x[n]) out(y[n], idx[n])", L, CLAUSE_AT_PRAGMA,
+		  "scalar parameter 'n' needs a value to check and time the function with; add workload(n = VALUE, ...)" },
 	};
 	/* A pragma with a problem is not also told about the roles it left out,
 	 * so each case shows exactly its own message. */

@@ -48,7 +48,7 @@ gen_main_never_contains_reference_code(void **state)
 {
 	struct egg_bundle *b = load("scale");
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	assert_int_equal(gen_main(b, "egg_entry_ref_abc", &out, &err), 0);
+	assert_int_equal(gen_main(b, "egg_entry_ref_abc", NULL, 0, &out, &err), 0);
 	assert_null(strstr(out.buf, "scale_kernel"));
 	assert_null(strstr(out.buf, "2.0f * x[i]"));
 	assert_non_null(strstr(out.buf, "extern \"C\" void egg_entry_ref_abc(void *const *, const egg_launch *);"));
@@ -95,7 +95,7 @@ gen_unit_launches_kernel_targets_with_main_geometry(void **state)
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, m = STRBUF_INIT;
 	assert_int_equal(gen_unit(b, b->target, "egg_entry_ref_x", &out, &err), 0);
 	assert_non_null(strstr(out.buf, "saxpy_kernel<<<egg_l->grid, egg_l->block, egg_l->smem>>>("));
-	assert_int_equal(gen_main(b, "egg_entry_ref_x", &m, &err), 0);
+	assert_int_equal(gen_main(b, "egg_entry_ref_x", NULL, 0, &m, &err), 0);
 	assert_non_null(strstr(m.buf, "egg_x->launch.grid = dim3((n + 255) / 256);"));
 	assert_non_null(strstr(m.buf, "const float a = (float)(2.5f);"));
 	assert_non_null(strstr(m.buf, "{ \"y\", EGG_T_F32, 1, EGG_ROLE_INOUT, 1 },"));
@@ -110,14 +110,14 @@ gen_main_honours_ranges_tolerances_and_types(void **state)
 {
 	struct egg_bundle *b = load("gather");
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	assert_int_equal(gen_main(b, "r", &out, &err), 0);
+	assert_int_equal(gen_main(b, "r", NULL, 0, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "egg_x->has_range[1] = 1; egg_x->lo[1] = (double)(0); egg_x->hi[1] = (double)(vocab);"));
 	assert_non_null(strstr(out.buf, "egg_x->rtol = (double)(0);"));
 	assert_non_null(strstr(out.buf, "{ \"idx\", EGG_T_I32, 1, EGG_ROLE_IN, 1 },"));
 	bundle_free(b);
 	strbuf_reset(&out);
 	b = load("half");
-	assert_int_equal(gen_main(b, "r", &out, &err), 0);
+	assert_int_equal(gen_main(b, "r", NULL, 0, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "{ \"x\", EGG_T_F16, 1, EGG_ROLE_IN, 1 },"));
 	assert_non_null(strstr(out.buf, "{ \"y\", EGG_T_BF16, 1, EGG_ROLE_OUT, 1 },"));
 	assert_non_null(strstr(out.buf, "{ \"flags\", EGG_T_U8, 1, EGG_ROLE_OUT, 1 },"));
@@ -131,7 +131,7 @@ static void
 expect_refusal(struct egg_bundle *b, const char *needle)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	assert_int_equal(gen_main(b, "r", &out, &err), -1);
+	assert_int_equal(gen_main(b, "r", NULL, 0, &out, &err), -1);
 	if (!strstr(err.buf, needle))
 		fail_msg("'%s' lacks '%s'", err.buf, needle);
 	assert_int_equal(out.len, 0);
@@ -212,10 +212,10 @@ secrets_are_recognized_by_name(void **state)
 	const char *plain[] = { "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "EGG_MODE", "LANG",
 		                "EGG_GPU", "KEYBOARD", NULL };
 	for (int i = 0; secret[i]; i++)
-		if (!proc_env_is_secret(secret[i]))
+		if (!child_env_is_secret(secret[i]))
 			fail_msg("%s passes", secret[i]);
 	for (int i = 0; plain[i]; i++)
-		if (proc_env_is_secret(plain[i]))
+		if (child_env_is_secret(plain[i]))
 			fail_msg("%s is dropped", plain[i]);
 }
 
@@ -235,11 +235,11 @@ children_get_no_secrets_and_their_status(void **state)
 	char *out = tmp_path("env");
 	char *argv[] = { "/bin/sh", "-c", "env; exit 7", NULL };
 	char *extra[] = { "EGG_EXTRA=1", NULL };
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(proc_run(argv, extra, NULL, out, NULL, 30, &st, &err), 0);
 	assert_true(st.exited);
-	assert_int_equal(st.exit_code, 7);
+	assert_int_equal(st.code, 7);
 	char *text;
 	size_t len;
 	assert_int_equal(fs_read_file(out, 0, &text, &len), 0);
@@ -259,13 +259,13 @@ a_hanging_child_and_its_children_are_killed_at_the_limit(void **state)
 	char *pidfile = tmp_path("pid");
 	char *cmd = egg_xasprintf("sleep 60 & echo $! > %s; sleep 60", pidfile);
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 0.5, &st, &err), 0);
 	assert_true(st.timed_out);
 	assert_false(st.exited);
 	assert_true(st.wall_s < 10);
-	proc_describe(&st, &why);
+	child_describe(&st, &why);
 	assert_non_null(strstr(why.buf, "time limit"));
 	char *text;
 	size_t len;
@@ -294,16 +294,16 @@ static void
 a_crashing_child_is_a_status_not_a_crash(void **state)
 {
 	char *argv[] = { "/bin/sh", "-c", "kill -SEGV $$", NULL };
-	struct proc_status st;
+	struct child_status st;
 	struct strbuf err = STRBUF_INIT, why = STRBUF_INIT;
 	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
 	assert_false(st.exited);
-	assert_int_equal(st.signal, 11);
-	proc_describe(&st, &why);
+	assert_int_equal(st.sig, 11);
+	child_describe(&st, &why);
 	assert_non_null(strstr(why.buf, "signal 11"));
 	char *missing[] = { "/nonexistent/program", NULL };
 	assert_int_equal(proc_run(missing, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
-	assert_int_equal(st.exit_code, 127);
+	assert_int_equal(st.code, 127);
 	strbuf_release(&err);
 	strbuf_release(&why);
 }
@@ -322,12 +322,12 @@ gpu_lock_is_exclusive_across_processes(void **state)
 	/* another process cannot take it while we hold it */
 	char *cmd = egg_xasprintf("flock -n %s true", lock);
 	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-	struct proc_status st;
+	struct child_status st;
 	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
-	assert_int_not_equal(st.exit_code, 0);
+	assert_int_not_equal(st.code, 0);
 	proc_gpu_unlock(fd);
 	assert_int_equal(proc_run(argv, NULL, NULL, NULL, NULL, 30, &st, &err), 0);
-	assert_int_equal(st.exit_code, 0);
+	assert_int_equal(st.code, 0);
 	unlink(lock);
 	rmdir(dir);
 	unsetenv("EGG_LOCK_DIR");
@@ -341,13 +341,12 @@ static void
 result_json_round_trips_and_is_checked(void **state)
 {
 	struct egg_bundle *b = load("scale");
-	setenv("EGG_GPU", "none", 1);
 	struct run_options opt;
 	memset(&opt, 0, sizeof opt);
 	opt.seed = 42;
+	opt.gpu = "none";
 	enum run_status st;
 	cJSON *r = run_evaluate(b, NULL, 0, &opt, &st);
-	unsetenv("EGG_GPU");
 	assert_int_equal(st, RUN_NO_GPU);
 	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(run_check_result(r, &err), 0);

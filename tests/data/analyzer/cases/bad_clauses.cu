@@ -54,6 +54,12 @@ void missing_paren(const float *x, float *y, int n) { copy_k<<<n, 1>>>(x, y, n);
 #pragma egg optimise in(x[n]) out(y[n]) workload(n = 1024)
 void misspelt_directive(const float *x, float *y, int n) { copy_k<<<n, 1>>>(x, y, n); }
 
+#pragma egg optimize in(x[n]) out(y[n]) workload(n = 1024) workload(n = 8, a = 1.5f)
+void unbound_scalar(const float *x, float *y, float a, int n) { copy_k<<<n, 1>>>(x, y, n); }
+
+#pragma egg optimize in(x[n]) out(y[n])
+void no_workload(const float *x, float *y, int n) { copy_k<<<n, 1>>>(x, y, n); }
+
 #pragma egg optimize in(x[n]) out(y[n]) workload(n = 1024)
 int not_a_function = 3;
 

@@ -16,7 +16,7 @@ __global__ void affine_k(const float *x, float *y, Affine a, Shape s)
 	if (i < s.rows * s.cols) y[i] = a.apply(x[i]);
 }
 
-#pragma egg optimize in(x[rows * cols]) out(y[rows * cols]) workload(rows = 512, cols = 1024)
+#pragma egg optimize in(x[rows * cols]) out(y[rows * cols]) workload(rows = 512, cols = 1024, scale = 0.5f, shift = -1.0f)
 void affine(const float *x, float *y, float scale, float shift, int rows, int cols)
 {
 	Affine a = { scale, shift };
