@@ -23,6 +23,7 @@ static const struct recipe *const recipes[] = {
 	&recipe_elementwise,
 	&recipe_rows,
 	&recipe_reduce,
+	&recipe_gemm,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 
