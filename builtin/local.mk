@@ -27,8 +27,9 @@ tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin
 
-SUITES += tests/suites/builtin.bash
+SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
+	tests/data/builtin/emu/shim.h tests/data/builtin/emu/drivers.cpp \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
