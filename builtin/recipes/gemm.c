@@ -25,16 +25,21 @@
 
 struct tile {
 	int bm, bn, bk, tm, tn;
+	int min_blocks; /* __launch_bounds__'s second argument: 2 caps registers at 128 */
 };
 
+/* auto picks among the first, third and fourth */
 static const struct tile tiles[] = {
-	{ 128, 128, 8, 8, 8 }, /* 256 threads: large outputs */
-	{ 128, 64, 8, 8, 8 },  /* 128 threads */
-	{ 64, 64, 16, 4, 4 },  /* 256 threads: medium */
-	{ 32, 32, 16, 4, 4 },  /* 64 threads: small outputs, many blocks */
+	{ 128, 128, 8, 8, 8, 1 },  /* 256 threads: large outputs */
+	{ 128, 64, 8, 8, 8, 1 },   /* 128 threads */
+	{ 64, 64, 16, 4, 4, 1 },   /* 256 threads: medium */
+	{ 32, 32, 16, 4, 4, 1 },   /* 64 threads: small outputs, many blocks */
+	{ 128, 128, 8, 8, 8, 2 },  /* two blocks per SM (a few spilled registers) */
+	{ 128, 128, 16, 8, 8, 1 }, /* half the barriers, twice the shared memory */
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
+#define N_AUTO 4                /* auto picks among tiles[0 .. N_AUTO) */
 
 static int
 threads(const struct tile *t)
@@ -52,6 +57,8 @@ label(size_t pt, struct strbuf *out)
 	const struct tile *t = &tiles[pt - 1];
 	strbuf_addf(out, "gemm tile=%dx%dx%d thread=%dx%d tpb=%d", t->bm, t->bn, t->bk, t->tm, t->tn,
 	            threads(t));
+	if (t->min_blocks > 1)
+		strbuf_addf(out, " blocks/sm=%d", t->min_blocks);
 }
 
 static int
@@ -120,7 +127,10 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	text_of(&c, k->b.inner, &b[SBK]);
 	emit_expr(&c, k->init, &b[INIT]);
 	emit_block(&c, &st->body, "\t\t\t\t\t", &b[EPI]);
-	recipe_kernel_signature(job, name, threads(t), &b[SIG]);
+	strbuf_addf(&b[SIG], "__global__ void __launch_bounds__(%d, %d) %s(", threads(t), t->min_blocks,
+	            name);
+	emit_kernel_params(job->prog, &b[SIG]);
+	strbuf_addch(&b[SIG], ')');
 	strbuf_addf(&b[LAB], "gemm tile=%dx%dx%d thread=%dx%d", t->bm, t->bn, t->bk, t->tm, t->tn);
 	strbuf_addf(&b[BM], "%d", t->bm);
 	strbuf_addf(&b[BN], "%d", t->bn);
@@ -178,13 +188,12 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 			return -1;
 		}
 	}
-	size_t first = pt == 0 ? 0 : pt - 1, last = pt == 0 ? N_TILES : pt;
-	size_t skip = pt == 0 ? 1 : N_TILES; /* auto: every tile but the 128x64 one */
+	size_t first = pt == 0 ? 0 : pt - 1, last = pt == 0 ? N_AUTO : pt;
 	char *names[N_TILES] = { 0 };
 	int rc = 0;
 	for (size_t i = first; i < last && rc == 0; i++) {
-		if (i == skip)
-			continue;
+		if (pt == 0 && i == 1)
+			continue; /* auto: 128x128, 64x64, 32x32 */
 		names[i] = recipe_kernel_name(job);
 		rc = emit_kernel(job, st, &tiles[i], names[i], why);
 	}
@@ -212,10 +221,10 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 		/* the largest tile whose blocks still cover every SM once */
 		strbuf_addstr(h, "\t\t\tconst long long egg_sms = egg_builtin_sm_count();\n");
 		int opened = 0;
-		for (size_t i = 0; i < N_TILES; i++) {
+		for (size_t i = 0; i < N_AUTO; i++) {
 			if (!names[i])
 				continue;
-			if (i + 1 < N_TILES)
+			if (i + 1 < N_AUTO)
 				strbuf_addf(h, "\t\t\t%sif (((egg_m + %d) / %d) * ((egg_n + %d) / %d) * egg_nb >= egg_sms) {\n",
 				            opened ? "} else " : "", tiles[i].bm - 1, tiles[i].bm, tiles[i].bn - 1,
 				            tiles[i].bn);

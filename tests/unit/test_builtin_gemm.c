@@ -161,7 +161,9 @@ gemm_recipe_emits_every_tile(void **state)
 	(void)state;
 	struct builtin_output o = generate(load("gemm_awkward", NULL));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 5);
+	assert_int_equal(o.n_candidates, 7);
+	assert_string_equal(o.candidates[5].label, "gemm tile=128x128x8 thread=8x8 tpb=256 blocks/sm=2");
+	assert_non_null(strstr(o.candidates[5].source, "__launch_bounds__(256, 2)"));
 	assert_string_equal(o.candidates[0].label, "gemm auto tile");
 	assert_string_equal(o.candidates[1].label, "gemm tile=128x128x8 thread=8x8 tpb=256");
 	for (size_t i = 0; i < o.n_candidates; i++) {
