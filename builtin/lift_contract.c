@@ -78,19 +78,6 @@ guard_terms(struct frame *f, const struct ast_expr *e, int neg)
 }
 
 static int
-has_loop(const struct ast_stmt *s)
-{
-	if (!s)
-		return 0;
-	if (s->kind == AST_FOR || s->kind == AST_WHILE)
-		return 1;
-	for (size_t i = 0; i < s->n_body; i++)
-		if (has_loop(s->body[i]))
-			return 1;
-	return has_loop(s->then) || has_loop(s->otherwise);
-}
-
-static int
 is_return(const struct ast_stmt *s)
 {
 	if (s->kind == AST_BLOCK && s->n_body == 1)
@@ -439,7 +426,7 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 	size_t i = 0;
 	for (; i < body->n_body; i++) {
 		const struct ast_stmt *s = body->body[i];
-		if (s->kind != AST_DECL || has_loop(s))
+		if (s->kind != AST_DECL || ast_has_loop(s))
 			break;
 		for (size_t d = 0; d < s->n_decls; d++) {
 			enum role r = index_role(s->decls[d].init);
@@ -478,11 +465,11 @@ lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_f
 	size_t n_pre = 0, n_inner = 0, loop_at = 0, n_loops = 0;
 	int rc = find_frame(k, &f, &pre, &n_pre, &inner, &n_inner);
 	for (size_t i = 0; rc == 0 && i < n_inner; i++)
-		if (has_loop(inner[i]))
+		if (ast_has_loop(inner[i]))
 			n_loops++, loop_at = i;
 	struct parts pt = { { 0 }, { 0 }, { 0 }, NULL, NULL };
 	if (rc == 0 && (n_loops != 1 || !(pt.kname = k_loop(inner[loop_at], &pt.kbound)) ||
-	                has_loop(inner[loop_at]->then)))
+	                ast_has_loop(inner[loop_at]->then)))
 		rc = 1;
 	if (rc == 0 && f.name[R_BATCH] && !f.bound[R_BATCH] && !grid_z) {
 		strbuf_addstr(why, "a batch index (blockIdx.z) without a bound or a launch grid that gives it");

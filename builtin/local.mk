@@ -9,6 +9,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
+	builtin/generic.c builtin/generic.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
@@ -75,8 +76,8 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/softmax.json \
 	tests/data/builtin/sumsq.json
 
-check_PROGRAMS += tests/unit/test_builtin_gemm
-tests_unit_test_builtin_gemm_SOURCES = tests/unit/test_builtin_gemm.c
-tests_unit_test_builtin_gemm_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_builtin_gemm_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
-UNIT_TESTS += tests/unit/test_builtin_gemm
+check_PROGRAMS += tests/unit/test_builtin_contract_generic
+tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c
+tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_contract_generic

@@ -1,9 +1,12 @@
 /*
- * test_builtin_gemm.c -- the builtin generator's dense-contraction family: the
- * GPU check bundles (tests/data/builtin/{gemm,bmm,linear}*.json) lift to their
- * expected descriptions (layouts from strides, batch from the launch grid,
- * epilogues), variants outside the family are refused or left to the other
- * shapes with a reason, and the gemm recipe emits every point.
+ * test_builtin_contract_generic.c -- the builtin generator's dense-contraction
+ * family and its generic path.  Contractions: the GPU check bundles
+ * (tests/data/builtin/{gemm,bmm,linear}*.json) lift to their expected
+ * descriptions (layouts from strides, batch from the launch grid, epilogues),
+ * variants outside the family are refused or left to the other shapes with a
+ * reason, and the gemm recipe emits every point.  Generic path: code that does
+ * not lift (histogram, scan, collatz bundles and variants) gets candidates that
+ * keep its code with only safe edits, or none with a reason.
  */
 #include "config.h"
 #include <stdarg.h>
@@ -207,8 +210,139 @@ a_kernel_target_contraction_is_left_to_its_caller(void **state)
 	free(b->target);
 	b->target = k;
 	struct builtin_output o = generate(b);
+	/* the geometry is the caller's: only the generic path's edits, the name kept */
+	assert_int_equal(o.n_candidates, 2);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	assert_string_equal(o.candidates[1].label, "generic restrict unroll=4");
+	assert_non_null(strstr(o.candidates[1].source, "__global__ void mm(const float *__restrict__ A"));
+	assert_null(strstr(o.candidates[1].source, "egg_gemm"));
+	builtin_output_release(&o);
+}
+
+/* ---- the generic path ---- */
+
+static void
+unliftable_code_gets_generic_candidates(void **state)
+{
+	(void)state;
+	struct builtin_output o = generate(load("histogram", NULL));
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "not lifted: an atomic to an address"));
+	/* as written with __restrict__, then each other block size with the grid recomputed */
+	assert_int_equal(o.n_candidates, 4);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	assert_string_equal(o.candidates[1].label, "generic block=128 restrict");
+	const char *s0 = o.candidates[0].source, *s1 = o.candidates[1].source;
+	assert_non_null(strstr(s0, "__global__ void __launch_bounds__(256) egg_histogram_c0_hist_kernel("
+	                           "const int *__restrict__ x, int *__restrict__ hist, int n)"));
+	assert_non_null(strstr(s0, "egg_histogram_c0_hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);"));
+	assert_non_null(strstr(s0, "void histogram(const int *x, int *hist, int n)"));
+	assert_non_null(strstr(s1, "egg_histogram_c1_hist_kernel<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>"));
+	assert_non_null(strstr(s1, "__launch_bounds__(128)"));
+	assert_non_null(strstr(s1, "atomicAdd(&hist[x[i] & 255], 1);")); /* the body as written */
+	builtin_output_release(&o);
+
+	/* loops get an unrolled variant */
+	o = generate(load("scan", NULL));
+	assert_string_equal(o.candidates[o.n_candidates - 1].label, "generic block=256 restrict unroll=4");
+	assert_non_null(strstr(o.candidates[o.n_candidates - 1].source, "#pragma unroll 4\n        for (int j = 0;"));
+	builtin_output_release(&o);
+}
+
+static char *
+hist_variant(const char *kernel_body, const char *launch)
+{
+	return egg_xasprintf("__global__ void hist_kernel(const int *x, int *hist, int n)\n{\n%s}\n"
+	                     "void histogram(const int *x, int *hist, int n)\n{\n%s}\n",
+	                     kernel_body, launch);
+}
+
+static struct builtin_output
+generate_variant(const char *kernel_body, const char *launch)
+{
+	struct egg_bundle *b = load("histogram", NULL);
+	char *all = hist_variant(kernel_body, launch), *split = strstr(all, "void histogram");
+	free(b->closure);
+	free(b->target);
+	b->closure = egg_xstrndup(all, (size_t)(split - all));
+	b->target = egg_xstrdup(split);
+	free(all);
+	return generate(b);
+}
+
+static const char hist_body[] =
+	"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n";
+
+static void
+the_generic_path_edits_only_what_is_safe(void **state)
+{
+	(void)state;
+	/* shared memory in the closure: the block size stays */
+	struct builtin_output o = generate_variant(
+		"    __shared__ int s[256];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"    s[threadIdx.x] = i;\n    if (i < n) atomicAdd(&hist[x[i] & 255], s[threadIdx.x] & 1);\n",
+		"    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	builtin_output_release(&o);
+	/* a block size wired into the kernel */
+	o = generate_variant("    int i = blockIdx.x * 256 + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n",
+	                     "    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	builtin_output_release(&o);
+	/* a grid that is not ceil(n / block): geometry stays; the dim3 block is seen through */
+	o = generate_variant(hist_body, "    dim3 b(256);\n    hist_kernel<<<1024, b>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	assert_non_null(strstr(o.candidates[0].source, "__launch_bounds__(256)"));
+	builtin_output_release(&o);
+	/* a grid from a local, a block from a dim3 of a constant */
+	o = generate_variant(hist_body, "    const int threads = 256;\n    int blocks = (n + threads - 1) / threads;\n"
+	                                "    hist_kernel<<<blocks, dim3(threads)>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 4);
+	builtin_output_release(&o);
+}
+
+static void
+code_the_generic_path_cannot_edit_gets_none_with_a_reason(void **state)
+{
+	(void)state;
+	/* one buffer passed twice (no __restrict__), a 2-D block, no loop: nothing */
+	struct builtin_output o = generate_variant(
+		"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n",
+		"    hist_kernel<<<(n + 255) / 256, dim3(16, 16)>>>((const int *)hist, hist, n);\n");
 	assert_int_equal(o.n_candidates, 0);
-	assert_non_null(o.not_lifted);
+	assert_non_null(strstr(o.not_lifted, "nothing it can change safely"));
+	builtin_output_release(&o);
+	/* a launch behind a function-like macro */
+	struct egg_bundle *b = load("histogram", NULL);
+	char *c = egg_xasprintf("#define LAUNCH(n) hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n)\n%s",
+	                        b->closure);
+	free(b->closure);
+	b->closure = c;
+	free(b->target);
+	b->target = egg_xstrdup("void histogram(const int *x, int *hist, int n)\n{\n    LAUNCH(n);\n}\n");
+	o = generate(b);
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "the generic path leaves it as written"));
+	builtin_output_release(&o);
+}
+
+static void
+a_kernel_target_keeps_its_name_with_restrict(void **state)
+{
+	(void)state;
+	struct egg_bundle *b = load("histogram", "");
+	b->kind = BUNDLE_KERNEL;
+	free(b->name);
+	b->name = egg_xstrdup("hist_kernel");
+	free(b->target);
+	b->target = hist_variant(hist_body, "");
+	*strstr(b->target, "void histogram") = '\0';
+	struct builtin_output o = generate(b);
+	assert_int_equal(o.n_candidates, 1);
+	assert_non_null(strstr(o.candidates[0].source,
+	                       "__global__ void hist_kernel(const int *__restrict__ x, int *__restrict__ hist, int n)"));
+	assert_int_equal(strstr(o.candidates[0].source, "<<<") == NULL, 1);
 	builtin_output_release(&o);
 }
 
@@ -232,6 +366,10 @@ main(void)
 		cmocka_unit_test(non_contractions_are_refused_with_a_reason),
 		cmocka_unit_test(gemm_recipe_emits_every_tile),
 		cmocka_unit_test(a_kernel_target_contraction_is_left_to_its_caller),
+		cmocka_unit_test(unliftable_code_gets_generic_candidates),
+		cmocka_unit_test(the_generic_path_edits_only_what_is_safe),
+		cmocka_unit_test(code_the_generic_path_cannot_edit_gets_none_with_a_reason),
+		cmocka_unit_test(a_kernel_target_keeps_its_name_with_restrict),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
