@@ -1,7 +1,8 @@
 # builtin_gemm.bash -- the gemm family's candidates compute the right product: each
 # check bundle's candidates run on a CPU emulation of CUDA (tests/data/builtin/emu:
 # a thread per CUDA thread, __syncthreads as a barrier) against a float64 reference,
-# on edge sizes, aligned (the float4 path must run) and misaligned.
+# on edge sizes, aligned (the float4 path must run) and misaligned; and the
+# benchmark's GEMM-like and unliftable cases give candidates that compile.
 
 EMU=$EGG_SRCDIR/tests/data/builtin/emu
 DATA=$EGG_SRCDIR/tests/data/builtin
@@ -73,4 +74,24 @@ test_a_wrong_candidate_is_caught() {
 		fail "broken candidate does not build"
 	./broken 77 65 45 0 >b.out 2>&1 && fail "a wrong product passed: $(cat b.out)"
 	expect_file_contains b.out "BAD"
+}
+
+# The benchmark's own cases: the three GEMM-like ones lift to the gemm family and
+# the four no recipe lifts get generic candidates; every candidate compiles for
+# sm_90 with its closure (through the GPU check program, which holds them all).
+test_bench_gemm_and_unliftable_cases_give_candidates_that_compile() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	local c fam
+	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:generic histogram:generic \
+		collatz:generic bitonic_segments:generic; do
+		fam=${c##*:} c=${c%%:*}
+		"$EGG" analyze "$EGG_SRCDIR/bench/suite/cases/$c.cu" >"$c.all.json" 2>"$c.err" || fail "analyze $c: $(cat "$c.err")"
+		jq '.[0]' "$c.all.json" >"$c.json"
+		"$EGG" generate "$c.json" >"$c.gen.json" || fail "generate $c"
+		[ "$(jq '.candidates | length' "$c.gen.json")" -ge 4 ] || fail "$c: too few candidates"
+		[ "$(jq --arg f "$fam " '[.candidates[].label | startswith($f)] | all' "$c.gen.json")" = true ] ||
+			fail "$c: not all candidates are $fam: $(jq -c '[.candidates[].label]' "$c.gen.json")"
+		"$EGG" generate --check-program "$c.json" >"$c.cu" || fail "check program $c"
+		"$REAL_NVCC" -arch=sm_90 -c "$c.cu" -o "$c.o" 2>"$c.nvcc" || fail "$c does not compile: $(head -c 1500 "$c.nvcc")"
+	done
 }
