@@ -31,6 +31,8 @@ enum role { R_NONE, R_ROW, R_COL, R_BATCH, N_ROLES };
 struct frame {
 	const char *name[N_ROLES];
 	const struct ast_expr *bound[N_ROLES];
+	const char *flat;            /* a 1-D index split as row = flat / cols, col = flat % cols */
+	const struct ast_expr *cols;
 };
 
 static int
@@ -417,6 +419,24 @@ flatten(const struct ast_stmt *s, const struct ast_stmt ***out, size_t *n)
 	(*out)[(*n)++] = s;
 }
 
+/* NAME = flat / C or flat % C: the row or the column of a 1-D index */
+static int
+flat_part(struct frame *f, const struct ast_stmt *s)
+{
+	if (!f->flat || s->kind != AST_DECL || s->n_decls != 1)
+		return 0;
+	const struct ast_expr *e = lift_strip_casts(s->decls[0].init);
+	if (!e || e->kind != AST_BIN || (strcmp(e->text, "/") != 0 && strcmp(e->text, "%") != 0))
+		return 0;
+	const struct ast_expr *v = lift_strip_casts(e->kids[0]), *x = lift_strip_casts(e->kids[1]);
+	if (v->kind != AST_NAME || strcmp(v->text, f->flat) != 0 ||
+	    (x->kind != AST_NAME && x->kind != AST_NUM) || (f->cols && strcmp(f->cols->text, x->text) != 0))
+		return 0;
+	f->cols = x;
+	f->name[*e->text == '/' ? R_ROW : R_COL] = s->decls[0].name;
+	return 1;
+}
+
 /* The frame: index declarations, the guard, the statements it guards; 0 or 1. */
 static int
 find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt ***pre,
@@ -428,21 +448,29 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 		const struct ast_stmt *s = body->body[i];
 		if (s->kind != AST_DECL || ast_has_loop(s))
 			break;
+		if (flat_part(f, s))
+			continue;
 		for (size_t d = 0; d < s->n_decls; d++) {
 			enum role r = index_role(s->decls[d].init);
 			if (r != R_NONE && f->name[r])
 				return 1;
 			f->name[r] = s->decls[d].name;
+			if (r == R_COL)
+				f->flat = s->decls[d].name;
 		}
 		if (s->n_decls != 1 || index_role(s->decls[0].init) == R_NONE)
 			flatten(s, pre, n_pre);
 	}
 	f->name[R_NONE] = NULL;
-	if (!f->name[R_ROW] || !f->name[R_COL] || i == body->n_body)
+	if (!f->name[R_COL] || i == body->n_body)
 		return 1;
 	const struct ast_stmt *g = body->body[i];
 	if (g->kind != AST_IF || g->otherwise)
 		return 1;
+	size_t first = 0;
+	int pending = f->name[R_COL] == f->flat && !f->name[R_ROW]; /* a 1-D index, not yet split */
+	if (!pending && !f->cols)
+		f->flat = NULL;
 	if (is_return(g->then)) {
 		if (!guard_terms(f, g->expr, 1))
 			return 1;
@@ -453,14 +481,32 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 			return 1;
 		flatten(g->then, inner, n_inner);
 	}
-	return f->bound[R_ROW] && f->bound[R_COL] ? 0 : 1;
+	if (pending) {
+		/* if (flat < M * C) { int r = flat / C; int c = flat % C; ... } */
+		const struct ast_expr *flat_bound = f->bound[R_COL];
+		while (first < *n_inner && flat_part(f, (*inner)[first]))
+			first++;
+		const struct ast_expr *e = lift_strip_casts(flat_bound);
+		if (f->name[R_COL] == f->flat || !f->name[R_ROW] || !e || e->kind != AST_BIN ||
+		    strcmp(e->text, "*") != 0)
+			return 1;
+		for (int s = 0; s < 2 && !f->bound[R_ROW]; s++) {
+			const struct ast_expr *x = lift_strip_casts(e->kids[s]);
+			if ((x->kind == AST_NAME || x->kind == AST_NUM) && strcmp(x->text, f->cols->text) == 0)
+				f->bound[R_ROW] = e->kids[1 - s];
+		}
+		f->bound[R_COL] = f->cols;
+		memmove(*inner, *inner + first, (*n_inner - first) * sizeof **inner);
+		*n_inner -= first;
+	}
+	return f->name[R_ROW] && f->bound[R_ROW] && f->bound[R_COL] ? 0 : 1;
 }
 
 int
 lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
               const struct lift_arg *args, size_t n_args, const char *grid_z, struct strbuf *why)
 {
-	struct frame f = { { 0 }, { 0 } };
+	struct frame f = { { 0 }, { 0 }, NULL, NULL };
 	const struct ast_stmt **pre = NULL, **inner = NULL;
 	size_t n_pre = 0, n_inner = 0, loop_at = 0, n_loops = 0;
 	int rc = find_frame(k, &f, &pre, &n_pre, &inner, &n_inner);
@@ -488,6 +534,14 @@ lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_f
 		for (int r = R_ROW; r < N_ROLES; r++)
 			if (f.name[r])
 				lift_bind(&c, f.name[r], B_INDEX)->idx = idx[r];
+		if (f.cols) { /* the flat index is row * cols + col again */
+			struct ir_expr *row = ir_expr_new(IR_IDX, NULL), *col = ir_expr_new(IR_IDX, NULL);
+			struct ir_expr *cols = lift_expr(&c, f.cols);
+			row->idx = IR_ROW;
+			col->idx = IR_COL;
+			lift_bind(&c, f.flat, B_SCALAR)->expr =
+				cols ? lift_bin("+", lift_bin("*", row, cols), col) : (ir_expr_free(row), col);
+		}
 		for (size_t i = 0; i < n_pre; i++)
 			lift_stmt(&c, pre[i], LV_ROW, &pt.pre);
 		for (size_t i = 0; i < loop_at; i++)

@@ -38,6 +38,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/bmm_odd.cu \
 	builtin/tests/check/collatz.cu \
 	builtin/tests/check/gemm_awkward.cu \
+	builtin/tests/check/gemm_flat_nt.cu \
 	builtin/tests/check/gemm_tn_alpha_beta.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
@@ -60,6 +61,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/bmm_odd.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/gemm_awkward.json \
+	tests/data/builtin/gemm_flat_nt.json \
 	tests/data/builtin/gemm_tn_alpha_beta.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \

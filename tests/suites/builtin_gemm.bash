@@ -53,6 +53,9 @@ test_transposed_and_weight_layouts_and_epilogues_compute_right() {
 	emulate gemm_tn_alpha_beta CASE_TN 2
 	run gemm_tn_alpha_beta.2 0 77 65 45
 	run gemm_tn_alpha_beta.2 1 128 96 64
+	emulate gemm_flat_nt CASE_FLAT 3
+	run gemm_flat_nt.3 0 77 65 45
+	run gemm_flat_nt.3 1 96 68 36
 	emulate linear_gelu_odd CASE_LIN 0
 	run linear_gelu_odd.0 0 33 1 5
 	run linear_gelu_odd.0 1 130 68 36

@@ -99,6 +99,18 @@ layouts_batches_and_epilogues_lift(void **state)
 	             "b w off=0 batch=0 col=in k=1", "acc float acc_0 = bias[col]",
 	             "let float g_0 = ((0.5f * acc_0) * (1.0f + erff((acc_0 * 0.70710678f))))",
 	             "let float st0_0 = (g_0 + res[((row * out) + col)])");
+	/* a 1-D index split into row = idx / N and col = idx % N, both operands k-major */
+	EXPECT_LINES(load("gemm_flat_nt", NULL), "stage 0 contract kernel=mm_flat n=(M * N)",
+	             "batch=1 m=M n=N k=K", "b B off=0 batch=0 col=K k=1",
+	             "store C[((row * N) + col)] = st0_0");
+	/* the same split before a 2-D guard */
+	char *c = egg_xasprintf("__global__ void mm(const float *A, const float *B, float *C, int M, int N, int K)\n{\n"
+	                        "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  int r = t / N;\n  int c = t %% N;\n"
+	                        "  if (r >= M || c >= N) return;\n  float s = 0.0f;\n"
+	                        "  for (int k = 0; k < K; k++) s += A[r * K + k] * B[k * N + c];\n  C[t] = s;\n}\n");
+	EXPECT_LINES(load("gemm_awkward", c), "a A off=0 batch=0 row=K k=1", "b B off=0 batch=0 col=1 k=N",
+	             "store C[((row * N) + col)] = st0_0");
+	free(c);
 	/* batched: blockIdx.z bounded by the launch grid's z, pointer offsets per batch */
 	EXPECT_LINES(load("bmm_odd", NULL), "batch=(batch) m=m n=n k=k",
 	             "a a off=0 batch=(m * k) row=k k=1", "b b off=0 batch=(k * n) col=1 k=n");

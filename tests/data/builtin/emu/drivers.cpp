@@ -59,6 +59,18 @@ int main(int argc, char **argv)
 				s += (double)x[r * in + i] * w[o * in + i];
 			expect(0.5 * s * (1 + erf(s * 0.70710678)) + res[r * out + o], y[r * out + o]);
 		}
+#elif defined(CASE_FLAT) /* M N K: C = tanh(A B^T), B stored N x K */
+	int M = a1, N = a2, K = a3;
+	std::vector<float> A(M * K), B(N * K), C(M * N, NAN);
+	fill(A), fill(B);
+	gemm_flat_nt(A.data(), B.data(), C.data(), M, N, K);
+	for (int r = 0; r < M; r++)
+		for (int c = 0; c < N; c++) {
+			double s = 0;
+			for (int k = 0; k < K; k++)
+				s += (double)A[r * K + k] * B[c * K + k];
+			expect(tanh(s), C[r * N + c]);
+		}
 #elif defined(CASE_BMM) /* batch m n k */
 	int batch = a1, m = a2, n = a3, k = a4;
 	std::vector<float> a(batch * m * k), b(batch * k * n), c(batch * m * n, NAN);
