@@ -170,6 +170,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		generic_fallback(b, opt, out);
 		return 0;
 	}
+	out->program->precision = (int)b->precision;
 	struct strbuf d = STRBUF_INIT;
 	ir_program_describe(out->program, &d);
 	out->description = strbuf_detach(&d);

@@ -133,6 +133,7 @@ struct ir_param {
 
 struct ir_program {
 	int is_kernel;   /* the target is a __global__ kernel (body replacement only) */
+	int precision;   /* the bundle's precision clause (enum bundle_precision): 0 is the types' own */
 	char *header;    /* the target's text up to its body's '{' */
 	char *name;
 	struct ir_param *params;

@@ -19,7 +19,7 @@ templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
 	builtin/templates/prelude.cu builtin/templates/stream.cu \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
-	builtin/templates/gemm.cu
+	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -39,6 +39,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/collatz.cu \
 	builtin/tests/check/gemm_awkward.cu \
 	builtin/tests/check/gemm_flat_nt.cu \
+	builtin/tests/check/gemm_tf32.cu \
 	builtin/tests/check/gemm_tn_alpha_beta.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
@@ -62,6 +63,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/gemm_awkward.json \
 	tests/data/builtin/gemm_flat_nt.json \
+	tests/data/builtin/gemm_tf32.json \
 	tests/data/builtin/gemm_tn_alpha_beta.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \

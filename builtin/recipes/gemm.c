@@ -26,16 +26,18 @@
 struct tile {
 	int bm, bn, bk, tm, tn;
 	int min_blocks; /* __launch_bounds__'s second argument: 2 caps registers at 128 */
+	int tf32;       /* TF32 tensor cores (wmma, 8 warps of 64x32): only under precision(...) */
 };
 
 /* auto picks among the first, third and fourth */
 static const struct tile tiles[] = {
-	{ 128, 128, 8, 8, 8, 1 },  /* 256 threads: large outputs */
-	{ 128, 64, 8, 8, 8, 1 },   /* 128 threads */
-	{ 64, 64, 16, 4, 4, 1 },   /* 256 threads: medium */
-	{ 32, 32, 16, 4, 4, 1 },   /* 64 threads: small outputs, many blocks */
-	{ 128, 128, 8, 8, 8, 2 },  /* two blocks per SM (a few spilled registers) */
-	{ 128, 128, 16, 8, 8, 1 }, /* half the barriers, twice the shared memory */
+	{ 128, 128, 8, 8, 8, 1, 0 },  /* 256 threads: large outputs */
+	{ 128, 64, 8, 8, 8, 1, 0 },   /* 128 threads */
+	{ 64, 64, 16, 4, 4, 1, 0 },   /* 256 threads: medium */
+	{ 32, 32, 16, 4, 4, 1, 0 },   /* 64 threads: small outputs, many blocks */
+	{ 128, 128, 8, 8, 8, 2, 0 },  /* two blocks per SM (a few spilled registers) */
+	{ 128, 128, 16, 8, 8, 1, 0 }, /* half the barriers, twice the shared memory */
+	{ 128, 128, 16, 0, 0, 1, 1 }, /* TF32 wmma */
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
@@ -44,7 +46,7 @@ static const struct tile tiles[] = {
 static int
 threads(const struct tile *t)
 {
-	return (t->bm / t->tm) * (t->bn / t->tn);
+	return t->tf32 ? 256 : (t->bm / t->tm) * (t->bn / t->tn);
 }
 
 static void
@@ -55,6 +57,10 @@ label(size_t pt, struct strbuf *out)
 		return;
 	}
 	const struct tile *t = &tiles[pt - 1];
+	if (t->tf32) {
+		strbuf_addf(out, "gemm tf32 wmma tile=%dx%dx%d tpb=256", t->bm, t->bn, t->bk);
+		return;
+	}
 	strbuf_addf(out, "gemm tile=%dx%dx%d thread=%dx%d tpb=%d", t->bm, t->bn, t->bk, t->tm, t->tn,
 	            threads(t));
 	if (t->min_blocks > 1)
@@ -131,7 +137,10 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	            name);
 	emit_kernel_params(job->prog, &b[SIG]);
 	strbuf_addch(&b[SIG], ')');
-	strbuf_addf(&b[LAB], "gemm tile=%dx%dx%d thread=%dx%d", t->bm, t->bn, t->bk, t->tm, t->tn);
+	if (t->tf32)
+		strbuf_addf(&b[LAB], "gemm tf32 tile=%dx%dx%d", t->bm, t->bn, t->bk);
+	else
+		strbuf_addf(&b[LAB], "gemm tile=%dx%dx%d thread=%dx%d", t->bm, t->bn, t->bk, t->tm, t->tn);
 	strbuf_addf(&b[BM], "%d", t->bm);
 	strbuf_addf(&b[BN], "%d", t->bn);
 	strbuf_addf(&b[BK], "%d", t->bk);
@@ -152,7 +161,10 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 		               b[BSB].buf, b[SAM].buf, b[SAK].buf, b[SBN].buf, b[SBK].buf,
 		               ak ? "true" : "false", bk ? "true" : "false", avec ? "true" : "false",
 		               bvec ? "true" : "false", b[INIT].buf, k->acc_type, k->acc, b[EPI].buf };
-	int rc = recipe_fill("gemm.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
+	int rc = recipe_fill("gemm_helpers.cu", NULL, NULL, 0, job->device, why);
+	if (rc == 0)
+		rc = recipe_fill(t->tf32 ? "gemm_tf32.cu" : "gemm.cu", keys, vals, sizeof keys / sizeof *keys,
+		                 job->device, why);
 	for (int i = 0; i < NBUF; i++)
 		strbuf_release(&b[i]);
 	return rc;
@@ -187,6 +199,10 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 			strbuf_addf(why, "the gemm recipe is fp32 only (operand %s)", ops[i]);
 			return -1;
 		}
+	}
+	if (pt > 0 && tiles[pt - 1].tf32 && job->prog->precision == 0) {
+		strbuf_addstr(why, "TF32 tensor cores need a precision(tf32) clause (or a lower one)");
+		return -1;
 	}
 	size_t first = pt == 0 ? 0 : pt - 1, last = pt == 0 ? N_AUTO : pt;
 	char *names[N_TILES] = { 0 };

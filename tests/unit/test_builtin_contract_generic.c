@@ -203,6 +203,14 @@ gemm_recipe_emits_every_tile(void **state)
 	assert_non_null(strstr(o.candidates[1].source, "egg_gemm_load<BN, BK, NT, true, EGG_V && true>"));
 	assert_non_null(strstr(o.candidates[1].source, "egg_c[egg_i][egg_j] = __ldg(&bias[egg_col])"));
 	builtin_output_release(&o);
+	/* TF32 tensor cores only under a precision clause that allows them */
+	o = generate(load("gemm_tf32", NULL));
+	assert_int_equal(o.n_candidates, 8);
+	assert_string_equal(o.candidates[7].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
+	assert_non_null(strstr(o.candidates[7].source, "wmma::precision::tf32"));
+	for (size_t i = 0; i < 7; i++)
+		assert_null(strstr(o.candidates[i].source, "wmma::"));
+	builtin_output_release(&o);
 	o = generate(load("bmm_odd", NULL));
 	assert_non_null(strstr(o.candidates[1].source, "egg_nb = (batch)"));
 	assert_non_null(strstr(o.candidates[1].source, "egg_b * ((m * k))"));

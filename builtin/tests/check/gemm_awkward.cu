@@ -109,7 +109,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -272,7 +271,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -435,7 +433,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -644,7 +641,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -840,7 +836,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x64x8 thread=8x8: a 128x64 tile of the output per block of 128 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1036,7 +1031,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1232,7 +1226,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1428,7 +1421,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1624,7 +1616,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x16 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through

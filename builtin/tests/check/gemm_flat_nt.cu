@@ -108,7 +108,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -271,7 +270,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -434,7 +432,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -643,7 +640,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -839,7 +835,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x64x8 thread=8x8: a 128x64 tile of the output per block of 128 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1035,7 +1030,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1231,7 +1225,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1427,7 +1420,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1623,7 +1615,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x16 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through

@@ -109,7 +109,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -273,7 +272,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -437,7 +435,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -647,7 +644,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -844,7 +840,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x64x8 thread=8x8: a 128x64 tile of the output per block of 128 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1041,7 +1036,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=64x64x16 thread=4x4: a 64x64 tile of the output per block of 256 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1238,7 +1232,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=32x32x16 thread=4x4: a 32x32 tile of the output per block of 64 threads, 4x4 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
@@ -1435,7 +1428,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x8 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 8 through
@@ -1632,7 +1624,6 @@ static __device__ __forceinline__ void egg_gemm_store(float (*s)[BO + 4], const 
 	}
 }
 #endif
-
 /* gemm tile=128x128x16 thread=8x8: a 128x128 tile of the output per block of 256 threads, 8x8 outputs
  * per thread in registers (in groups of 4 rows / columns a half tile apart, so that
  * shared-memory reads are conflict-free float4s), k in steps of 16 through
