@@ -320,6 +320,27 @@ distinct_buffers(const struct gen *g, const struct glaunch *l)
 	return 1;
 }
 
+/* How often the target's body names name (as a whole identifier). */
+static size_t
+mentions(const struct gen *g, const char *name)
+{
+	size_t n = 0, len = strlen(name);
+	for (const char *p = strstr(g->text + g->f->body_begin, name); p && (size_t)(p - g->text) < g->f->end;
+	     p = strstr(p + len, name))
+		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
+		     p[len] != '_';
+	return n;
+}
+
+static size_t
+launches_of(const struct gen *g, const struct ast_function *k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->n_l; i++)
+		n += strcmp(g->l[i].s->expr->text, k->name) == 0;
+	return n;
+}
+
 static int
 analyze_launcher(struct gen *g, struct strbuf *why)
 {
@@ -337,6 +358,11 @@ analyze_launcher(struct gen *g, struct strbuf *why)
 		    l->k->n_params != l->s->n_args) {
 			strbuf_addf(why, "it launches '%s', which is not a kernel of the closure",
 			            l->s->expr->text);
+			return -1;
+		}
+		if (mentions(g, l->k->name) != launches_of(g, l->k)) {
+			strbuf_addf(why, "the launcher names '%s' other than in its launches (an attribute or "
+			            "occupancy call would apply to the original)", l->k->name);
 			return -1;
 		}
 		struct gkernel *gk = kernel_of(g, l->k);

@@ -345,6 +345,12 @@ code_the_generic_path_cannot_edit_gets_none_with_a_reason(void **state)
 	assert_int_equal(o.n_candidates, 0);
 	assert_non_null(strstr(o.not_lifted, "the generic path leaves it as written"));
 	builtin_output_release(&o);
+	/* the kernel named outside its launch: an attribute would apply to the original */
+	o = generate_variant(hist_body, "    cudaFuncSetCacheConfig(hist_kernel, cudaFuncCachePreferL1);\n"
+	                                "    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "other than in its launches"));
+	builtin_output_release(&o);
 }
 
 static void
