@@ -11,6 +11,7 @@
 
 #include "builtin/builtin.h"
 #include "builtin/fuse.h"
+#include "builtin/generic.h"
 #include "builtin/lift.h"
 #include "builtin/recipes/recipe.h"
 #include "common/strvec.h"
@@ -23,6 +24,7 @@ static const struct recipe *const recipes[] = {
 	&recipe_elementwise,
 	&recipe_rows,
 	&recipe_reduce,
+	&recipe_gemm,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 
@@ -130,6 +132,32 @@ prelude(struct strbuf *err)
 	return emit_template_load("prelude.cu", err);
 }
 
+/* Code no recipe takes gets the generic path's candidates (generic.c); the
+ * reason stays in the description, and not_lifted only when there are none. */
+static void
+generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
+                 struct builtin_output *out)
+{
+	if (opt && opt->describe_only)
+		return;
+	struct strbuf why = STRBUF_INIT;
+	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
+	if (generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why) > 0) {
+		char *d = egg_xasprintf("%snot lifted: %s\ngeneric: the reference's code, edited\n",
+		                        out->description ? out->description : "", out->not_lifted);
+		free(out->description);
+		out->description = d;
+		free(out->not_lifted);
+		out->not_lifted = NULL;
+	} else {
+		char *n = egg_xasprintf("%s; %s", out->not_lifted, why.buf);
+		free(out->not_lifted);
+		out->not_lifted = n;
+	}
+	free(prefix);
+	strbuf_release(&why);
+}
+
 int
 builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
                  struct builtin_output *out, struct strbuf *err)
@@ -139,14 +167,17 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	out->program = lift_bundle(b, &why);
 	if (!out->program) {
 		out->not_lifted = strbuf_detach(&why);
+		generic_fallback(b, opt, out);
 		return 0;
 	}
+	out->program->precision = (int)b->precision;
 	struct strbuf d = STRBUF_INIT;
 	ir_program_describe(out->program, &d);
 	out->description = strbuf_detach(&d);
 	for (size_t i = 0; i < out->program->n_stages; i++)
 		if (!is_memset(&out->program->stages[i]) && !recipe_for(out->program->stages[i].kind)) {
 			out->not_lifted = egg_xstrdup("a stage of a family without a recipe");
+			generic_fallback(b, opt, out);
 			return 0;
 		}
 	if (opt && opt->describe_only)
@@ -189,8 +220,10 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		out->n_candidates++;
 	}
 	strvec_clear(&seen);
-	if (out->n_candidates == 0)
+	if (out->n_candidates == 0) {
 		out->not_lifted = strbuf_detach(&why);
+		generic_fallback(b, opt, out);
+	}
 	strbuf_release(&why);
 	free(prefix);
 	free(pre);

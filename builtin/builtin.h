@@ -8,8 +8,10 @@
  * point of the recipes' pruned parameter spaces, dropping points whose code
  * repeats an earlier one.  Each candidate is a complete replacement of the target's
  * definition (same name and signature) preceded by the kernels it launches.
- * Code outside the families is "not lifted" (a reason, no candidates): the
- * generic path and the reference remain.
+ * Code outside the families is "not lifted" (the reason in the description):
+ * it gets the generic path's candidates (generic.h: the reference's code with
+ * __restrict__, other launch geometries, launch bounds, unrolled loops), and
+ * not_lifted is set only when there are none of those either.
  *
  * BUILTIN_VERSION goes into the cache key: change it whenever a recipe, a
  * template or the lifter changes what is generated.
@@ -26,7 +28,7 @@
 #include "common/bundle.h"
 #include "common/strbuf.h"
 
-#define BUILTIN_VERSION "builtin-1 (lift 1, elementwise 1, rows 1, reduce 1)"
+#define BUILTIN_VERSION "builtin-2 (lift 2, elementwise 1, rows 1, reduce 1, gemm 1, generic 1)"
 
 struct builtin_candidate {
 	char *label;  /* recipe and parameter values, e.g. "elementwise tpb=256 vec=4 inflight=2" */

@@ -30,8 +30,13 @@ static void
 renamed(const struct egg_bundle *b, const struct builtin_output *o, size_t k, struct strbuf *out)
 {
 	const char *src = o->candidates[k].source, *h = NULL;
-	for (const char *s = strstr(src, o->program->header); s; s = strstr(s + 1, o->program->header))
+	/* the generic path (no program) keeps the target's text up to its name */
+	const char *at = o->program ? NULL : strstr(b->target, b->name);
+	char *header = o->program ? egg_xstrdup(o->program->header) :
+	               egg_xstrndup(b->target, at ? (size_t)(at - b->target) + strlen(b->name) : 0);
+	for (const char *s = strstr(src, header); s; s = strstr(s + 1, header))
 		h = s;
+	free(header);
 	const char *name = h ? strstr(h, b->name) : NULL;
 	while (name && ((name[strlen(b->name)] != '(' && name[strlen(b->name)] != ' ') ||
 	                (name > h && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))))

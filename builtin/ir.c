@@ -100,6 +100,7 @@ ir_program_free(struct ir_program *p)
 		free(p->stages[i].buffer);
 		ir_expr_free(p->stages[i].n);
 		ir_block_free(&p->stages[i].body);
+		ir_contract_free(p->stages[i].contract);
 	}
 	free(p->stages);
 	free(p->header);
@@ -290,7 +291,7 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 	}
 }
 
-static const char *const stage_names[] = { "map", "rows", "reduce", "memset" };
+static const char *const stage_names[] = { "map", "rows", "reduce", "memset", "contract" };
 
 void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)
@@ -306,6 +307,8 @@ ir_program_describe(const struct ir_program *p, struct strbuf *out)
 		strbuf_addstr(out, " n=");
 		ir_expr_print(st->n, out);
 		strbuf_addch(out, '\n');
+		if (st->contract)
+			ir_contract_describe(st->contract, out);
 		describe_block(&st->body, 1, out);
 	}
 }

@@ -91,7 +91,26 @@ struct ir_stmt {
 	struct ir_block body;  /* LOOP */
 };
 
-enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET };
+enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET, IR_STAGE_CONTRACT };
+
+/* IR_STAGE_CONTRACT (lift_contract.c, recipes/gemm.c): a dense contraction.  For
+ * every batch I in [0, batch), ROW in [0, m), COL in [0, n):
+ *     acc = init;  for k in [0, k): acc += a[elem(a)] * b[elem(b)];  then body
+ * with elem(a) = off + I * batch_stride + ROW * outer + k * inner (b: COL for ROW).
+ * The stage's body is the epilogue, run once per output with the accumulator as
+ * the local named acc (stores, scaling, bias, activation, residual).  A stride
+ * or offset that is NULL is zero; a stride that is the number 1 is contiguous. */
+struct ir_operand {
+	char *buffer;
+	struct ir_expr *off, *batch_stride, *outer, *inner;
+};
+
+struct ir_contract {
+	struct ir_expr *batch, *m, *n, *k; /* batch NULL: one */
+	struct ir_operand a, b;
+	char *acc, *acc_type;
+	struct ir_expr *init;
+};
 
 struct ir_stage {
 	enum ir_stage_kind kind;
@@ -99,6 +118,7 @@ struct ir_stage {
 	struct ir_expr *n; /* domain size (MAP, REDUCE: elements; ROWS: rows); MEMSET: bytes */
 	char *buffer;      /* MEMSET: the buffer */
 	struct ir_block body;
+	struct ir_contract *contract; /* CONTRACT: the contraction (body: its epilogue) */
 };
 
 /* A buffer or scalar the program touches: a parameter of the target. */
@@ -113,6 +133,7 @@ struct ir_param {
 
 struct ir_program {
 	int is_kernel;   /* the target is a __global__ kernel (body replacement only) */
+	int precision;   /* the bundle's precision clause (enum bundle_precision): 0 is the types' own */
 	char *header;    /* the target's text up to its body's '{' */
 	char *name;
 	struct ir_param *params;
@@ -153,6 +174,10 @@ void ir_expr_print_with(const struct ir_expr *e, const struct ir_print_hooks *h,
 /* The human-readable description (one line per stage and statement); the lifting
  * tests compare it verbatim. */
 void ir_program_describe(const struct ir_program *p, struct strbuf *out);
+
+/* ir_contract.c */
+void ir_contract_free(struct ir_contract *c);
+void ir_contract_describe(const struct ir_contract *c, struct strbuf *out);
 
 const struct ir_param *ir_program_param(const struct ir_program *p, const char *name);
 

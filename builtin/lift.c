@@ -113,6 +113,12 @@ is_global_index_dim(const struct ast_expr *e, const char *dim)
 	return 0;
 }
 
+int
+lift_is_global_index_dim(const struct ast_expr *e, const char *dim)
+{
+	return is_global_index_dim(e, dim);
+}
+
 static int
 is_global_index(const struct ast_expr *e)
 {

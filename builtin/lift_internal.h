@@ -48,6 +48,8 @@ struct binding *lift_bind(struct ctx *c, const char *name, enum bind_kind kind);
 void lift_unbind_to(struct ctx *c, size_t mark);
 struct binding *lift_lookup(struct ctx *c, const char *name);
 const struct ast_expr *lift_strip_casts(const struct ast_expr *e);
+/* blockIdx.D * blockDim.D + threadIdx.D in its spellings (lift.c) */
+int lift_is_global_index_dim(const struct ast_expr *e, const char *dim);
 
 /* lift_expr.c: NULL (and c->failed) when the expression is outside the subset */
 struct ir_expr *lift_bin(const char *op, struct ir_expr *a, struct ir_expr *b);

@@ -20,6 +20,7 @@
 struct host_local {
 	const char *name;
 	char *text; /* NULL: computed by a call (geometry helpers); unusable as an argument */
+	const struct ast_expr *dims; /* dim3 NAME(x, y, z): the call, for the grid's extents */
 };
 
 struct host {
@@ -166,6 +167,23 @@ host_is_pure(const struct ast_expr *e)
 	return 1;
 }
 
+/* The z extent of a launch's grid (dim3 g(x, y, z) declared before, or written
+ * in the launch) as C text in the target's names, or NULL. */
+static char *
+grid_z_text(const struct host *h, const struct ast_expr *grid)
+{
+	const struct host_local *l = grid->kind == AST_NAME ? host_lookup_local(h, grid->text) : NULL;
+	const struct ast_expr *call = l ? l->dims : grid->kind == AST_CALL ? grid : NULL;
+	if (!call || call->n_kids != 3 || !host_is_pure(call->kids[2]) ||
+	    host_uses_unusable(h, call->kids[2]))
+		return NULL;
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addch(&t, '(');
+	host_print(h, call->kids[2], &t);
+	strbuf_addch(&t, ')');
+	return strbuf_detach(&t);
+}
+
 static int
 launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
        const struct ast_stmt *s, struct strbuf *why)
@@ -217,8 +235,12 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 			args[i].scalar = strbuf_detach(&t);
 		}
 	}
+	char *grid_z = rc == 0 ? grid_z_text(h, s->launch[0]) : NULL;
 	if (rc == 0)
+		rc = lift_contract(p, u, k, args, k->n_params, grid_z, why);
+	if (rc == 1)
 		rc = lift_kernel(p, u, k, args, k->n_params, why);
+	free(grid_z);
 	for (size_t i = 0; i < k->n_params; i++)
 		free(args[i].scalar);
 	free(args);
@@ -268,7 +290,7 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 			if (!geometry && d->init && !strchr(d->type, '*') && !host_is_pure(d->init)) {
 				/* CEIL_DIV(n, 256) and the like: fine for geometry, never an argument */
 				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
-				h->locals[h->n++] = (struct host_local){ d->name, NULL };
+				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL };
 				continue;
 			}
 			if (strchr(d->type, '*') || !d->init) {
@@ -287,7 +309,8 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				strbuf_addch(&t, ')');
 			}
 			h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
-			h->locals[h->n++] = (struct host_local){ d->name, strbuf_detach(&t) };
+			h->locals[h->n++] = (struct host_local){ d->name, strbuf_detach(&t),
+			                                         geometry ? d->init : NULL };
 		}
 		return 0;
 	case AST_EXPR:

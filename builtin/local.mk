@@ -5,17 +5,21 @@ libeggbuiltin_a_SOURCES = \
 	builtin/ir.c builtin/ir.h \
 	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
+	builtin/lift_contract.c builtin/ir_contract.c \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
+	builtin/generic.c builtin/generic.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
-	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c
+	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
+	builtin/recipes/gemm.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
 	builtin/templates/prelude.cu builtin/templates/stream.cu \
-	builtin/templates/rows.cu builtin/templates/reduce_final.cu
+	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
+	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -24,15 +28,22 @@ tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin
 
-SUITES += tests/suites/builtin.bash
+SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
+	tests/data/builtin/emu/shim.h tests/data/builtin/emu/drivers.cpp \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/bias_softmax.cu \
+	builtin/tests/check/bmm_odd.cu \
 	builtin/tests/check/collatz.cu \
+	builtin/tests/check/gemm_awkward.cu \
+	builtin/tests/check/gemm_flat_nt.cu \
+	builtin/tests/check/gemm_tf32.cu \
+	builtin/tests/check/gemm_tn_alpha_beta.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
+	builtin/tests/check/linear_gelu_odd.cu \
 	builtin/tests/check/log_softmax.cu \
 	builtin/tests/check/relu.cu \
 	builtin/tests/check/rmsnorm.cu \
@@ -48,9 +59,15 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/bias_softmax.json \
+	tests/data/builtin/bmm_odd.json \
 	tests/data/builtin/collatz.json \
+	tests/data/builtin/gemm_awkward.json \
+	tests/data/builtin/gemm_flat_nt.json \
+	tests/data/builtin/gemm_tf32.json \
+	tests/data/builtin/gemm_tn_alpha_beta.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \
+	tests/data/builtin/linear_gelu_odd.json \
 	tests/data/builtin/log_softmax.json \
 	tests/data/builtin/relu.json \
 	tests/data/builtin/rmsnorm.json \
@@ -62,3 +79,9 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/silu_kernel.json \
 	tests/data/builtin/softmax.json \
 	tests/data/builtin/sumsq.json
+
+check_PROGRAMS += tests/unit/test_builtin_contract_generic
+tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c
+tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_contract_generic

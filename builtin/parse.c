@@ -683,3 +683,16 @@ ast_find_function(const struct ast_unit *u, const char *name)
 			return &u->functions[i];
 	return NULL;
 }
+
+int
+ast_has_loop(const struct ast_stmt *s)
+{
+	if (!s)
+		return 0;
+	if (s->kind == AST_FOR || s->kind == AST_WHILE)
+		return 1;
+	for (size_t i = 0; i < s->n_body; i++)
+		if (ast_has_loop(s->body[i]))
+			return 1;
+	return ast_has_loop(s->then) || ast_has_loop(s->otherwise);
+}

@@ -84,5 +84,7 @@ struct ast_unit {
 struct ast_unit *parse_unit(const char *text, struct strbuf *err);
 void ast_unit_free(struct ast_unit *u);
 const struct ast_function *ast_find_function(const struct ast_unit *u, const char *name);
+/* Does s hold a for, while or do loop (s itself included)? */
+int ast_has_loop(const struct ast_stmt *s);
 
 #endif

@@ -1,0 +1,634 @@
+/*
+ * generic.c -- the generic path (generic.h): for code no recipe lifts, candidates
+ * that keep the reference's code and change only what is provably safe.
+ *
+ *   - __restrict__ on the pointer parameters of each launched kernel, when every
+ *     launch passes it distinct buffers of the target (the clauses guarantee that
+ *     the target's buffers do not alias), or on a kernel target's own pointers;
+ *   - the launch geometry: a 1-D block given as a number (or a local or dim3 of
+ *     one) whose grid is ceil(X / block) in one of its spellings is relaunched
+ *     with other block sizes and the grid recomputed, when the kernels cannot
+ *     depend on the block size beyond blockDim.x (no shared memory, barriers or
+ *     warp shuffles in the closure, no literal of the old size in the kernel);
+ *   - __launch_bounds__(block) when every launch of a kernel has that block;
+ *   - "#pragma unroll 4" before the kernel's for loops (a hint: always safe).
+ *
+ * Launched kernels are copied under new names (PREFIX_cK_NAME) and the target's
+ * text is kept but for its launches; kernel targets keep their header's name.
+ * The reference always competes in the harness, so a slower edit never wins.
+ */
+#include "config.h"
+
+#include "builtin/generic.h"
+#include "builtin/parse.h"
+#include "common/strvec.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const long blocks[] = { 128, 256, 512, 1024 };
+#define N_BLOCKS (sizeof blocks / sizeof *blocks)
+
+struct glaunch {
+	const struct ast_stmt *s;
+	const struct ast_function *k;
+	size_t name_at, config_at, config_end; /* in the parsed text: kernel name, after "<<<", at ">>>" */
+	long block;                            /* the literal block size, or 0 */
+	char *grid_x;                          /* X of ceil(X / block) as C text, or NULL */
+};
+
+struct gkernel {
+	const struct ast_function *k;
+	int restrict_ok, geometry_ok, has_loop;
+	long block0; /* the block every launch uses, or 0 */
+};
+
+struct gen {
+	const struct egg_bundle *b;
+	const char *text;  /* closure + '\n' + target, as parsed */
+	size_t target_at;
+	const struct ast_unit *u;
+	const struct ast_function *f;
+	struct glaunch *l;
+	size_t n_l;
+	struct gkernel *k;
+	size_t n_k;
+	int geometry_safe; /* nothing in the closure depends on the block's shape */
+};
+
+/* ---- reading the launcher ---- */
+
+static void
+collect_launches(struct gen *g, const struct ast_stmt *s)
+{
+	if (!s)
+		return;
+	if (s->kind == AST_LAUNCH) {
+		g->l = egg_xrealloc(g->l, (g->n_l + 1) * sizeof *g->l);
+		memset(&g->l[g->n_l], 0, sizeof *g->l);
+		g->l[g->n_l++].s = s;
+	}
+	for (size_t i = 0; i < s->n_body; i++)
+		collect_launches(g, s->body[i]);
+	collect_launches(g, s->init);
+	collect_launches(g, s->then);
+	collect_launches(g, s->otherwise);
+}
+
+/* The launches' places in the text, matched in order with the parsed ones. */
+static int
+locate_launches(struct gen *g, struct strbuf *why)
+{
+	size_t n = 0;
+	const char *t = g->text;
+	for (const char *p = strstr(t + g->f->body_begin, "<<<"); p && (size_t)(p - t) < g->f->end;
+	     p = strstr(p + 3, "<<<")) {
+		const char *e = p;
+		while (e > t && isspace((unsigned char)e[-1]))
+			e--;
+		const char *s = e;
+		while (s > t && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
+			s--;
+		const char *close = strstr(p + 3, ">>>");
+		if (n >= g->n_l || !close || (size_t)(e - s) != strlen(g->l[n].s->expr->text) ||
+		    strncmp(s, g->l[n].s->expr->text, (size_t)(e - s)) != 0)
+			break;
+		g->l[n].name_at = (size_t)(s - t);
+		g->l[n].config_at = (size_t)(p + 3 - t);
+		g->l[n].config_end = (size_t)(close - t);
+		n++;
+	}
+	if (n != g->n_l) {
+		strbuf_addstr(why, "its launches are not all written out in the launcher (a macro?)");
+		return -1;
+	}
+	return 0;
+}
+
+/* The last declaration of name in the launcher, if the name is never assigned. */
+static const struct ast_decl *
+find_decl(const struct ast_stmt *s, const char *name, const struct ast_decl **found, int *assigned);
+
+static void
+scan_assign(const struct ast_expr *e, const char *name, int *assigned)
+{
+	if (!e)
+		return;
+	if ((e->kind == AST_ASSIGN || e->kind == AST_POST ||
+	     (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0))) &&
+	    e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, name) == 0)
+		*assigned = 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		scan_assign(e->kids[i], name, assigned);
+}
+
+static const struct ast_decl *
+find_decl(const struct ast_stmt *s, const char *name, const struct ast_decl **found, int *assigned)
+{
+	if (!s)
+		return *found;
+	for (size_t i = 0; i < s->n_decls; i++) {
+		if (strcmp(s->decls[i].name, name) == 0)
+			*found = &s->decls[i];
+		scan_assign(s->decls[i].init, name, assigned);
+	}
+	scan_assign(s->expr, name, assigned);
+	scan_assign(s->step, name, assigned);
+	for (size_t i = 0; i < s->n_body; i++)
+		find_decl(s->body[i], name, found, assigned);
+	find_decl(s->init, name, found, assigned);
+	find_decl(s->then, name, found, assigned);
+	find_decl(s->otherwise, name, found, assigned);
+	return *found;
+}
+
+/* A launch configuration with locals and one-argument dim3s seen through. */
+static const struct ast_expr *
+resolve(const struct gen *g, const struct ast_expr *e)
+{
+	for (int depth = 0; e && depth < 4; depth++) {
+		while (e->kind == AST_CAST)
+			e = e->kids[0];
+		if (e->kind == AST_CALL && e->text && strcmp(e->text, "dim3") == 0)
+			return e->n_kids == 1 ? resolve(g, e->kids[0]) : NULL;
+		if (e->kind != AST_NAME)
+			return e;
+		const struct ast_decl *d = NULL;
+		int assigned = 0;
+		find_decl(g->f->body, e->text, &d, &assigned);
+		if (!d || assigned || !d->init)
+			return d ? NULL : e;
+		e = d->init;
+		if (e->kind == AST_CALL && e->text && strcmp(e->text, d->name) == 0) /* dim3 b(256) */
+			return e->n_kids == 1 ? resolve(g, e->kids[0]) : NULL;
+	}
+	return e;
+}
+
+static long
+literal(const struct gen *g, const struct ast_expr *e)
+{
+	e = resolve(g, e);
+	if (!e || e->kind != AST_NUM)
+		return 0;
+	char *end;
+	long v = strtol(e->text, &end, 0);
+	return v > 0 && v <= 1024 && strspn(end, "uUlL") == strlen(end) ? v : 0;
+}
+
+/* C text of a host expression; -1 for a form the parser does not keep whole. */
+static int
+print_expr(const struct ast_expr *e, struct strbuf *out)
+{
+	int rc = 0;
+	switch (e->kind) {
+	case AST_NUM:
+	case AST_NAME:
+	case AST_STR:
+		strbuf_addstr(out, e->text);
+		return 0;
+	case AST_CALL:
+		if (!e->text)
+			return -1;
+		strbuf_addf(out, "%s(", e->text);
+		for (size_t i = 0; i < e->n_kids && rc == 0; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			rc = print_expr(e->kids[i], out);
+		}
+		strbuf_addch(out, ')');
+		return rc;
+	case AST_UN:
+		strbuf_addf(out, "(%s", e->text);
+		rc = print_expr(e->kids[0], out);
+		strbuf_addch(out, ')');
+		return rc;
+	case AST_CAST:
+		strbuf_addf(out, "((%s)", e->text);
+		rc = print_expr(e->kids[0], out);
+		strbuf_addch(out, ')');
+		return rc;
+	case AST_BIN:
+		strbuf_addch(out, '(');
+		rc = print_expr(e->kids[0], out);
+		strbuf_addf(out, " %s ", e->text);
+		if (rc == 0)
+			rc = print_expr(e->kids[1], out);
+		strbuf_addch(out, ')');
+		return rc;
+	case AST_COND:
+		strbuf_addch(out, '(');
+		for (int i = 0; i < 3 && rc == 0; i++) {
+			rc = print_expr(e->kids[i], out);
+			strbuf_addstr(out, i == 0 ? " ? " : i == 1 ? " : " : "");
+		}
+		strbuf_addch(out, ')');
+		return rc;
+	default: /* members (. or ->), indexing, assignments: not in a grid we rewrite */
+		return -1;
+	}
+}
+
+static int
+is_num(const struct ast_expr *e, long v)
+{
+	return e && e->kind == AST_NUM && strtol(e->text, NULL, 0) == v;
+}
+
+/* X in ceil(X / B) spelled (X + B - 1) / B, (X + (B-1)) / B or X / B + 1 */
+static char *
+ceil_div_x(const struct gen *g, const struct ast_expr *grid, long block)
+{
+	const struct ast_expr *e = resolve(g, grid), *x = NULL;
+	if (!e || e->kind != AST_BIN)
+		return NULL;
+	if (strcmp(e->text, "/") == 0 && literal(g, e->kids[1]) == block) {
+		const struct ast_expr *l = e->kids[0];
+		if (l->kind == AST_BIN && strcmp(l->text, "+") == 0 && is_num(l->kids[1], block - 1))
+			x = l->kids[0];
+		else if (l->kind == AST_BIN && strcmp(l->text, "-") == 0 && is_num(l->kids[1], 1) &&
+		         l->kids[0]->kind == AST_BIN && strcmp(l->kids[0]->text, "+") == 0 &&
+		         literal(g, l->kids[0]->kids[1]) == block)
+			x = l->kids[0]->kids[0];
+	} else if (strcmp(e->text, "+") == 0 && is_num(e->kids[1], 1) && e->kids[0]->kind == AST_BIN &&
+	           strcmp(e->kids[0]->text, "/") == 0 && literal(g, e->kids[0]->kids[1]) == block) {
+		x = e->kids[0]->kids[0];
+	}
+	struct strbuf t = STRBUF_INIT;
+	if (!x || print_expr(x, &t) != 0) {
+		strbuf_release(&t);
+		return NULL;
+	}
+	return strbuf_detach(&t);
+}
+
+/* Does the kernel's body spell the number v (a hard-wired block size)? */
+static int
+body_has_number(const struct gen *g, const struct ast_function *k, long v)
+{
+	char num[24];
+	snprintf(num, sizeof num, "%ld", v);
+	size_t len = strlen(num);
+	for (const char *p = strstr(g->text + k->body_begin, num); p && (size_t)(p - g->text) < k->end;
+	     p = strstr(p + 1, num))
+		if (!isalnum((unsigned char)p[-1]) && p[-1] != '_' && p[-1] != '.' &&
+		    !isalnum((unsigned char)p[len]) && p[len] != '.')
+			return 1;
+	return 0;
+}
+
+static struct gkernel *
+kernel_of(struct gen *g, const struct ast_function *k)
+{
+	for (size_t i = 0; i < g->n_k; i++)
+		if (g->k[i].k == k)
+			return &g->k[i];
+	g->k = egg_xrealloc(g->k, (g->n_k + 1) * sizeof *g->k);
+	struct gkernel *gk = &g->k[g->n_k++];
+	memset(gk, 0, sizeof *gk);
+	gk->k = k;
+	gk->restrict_ok = gk->geometry_ok = 1;
+	gk->block0 = -1;
+	gk->has_loop = ast_has_loop(k->body);
+	return gk;
+}
+
+/* every pointer argument is a distinct pointer parameter of the target */
+static int
+distinct_buffers(const struct gen *g, const struct glaunch *l)
+{
+	for (size_t i = 0; i < l->k->n_params; i++) {
+		if (!strchr(l->k->params[i].type, '*'))
+			continue;
+		const struct ast_expr *a = l->s->launch[l->s->n_config + i];
+		while (a->kind == AST_CAST)
+			a = a->kids[0];
+		const struct bundle_param *p = a->kind == AST_NAME ? bundle_find_param(g->b, a->text) : NULL;
+		if (!p || !p->is_pointer)
+			return 0;
+		for (size_t j = 0; j < i; j++) {
+			const struct ast_expr *o = l->s->launch[l->s->n_config + j];
+			while (o->kind == AST_CAST)
+				o = o->kids[0];
+			if (strchr(l->k->params[j].type, '*') && o->kind == AST_NAME && strcmp(o->text, a->text) == 0)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* How often the target's body names name (as a whole identifier). */
+static size_t
+mentions(const struct gen *g, const char *name)
+{
+	size_t n = 0, len = strlen(name);
+	for (const char *p = strstr(g->text + g->f->body_begin, name); p && (size_t)(p - g->text) < g->f->end;
+	     p = strstr(p + len, name))
+		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
+		     p[len] != '_';
+	return n;
+}
+
+static size_t
+launches_of(const struct gen *g, const struct ast_function *k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->n_l; i++)
+		n += strcmp(g->l[i].s->expr->text, k->name) == 0;
+	return n;
+}
+
+static int
+analyze_launcher(struct gen *g, struct strbuf *why)
+{
+	collect_launches(g, g->f->body);
+	if (g->n_l == 0) {
+		strbuf_addstr(why, "the launcher launches no kernel");
+		return -1;
+	}
+	if (locate_launches(g, why) != 0)
+		return -1;
+	for (size_t i = 0; i < g->n_l; i++) {
+		struct glaunch *l = &g->l[i];
+		l->k = ast_find_function(g->u, l->s->expr->text);
+		if (!l->k || !strstr(l->k->qualifiers, "__global__") || l->k->begin >= g->target_at ||
+		    l->k->n_params != l->s->n_args) {
+			strbuf_addf(why, "it launches '%s', which is not a kernel of the closure",
+			            l->s->expr->text);
+			return -1;
+		}
+		if (mentions(g, l->k->name) != launches_of(g, l->k)) {
+			strbuf_addf(why, "the launcher names '%s' other than in its launches (an attribute or "
+			            "occupancy call would apply to the original)", l->k->name);
+			return -1;
+		}
+		struct gkernel *gk = kernel_of(g, l->k);
+		gk->restrict_ok &= distinct_buffers(g, l);
+		l->block = literal(g, l->s->launch[1]);
+		if (l->block && g->geometry_safe && !body_has_number(g, l->k, l->block)) {
+			/* the block's name passed as an argument would tell the kernel the old size */
+			const struct ast_expr *bl = l->s->launch[1];
+			for (size_t a = 0; a < l->s->n_args && bl->kind == AST_NAME; a++)
+				if (l->s->launch[l->s->n_config + a]->kind == AST_NAME &&
+				    strcmp(l->s->launch[l->s->n_config + a]->text, bl->text) == 0)
+					l->block = -l->block;
+			if (l->block > 0)
+				l->grid_x = ceil_div_x(g, l->s->launch[0], l->block);
+			if (l->block < 0)
+				l->block = -l->block;
+		}
+		gk->geometry_ok &= l->grid_x != NULL;
+		gk->block0 = gk->block0 == -1 || gk->block0 == l->block ? l->block : 0;
+	}
+	return 0;
+}
+
+/* ---- writing a candidate ---- */
+
+static int
+span_has(const char *s, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	for (size_t i = 0; i + w <= n; i++)
+		if (strncmp(s + i, word, w) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+any_restrict(const struct gen *g)
+{
+	for (size_t i = 0; i < g->n_k; i++)
+		if (g->k[i].restrict_ok)
+			return 1;
+	return 0;
+}
+
+/* The kernel's text with its name, launch bounds and restrict qualifiers edited
+ * and, when unroll, a pragma before each for loop. */
+static void
+kernel_text(const struct gen *g, const struct ast_function *k, const char *name, long bounds,
+            int restrict_ok, int unroll, struct strbuf *out)
+{
+	const char *t = g->text;
+	size_t open = k->begin;
+	while (open < k->body_begin && t[open] != '(')
+		open++;
+	/* header up to the parameters: qualifiers, launch bounds, the name */
+	struct strbuf head = STRBUF_INIT;
+	strbuf_add(&head, t + k->begin, open - k->begin);
+	char *at = strstr(head.buf, k->name);
+	while (at && (at[strlen(k->name)] != '\0' && !isspace((unsigned char)at[strlen(k->name)])))
+		at = strstr(at + 1, k->name);
+	if (at) {
+		strbuf_add(out, head.buf, (size_t)(at - head.buf));
+		if (bounds > 0 && !strstr(head.buf, "__launch_bounds__"))
+			strbuf_addf(out, "__launch_bounds__(%ld) ", bounds);
+		strbuf_addstr(out, name ? name : k->name);
+		strbuf_addstr(out, at + strlen(k->name));
+	} else { /* cannot happen: the header holds the name */
+		strbuf_addstr(out, head.buf);
+	}
+	strbuf_release(&head);
+	/* parameters: __restrict__ after the last '*' of each pointer */
+	size_t p = open, depth = 0, last_star = 0, seg = open;
+	for (; p < k->body_begin; p++) {
+		char c = t[p];
+		if (c == '(' || c == '[')
+			depth++;
+		else if (c == ')' || c == ']')
+			depth--;
+		if (c == '*' && depth == 1)
+			last_star = p;
+		if ((c == ',' && depth == 1) || (c == ')' && depth == 0)) {
+			if (restrict_ok && last_star > seg && !span_has(t + seg, p - seg, "restrict")) {
+				strbuf_add(out, t + seg, last_star + 1 - seg);
+				strbuf_addstr(out, "__restrict__ ");
+				strbuf_add(out, t + last_star + 1, p - last_star - 1);
+			} else {
+				strbuf_add(out, t + seg, p - seg);
+			}
+			seg = p;
+			if (c == ')')
+				break;
+		}
+	}
+	strbuf_add(out, t + seg, k->body_begin - seg);
+	/* the body */
+	for (size_t q = k->body_begin; q < k->end; q++) {
+		if (unroll && strncmp(t + q, "for", 3) == 0 && !isalnum((unsigned char)t[q - 1]) &&
+		    t[q - 1] != '_' && !isalnum((unsigned char)t[q + 3]) && t[q + 3] != '_') {
+			size_t ls = q; /* the pragma on a line of its own, indented like the loop */
+			while (ls > k->body_begin && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
+				ls--;
+			if (t[ls - 1] == '\n') {
+				strbuf_addstr(out, "#pragma unroll 4\n");
+				strbuf_add(out, t + ls, q - ls);
+			} else {
+				strbuf_addstr(out, "\n#pragma unroll 4\n");
+			}
+		}
+		strbuf_addch(out, t[q]);
+	}
+	strbuf_addch(out, '\n');
+}
+
+/* One candidate: block (0: as written), unroll; 0, or -1 when it edits nothing. */
+static int
+emit(const struct gen *g, const char *prefix, long block, int unroll, struct strbuf *label,
+     struct strbuf *src)
+{
+	int edits = 0;
+	strbuf_addstr(label, "generic");
+	if (block)
+		strbuf_addf(label, " block=%ld", block);
+	if (g->b->kind == BUNDLE_KERNEL) {
+		int r = g->k[0].restrict_ok;
+		kernel_text(g, g->f, NULL, 0, r, unroll && g->k[0].has_loop, src);
+		edits = r + (unroll && g->k[0].has_loop);
+	} else {
+		for (size_t i = 0; i < g->n_k; i++) {
+			const struct gkernel *gk = &g->k[i];
+			long bounds = block && gk->geometry_ok ? block : gk->block0 > 0 ? gk->block0 : 0;
+			char *name = egg_xasprintf("%s_%s", prefix, gk->k->name);
+			kernel_text(g, gk->k, name, bounds, gk->restrict_ok, unroll && gk->has_loop, src);
+			edits += gk->restrict_ok + (bounds > 0) + (unroll && gk->has_loop) +
+			         (block && gk->geometry_ok);
+			free(name);
+		}
+		size_t at = g->f->begin;
+		for (size_t i = 0; i < g->n_l; i++) {
+			const struct glaunch *l = &g->l[i];
+			strbuf_add(src, g->text + at, l->name_at - at);
+			strbuf_addf(src, "%s_%s<<<", prefix, l->k->name);
+			const struct gkernel *gk = kernel_of((struct gen *)g, l->k);
+			if (block && gk->geometry_ok) {
+				/* the grid and block, then the shared memory and stream as written */
+				const char *c = g->text + l->config_at, *e = g->text + l->config_end;
+				int depth = 0, commas = 0;
+				for (; c < e && commas < 2; c++) {
+					depth += *c == '(' || *c == '[' || *c == '{';
+					depth -= *c == ')' || *c == ']' || *c == '}';
+					commas += *c == ',' && depth == 0;
+				}
+				strbuf_addf(src, "(unsigned)(((long long)(%s) + %ld - 1) / %ld), %ld", l->grid_x,
+				            block, block, block);
+				if (commas == 2)
+					strbuf_add(src, c - 1, (size_t)(e - c + 1));
+			} else {
+				strbuf_add(src, g->text + l->config_at, l->config_end - l->config_at);
+			}
+			at = l->config_end;
+		}
+		strbuf_add(src, g->text + at, g->f->end - at);
+		strbuf_addch(src, '\n');
+	}
+	if (any_restrict(g))
+		strbuf_addstr(label, " restrict");
+	if (unroll)
+		strbuf_addstr(label, " unroll=4");
+	return edits ? 0 : -1;
+}
+
+/* Do the launches it would change already use this block? */
+static int
+as_written(const struct gen *g, long block)
+{
+	for (size_t i = 0; i < g->n_k; i++)
+		if (g->k[i].geometry_ok && g->k[i].block0 != block)
+			return 0;
+	return 1;
+}
+
+/* Nothing in the closure may depend on the block's shape beyond blockDim.x. */
+static int
+geometry_safe(const char *closure)
+{
+	static const char *const words[] = { "__shared__", "__syncthreads", "__shfl", "__ballot",
+		                             "__any_sync", "__all_sync", "blockDim.y", "blockDim.z",
+		                             "cooperative_groups", "warpSize", NULL };
+	for (int i = 0; words[i]; i++)
+		if (strstr(closure, words[i]))
+			return 0;
+	return 1;
+}
+
+size_t
+generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_candidate **cands,
+                 size_t *n_cands, struct strbuf *why)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	strbuf_addstr(&text, b->closure ? b->closure : "");
+	strbuf_addch(&text, '\n');
+	struct gen g = { .b = b, .target_at = text.len };
+	strbuf_addstr(&text, b->target ? b->target : "");
+	g.text = text.buf;
+	g.geometry_safe = geometry_safe(b->closure ? b->closure : "");
+	struct ast_unit *u = parse_unit(text.buf, &err);
+	size_t added = 0;
+	g.u = u;
+	g.f = u ? ast_find_function(u, b->name) : NULL;
+	if (!u) {
+		strbuf_addf(why, "the generic path cannot read the code: %s", err.buf);
+	} else if (!g.f || g.f->begin < g.target_at) {
+		strbuf_addf(why, "the generic path did not find the target '%s'", b->name);
+	} else if (b->kind == BUNDLE_KERNEL) {
+		struct gkernel *gk = kernel_of(&g, g.f);
+		gk->restrict_ok = 1; /* its pointers are the bundle's buffers */
+		gk->geometry_ok = 0;
+	} else if (analyze_launcher(&g, why) != 0) {
+		strbuf_addstr(why, " (the generic path leaves it as written)");
+		g.f = NULL;
+	}
+	int any_loop = 0, any_geometry = 0;
+	for (size_t i = 0; i < g.n_k; i++)
+		any_loop |= g.k[i].has_loop, any_geometry |= g.k[i].geometry_ok;
+	/* points: as written (restrict, bounds), each other block size, then unrolled */
+	struct strvec seen = STRVEC_INIT;
+	for (size_t pt = 0; g.f && pt < N_BLOCKS + 2; pt++) {
+		long block = pt >= 1 && pt <= N_BLOCKS ? blocks[pt - 1] : 0;
+		int unroll = pt == N_BLOCKS + 1;
+		if ((block && !any_geometry) || (unroll && !any_loop) || (block && as_written(&g, block)))
+			continue;
+		if (unroll && any_geometry)
+			block = 256;
+		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT, pl = STRBUF_INIT;
+		char *name = egg_xasprintf("%s_c%zu", prefix, *n_cands);
+		int rc = emit(&g, "egg_probe", block, unroll, &pl, &probe);
+		int dup = 0;
+		for (size_t j = 0; rc == 0 && j < seen.n && !dup; j++)
+			dup = strcmp(seen.v[j], probe.buf) == 0;
+		if (rc == 0 && !dup)
+			rc = emit(&g, name, block, unroll, &label, &src);
+		free(name);
+		strbuf_release(&pl);
+		if (rc != 0 || dup) {
+			strbuf_release(&probe);
+			strbuf_release(&label);
+			strbuf_release(&src);
+			continue;
+		}
+		strvec_push_owned(&seen, strbuf_detach(&probe));
+		*cands = egg_xrealloc(*cands, (*n_cands + 1) * sizeof **cands);
+		(*cands)[*n_cands].label = strbuf_detach(&label);
+		(*cands)[*n_cands].source = strbuf_detach(&src);
+		(*n_cands)++;
+		added++;
+	}
+	if (g.f && added == 0)
+		strbuf_addstr(why, "the generic path finds nothing it can change safely (no distinct "
+		              "buffers for __restrict__, no block size and grid it can recompute, no loop)");
+	strvec_clear(&seen);
+	for (size_t i = 0; i < g.n_l; i++)
+		free(g.l[i].grid_x);
+	free(g.l);
+	free(g.k);
+	if (u)
+		ast_unit_free(u);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return added;
+}

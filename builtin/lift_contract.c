@@ -1,0 +1,576 @@
+/*
+ * lift_contract.c -- recognises dense contractions (GEMM-like kernels) and lifts
+ * them into an IR_STAGE_CONTRACT stage (ir.h).
+ *
+ * The shape: a thread per output, its indices a row and a column (the global
+ * thread index in y and x, or blockIdx.y for the row) and optionally a batch
+ * (blockIdx.z), a guard bounding them (if (r < M && c < N) {...} or
+ * if (r >= M || c >= N) return;), and in the guarded body one loop
+ * for (k = 0; k < K; k++) acc += X[..] * Y[..]; between straight-line code:
+ * before it the accumulator's initial value (0, a bias, ...), after it the
+ * epilogue (scaling, bias, activation, residual, the store).  The operands'
+ * element indices must be affine in (batch, row or column, k): one operand
+ * follows the row (A), the other the column (B); their strides say the layout
+ * (row- or column-major, a transposed weight) and the batch offsets.
+ *
+ * lift_contract answers 1 ("not mine") for anything without that frame, so the
+ * other recognisers and the row/map lifter still see the kernel; it answers -1
+ * with a reason when the frame is there but the details are not a contraction
+ * (a data-dependent index, a second accumulator), and 0 with the stage added.
+ */
+#include "config.h"
+
+#include "builtin/lift_internal.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum role { R_NONE, R_ROW, R_COL, R_BATCH, N_ROLES };
+
+struct frame {
+	const char *name[N_ROLES];
+	const struct ast_expr *bound[N_ROLES];
+	const char *flat;            /* a 1-D index split as row = flat / cols, col = flat % cols */
+	const struct ast_expr *cols;
+};
+
+static int
+is_block_index(const struct ast_expr *e, const char *dim)
+{
+	e = lift_strip_casts(e);
+	return e && e->kind == AST_MEMBER && strcmp(e->text, dim) == 0 &&
+	       e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, "blockIdx") == 0;
+}
+
+static enum role
+index_role(const struct ast_expr *init)
+{
+	if (!init)
+		return R_NONE;
+	if (lift_is_global_index_dim(init, "x"))
+		return R_COL;
+	if (lift_is_global_index_dim(init, "y") || is_block_index(init, "y"))
+		return R_ROW;
+	if (is_block_index(init, "z"))
+		return R_BATCH;
+	return R_NONE;
+}
+
+/* The "v < E" terms of an && chain (neg: the "v >= E" terms of an || chain). */
+static int
+guard_terms(struct frame *f, const struct ast_expr *e, int neg)
+{
+	if (e->kind != AST_BIN)
+		return 0;
+	if (strcmp(e->text, neg ? "||" : "&&") == 0)
+		return guard_terms(f, e->kids[0], neg) && guard_terms(f, e->kids[1], neg);
+	const char *lt = neg ? ">=" : "<", *gt = neg ? "<=" : ">";
+	for (int s = 0; s < 2; s++) {
+		const struct ast_expr *v = lift_strip_casts(e->kids[s]);
+		if (strcmp(e->text, s == 0 ? lt : gt) != 0 || v->kind != AST_NAME)
+			continue;
+		for (int r = R_ROW; r < N_ROLES; r++)
+			if (f->name[r] && strcmp(f->name[r], v->text) == 0 && !f->bound[r]) {
+				f->bound[r] = e->kids[1 - s];
+				return 1;
+			}
+	}
+	return 0;
+}
+
+static int
+is_return(const struct ast_stmt *s)
+{
+	if (s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s->kind == AST_RETURN && !s->expr;
+}
+
+/* for (int k = 0; k < K; k++) (or ++k, k += 1): the index's name and K */
+static const char *
+k_loop(const struct ast_stmt *s, const struct ast_expr **bound)
+{
+	if (s->kind != AST_FOR || !s->init || s->init->kind != AST_DECL || s->init->n_decls != 1)
+		return NULL;
+	const struct ast_decl *d = &s->init->decls[0];
+	const struct ast_expr *init = lift_strip_casts(d->init), *cond = s->expr, *step = s->step;
+	if (!init || init->kind != AST_NUM || strcmp(init->text, "0") != 0 || !cond ||
+	    cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 ||
+	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !step)
+		return NULL;
+	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
+	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
+	if (!unit)
+		return NULL;
+	*bound = cond->kids[1];
+	return d->name;
+}
+
+/* ---- affine forms over (batch, row, col, k) ---- */
+
+enum { V_I, V_ROW, V_COL, V_K, N_VARS };
+#define K_VAR "egg_k"
+
+struct affine {
+	struct ir_expr *coef[N_VARS]; /* NULL: zero */
+	struct ir_expr *c;
+};
+
+static void
+affine_free(struct affine *a)
+{
+	for (int v = 0; v < N_VARS; v++)
+		ir_expr_free(a->coef[v]);
+	ir_expr_free(a->c);
+	memset(a, 0, sizeof *a);
+}
+
+static int
+var_of(const struct ir_expr *e)
+{
+	if (e->kind == IR_IDX)
+		return e->idx == IR_I ? V_I : e->idx == IR_ROW ? V_ROW : V_COL;
+	if (e->kind == IR_VAR && strcmp(e->text, K_VAR) == 0)
+		return V_K;
+	return -1;
+}
+
+static int
+mentions_var(const struct ir_expr *e)
+{
+	if (var_of(e) >= 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (mentions_var(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+static int
+is_one(const struct ir_expr *e)
+{
+	return e && e->kind == IR_NUM && strcmp(e->text, "1") == 0;
+}
+
+/* a * b (owned); NULL is zero */
+static struct ir_expr *
+times(struct ir_expr *a, struct ir_expr *b)
+{
+	if (!a || !b) {
+		ir_expr_free(a);
+		ir_expr_free(b);
+		return NULL;
+	}
+	if (is_one(a)) {
+		ir_expr_free(a);
+		return b;
+	}
+	if (is_one(b)) {
+		ir_expr_free(b);
+		return a;
+	}
+	return lift_bin("*", a, b);
+}
+
+/* a op b (owned; op "+" or "-"); NULL is zero */
+static struct ir_expr *
+plus(const char *op, struct ir_expr *a, struct ir_expr *b)
+{
+	if (!b)
+		return a;
+	if (!a)
+		return *op == '+' ? b : lift_bin("-", ir_expr_new(IR_NUM, "0"), b);
+	return lift_bin(op, a, b);
+}
+
+static int
+affine(const struct ir_expr *e, struct affine *out)
+{
+	memset(out, 0, sizeof *out);
+	int v = var_of(e);
+	if (v >= 0) {
+		out->coef[v] = ir_expr_new(IR_NUM, "1");
+		return 1;
+	}
+	if (!mentions_var(e)) {
+		if (ir_expr_has_load(e))
+			return 0;
+		out->c = ir_expr_copy(e);
+		return 1;
+	}
+	if (e->kind == IR_CAST && !strstr(e->text, "float") && !strstr(e->text, "double"))
+		return affine(e->kids[0], out);
+	if (e->kind != IR_BIN)
+		return 0;
+	struct affine l, r;
+	if (strcmp(e->text, "+") == 0 || strcmp(e->text, "-") == 0) {
+		if (!affine(e->kids[0], &l))
+			return 0;
+		if (!affine(e->kids[1], &r)) {
+			affine_free(&l);
+			return 0;
+		}
+		for (int i = 0; i < N_VARS; i++)
+			out->coef[i] = plus(e->text, l.coef[i], r.coef[i]);
+		out->c = plus(e->text, l.c, r.c);
+		return 1;
+	}
+	if (strcmp(e->text, "*") != 0)
+		return 0;
+	for (int s = 0; s < 2; s++) {
+		const struct ir_expr *f = e->kids[1 - s];
+		if (mentions_var(f) || ir_expr_has_load(f))
+			continue;
+		if (!affine(e->kids[s], &l))
+			return 0;
+		for (int i = 0; i < N_VARS; i++)
+			out->coef[i] = times(l.coef[i], l.coef[i] ? ir_expr_copy(f) : NULL);
+		out->c = times(l.c, l.c ? ir_expr_copy(f) : NULL);
+		return 1;
+	}
+	return 0;
+}
+
+/* e with the locals LET in b replaced by their values (owned copy) */
+static struct ir_expr *
+inline_lets(const struct ir_expr *e, const struct ir_block *b)
+{
+	if (e->kind == IR_LOCAL)
+		for (size_t i = b->n; i-- > 0;)
+			if (b->stmts[i]->kind == IR_LET && strcmp(b->stmts[i]->name, e->text) == 0)
+				return inline_lets(b->stmts[i]->value, b);
+	struct ir_expr *c = ir_expr_new(e->kind, e->text);
+	c->idx = e->idx;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_add(c, inline_lets(e->kids[i], b));
+	return c;
+}
+
+static const struct ir_expr *
+strip_float_casts(const struct ir_expr *e)
+{
+	while (e->kind == IR_CAST && strstr(e->text, "float"))
+		e = e->kids[0];
+	return e;
+}
+
+/* ---- the stage ---- */
+
+struct parts {
+	struct ir_block pre, loop, post;
+	const char *kname;
+	const struct ast_expr *kbound;
+};
+
+static void
+parts_free(struct parts *pt)
+{
+	ir_block_free(&pt->pre);
+	ir_block_free(&pt->loop);
+	ir_block_free(&pt->post);
+}
+
+/* The operand of one load: 0, or -1 (why set) / 1 (not a contraction). */
+static int
+operand(struct ctx *c, const struct ir_expr *load, const struct parts *pt, struct ir_operand *o,
+        int *side)
+{
+	struct ir_expr *ix = inline_lets(load->kids[0], &pt->pre);
+	struct affine a;
+	int ok = affine(ix, &a);
+	ir_expr_free(ix);
+	if (!ok) {
+		lift_refuse(c, "an operand of the product ('%s') whose index is not affine in the "
+		            "output's indices and k (a gather or a data-dependent index)", load->text);
+		return -1;
+	}
+	int rc = 1;
+	if (a.coef[V_K] && !a.coef[V_ROW] != !a.coef[V_COL]) {
+		*side = a.coef[V_ROW] ? V_ROW : V_COL;
+		o->buffer = egg_xstrdup(load->text);
+		o->off = a.c;
+		o->batch_stride = a.coef[V_I];
+		o->outer = a.coef[*side];
+		o->inner = a.coef[V_K];
+		a.c = a.coef[V_I] = a.coef[*side] = a.coef[V_K] = NULL;
+		rc = 0;
+	}
+	affine_free(&a);
+	return rc;
+}
+
+static int
+block_stores(const struct ir_block *b, const char *buffer)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if ((b->stmts[i]->kind == IR_STORE || b->stmts[i]->kind == IR_ACC) &&
+		    (!buffer || strcmp(b->stmts[i]->name, buffer) == 0))
+			return 1;
+	return 0;
+}
+
+static int
+bound_expr(struct ctx *c, const struct ast_expr *e, struct ir_expr **out)
+{
+	*out = lift_expr(c, e);
+	if (*out && (ir_expr_has_load(*out) || mentions_var(*out))) {
+		lift_refuse(c, "a contraction whose extent depends on the data or on the output index");
+		return -1;
+	}
+	return *out ? 0 : -1;
+}
+
+/* Builds the stage from the lifted parts: 0, -1 (c->failed) or 1. */
+static int
+build(struct ctx *c, struct frame *f, struct parts *pt, const char *grid_z, struct ir_stage *st)
+{
+	const struct ir_stmt *acc = NULL;
+	for (size_t i = 0; i < pt->loop.n; i++) {
+		const struct ir_stmt *s = pt->loop.stmts[i];
+		if (s->kind == IR_LET)
+			continue;
+		if (s->kind != IR_ACC || acc || s->into_buffer || s->combine != IR_SUM)
+			return 1; /* not a single sum of products: some other loop */
+		acc = s;
+	}
+	if (!acc)
+		return 1;
+	size_t at;
+	for (at = 0; at < pt->pre.n; at++)
+		if (pt->pre.stmts[at]->kind == IR_LET && strcmp(pt->pre.stmts[at]->name, acc->name) == 0)
+			break;
+	if (at == pt->pre.n || block_stores(&pt->pre, NULL) || !block_stores(&pt->post, NULL))
+		return 1;
+	for (size_t i = at + 1; i < pt->pre.n; i++)
+		if (pt->pre.stmts[i]->kind == IR_ASSIGN && strcmp(pt->pre.stmts[i]->name, acc->name) == 0)
+			return 1;
+	struct ir_expr *v = inline_lets(acc->value, &pt->loop);
+	const struct ir_expr *prod = strip_float_casts(v);
+	int rc = 1;
+	struct ir_contract *k = egg_xcalloc(1, sizeof *k);
+	if (prod->kind == IR_BIN && strcmp(prod->text, "*") == 0 &&
+	    strip_float_casts(prod->kids[0])->kind == IR_LOAD &&
+	    strip_float_casts(prod->kids[1])->kind == IR_LOAD) {
+		struct ir_operand o[2] = { { 0 }, { 0 } };
+		int side[2] = { -1, -1 };
+		rc = operand(c, strip_float_casts(prod->kids[0]), pt, &o[0], &side[0]);
+		if (rc == 0)
+			rc = operand(c, strip_float_casts(prod->kids[1]), pt, &o[1], &side[1]);
+		if (rc == 0 && side[0] == side[1])
+			rc = 1;
+		int ai = side[0] == V_ROW ? 0 : 1;
+		k->a = o[ai]; /* freed with k when rc != 0 */
+		k->b = o[1 - ai];
+	}
+	ir_expr_free(v);
+	if (rc == 0 && (block_stores(&pt->post, k->a.buffer) || block_stores(&pt->post, k->b.buffer))) {
+		lift_refuse(c, "a contraction that writes one of its operands");
+		rc = -1;
+	}
+	if (rc == 0 && (bound_expr(c, f->bound[R_ROW], &k->m) || bound_expr(c, f->bound[R_COL], &k->n) ||
+	                bound_expr(c, pt->kbound, &k->k)))
+		rc = -1;
+	if (rc == 0 && f->name[R_BATCH]) {
+		if (f->bound[R_BATCH])
+			rc = bound_expr(c, f->bound[R_BATCH], &k->batch);
+		else
+			k->batch = ir_expr_new(IR_VAR, grid_z);
+	}
+	if (rc != 0) {
+		ir_contract_free(k);
+		return rc;
+	}
+	struct ir_stmt *let = pt->pre.stmts[at];
+	k->acc = egg_xstrdup(let->name);
+	k->acc_type = egg_xstrdup(let->type);
+	k->init = ir_expr_copy(let->value);
+	/* the epilogue: the row-level code before the loop (less the accumulator) and after it */
+	for (size_t i = 0; i < pt->pre.n; i++)
+		if (i != at)
+			ir_block_add(&st->body, pt->pre.stmts[i]);
+	for (size_t i = 0; i < pt->post.n; i++)
+		ir_block_add(&st->body, pt->post.stmts[i]);
+	struct ir_block gone = { 0 };
+	ir_block_add(&gone, let);
+	ir_block_free(&gone);
+	free(pt->pre.stmts);
+	free(pt->post.stmts);
+	pt->pre = (struct ir_block){ 0 };
+	pt->post = (struct ir_block){ 0 };
+	st->n = k->batch ? lift_bin("*", ir_expr_copy(k->batch), lift_bin("*", ir_expr_copy(k->m), ir_expr_copy(k->n)))
+	                 : lift_bin("*", ir_expr_copy(k->m), ir_expr_copy(k->n));
+	st->contract = k;
+	return 0;
+}
+
+/* The guarded body's statements, in order. */
+static void
+flatten(const struct ast_stmt *s, const struct ast_stmt ***out, size_t *n)
+{
+	if (s->kind == AST_BLOCK) {
+		for (size_t i = 0; i < s->n_body; i++)
+			flatten(s->body[i], out, n);
+		return;
+	}
+	*out = egg_xrealloc(*out, (*n + 1) * sizeof **out);
+	(*out)[(*n)++] = s;
+}
+
+/* NAME = flat / C or flat % C: the row or the column of a 1-D index */
+static int
+flat_part(struct frame *f, const struct ast_stmt *s)
+{
+	if (!f->flat || s->kind != AST_DECL || s->n_decls != 1)
+		return 0;
+	const struct ast_expr *e = lift_strip_casts(s->decls[0].init);
+	if (!e || e->kind != AST_BIN || (strcmp(e->text, "/") != 0 && strcmp(e->text, "%") != 0))
+		return 0;
+	const struct ast_expr *v = lift_strip_casts(e->kids[0]), *x = lift_strip_casts(e->kids[1]);
+	if (v->kind != AST_NAME || strcmp(v->text, f->flat) != 0 ||
+	    (x->kind != AST_NAME && x->kind != AST_NUM) || (f->cols && strcmp(f->cols->text, x->text) != 0))
+		return 0;
+	f->cols = x;
+	f->name[*e->text == '/' ? R_ROW : R_COL] = s->decls[0].name;
+	return 1;
+}
+
+/* The frame: index declarations, the guard, the statements it guards; 0 or 1. */
+static int
+find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt ***pre,
+           size_t *n_pre, const struct ast_stmt ***inner, size_t *n_inner)
+{
+	const struct ast_stmt *body = k->body;
+	size_t i = 0;
+	for (; i < body->n_body; i++) {
+		const struct ast_stmt *s = body->body[i];
+		if (s->kind != AST_DECL || ast_has_loop(s))
+			break;
+		if (flat_part(f, s))
+			continue;
+		for (size_t d = 0; d < s->n_decls; d++) {
+			enum role r = index_role(s->decls[d].init);
+			if (r != R_NONE && f->name[r])
+				return 1;
+			f->name[r] = s->decls[d].name;
+			if (r == R_COL)
+				f->flat = s->decls[d].name;
+		}
+		if (s->n_decls != 1 || index_role(s->decls[0].init) == R_NONE)
+			flatten(s, pre, n_pre);
+	}
+	f->name[R_NONE] = NULL;
+	if (!f->name[R_COL] || i == body->n_body)
+		return 1;
+	const struct ast_stmt *g = body->body[i];
+	if (g->kind != AST_IF || g->otherwise)
+		return 1;
+	size_t first = 0;
+	int pending = f->name[R_COL] == f->flat && !f->name[R_ROW]; /* a 1-D index, not yet split */
+	if (!pending && !f->cols)
+		f->flat = NULL;
+	if (is_return(g->then)) {
+		if (!guard_terms(f, g->expr, 1))
+			return 1;
+		for (size_t j = i + 1; j < body->n_body; j++)
+			flatten(body->body[j], inner, n_inner);
+	} else {
+		if (i + 1 != body->n_body || !guard_terms(f, g->expr, 0))
+			return 1;
+		flatten(g->then, inner, n_inner);
+	}
+	if (pending) {
+		/* if (flat < M * C) { int r = flat / C; int c = flat % C; ... } */
+		const struct ast_expr *flat_bound = f->bound[R_COL];
+		while (first < *n_inner && flat_part(f, (*inner)[first]))
+			first++;
+		const struct ast_expr *e = lift_strip_casts(flat_bound);
+		if (f->name[R_COL] == f->flat || !f->name[R_ROW] || !e || e->kind != AST_BIN ||
+		    strcmp(e->text, "*") != 0)
+			return 1;
+		for (int s = 0; s < 2 && !f->bound[R_ROW]; s++) {
+			const struct ast_expr *x = lift_strip_casts(e->kids[s]);
+			if ((x->kind == AST_NAME || x->kind == AST_NUM) && strcmp(x->text, f->cols->text) == 0)
+				f->bound[R_ROW] = e->kids[1 - s];
+		}
+		f->bound[R_COL] = f->cols;
+		memmove(*inner, *inner + first, (*n_inner - first) * sizeof **inner);
+		*n_inner -= first;
+	}
+	return f->name[R_ROW] && f->bound[R_ROW] && f->bound[R_COL] ? 0 : 1;
+}
+
+int
+lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
+              const struct lift_arg *args, size_t n_args, const char *grid_z, struct strbuf *why)
+{
+	struct frame f = { { 0 }, { 0 }, NULL, NULL };
+	const struct ast_stmt **pre = NULL, **inner = NULL;
+	size_t n_pre = 0, n_inner = 0, loop_at = 0, n_loops = 0;
+	int rc = find_frame(k, &f, &pre, &n_pre, &inner, &n_inner);
+	for (size_t i = 0; rc == 0 && i < n_inner; i++)
+		if (ast_has_loop(inner[i]))
+			n_loops++, loop_at = i;
+	struct parts pt = { { 0 }, { 0 }, { 0 }, NULL, NULL };
+	if (rc == 0 && (n_loops != 1 || !(pt.kname = k_loop(inner[loop_at], &pt.kbound)) ||
+	                ast_has_loop(inner[loop_at]->then)))
+		rc = 1;
+	if (rc == 0 && f.name[R_BATCH] && !f.bound[R_BATCH] && !grid_z) {
+		strbuf_addstr(why, "a batch index (blockIdx.z) without a bound or a launch grid that gives it");
+		rc = -1;
+	}
+	struct ctx c = { .prog = p, .unit = u, .stage = p->n_stages, .why = why };
+	struct ir_stage st = { 0 };
+	if (rc == 0) {
+		for (size_t i = 0; i < n_args; i++) {
+			struct binding *b = lift_bind(&c, args[i].param, args[i].buffer ? B_BUFFER : B_SCALAR);
+			b->buffer = args[i].buffer;
+			if (!args[i].buffer)
+				b->expr = ir_expr_new(IR_VAR, args[i].scalar);
+		}
+		static const enum ir_index idx[N_ROLES] = { IR_I, IR_ROW, IR_COL, IR_I };
+		for (int r = R_ROW; r < N_ROLES; r++)
+			if (f.name[r])
+				lift_bind(&c, f.name[r], B_INDEX)->idx = idx[r];
+		if (f.cols) { /* the flat index is row * cols + col again */
+			struct ir_expr *row = ir_expr_new(IR_IDX, NULL), *col = ir_expr_new(IR_IDX, NULL);
+			struct ir_expr *cols = lift_expr(&c, f.cols);
+			row->idx = IR_ROW;
+			col->idx = IR_COL;
+			lift_bind(&c, f.flat, B_SCALAR)->expr =
+				cols ? lift_bin("+", lift_bin("*", row, cols), col) : (ir_expr_free(row), col);
+		}
+		for (size_t i = 0; i < n_pre; i++)
+			lift_stmt(&c, pre[i], LV_ROW, &pt.pre);
+		for (size_t i = 0; i < loop_at; i++)
+			lift_stmt(&c, inner[i], LV_ROW, &pt.pre);
+		size_t mark = c.n_env;
+		lift_bind(&c, pt.kname, B_SCALAR)->expr = ir_expr_new(IR_VAR, K_VAR);
+		lift_stmt(&c, inner[loop_at]->then, LV_COL, &pt.loop);
+		lift_unbind_to(&c, mark);
+		for (size_t i = loop_at + 1; i < n_inner; i++)
+			lift_stmt(&c, inner[i], LV_ROW, &pt.post);
+		if (!c.failed && c.has_atomic)
+			lift_refuse(&c, "atomics in a contraction");
+		rc = c.failed ? -1 : build(&c, &f, &pt, grid_z, &st);
+		if (rc == -1 && !c.failed)
+			lift_refuse(&c, "not a contraction");
+	}
+	lift_unbind_to(&c, 0);
+	free(c.env);
+	free(c.stores);
+	parts_free(&pt);
+	free(pre);
+	free(inner);
+	if (rc != 0) {
+		ir_block_free(&st.body);
+		return rc;
+	}
+	st.kind = IR_STAGE_CONTRACT;
+	st.kernel = egg_xstrdup(k->name);
+	p->stages = egg_xrealloc(p->stages, (p->n_stages + 1) * sizeof *p->stages);
+	p->stages[p->n_stages++] = st;
+	return 0;
+}

@@ -1,0 +1,100 @@
+# builtin_gemm.bash -- the gemm family's candidates compute the right product: each
+# check bundle's candidates run on a CPU emulation of CUDA (tests/data/builtin/emu:
+# a thread per CUDA thread, __syncthreads as a barrier) against a float64 reference,
+# on edge sizes, aligned (the float4 path must run) and misaligned; and the
+# benchmark's GEMM-like and unliftable cases give candidates that compile.
+
+EMU=$EGG_SRCDIR/tests/data/builtin/emu
+DATA=$EGG_SRCDIR/tests/data/builtin
+export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+
+suite_probe() {
+	command -v jq >/dev/null || { echo "no jq"; return 1; }
+	command -v g++ >/dev/null || { echo "no g++"; return 1; }
+	printf '#include <barrier>\nint main(){std::barrier<> b(1);b.arrive_and_wait();}\n' >/tmp/egg-probe-$$.cpp
+	g++ -std=c++20 -pthread /tmp/egg-probe-$$.cpp -o /tmp/egg-probe-$$ 2>/dev/null ||
+		{ rm -f /tmp/egg-probe-$$*; echo "no C++20 std::barrier"; return 1; }
+	rm -f /tmp/egg-probe-$$*
+}
+
+# emulate BUNDLE CASE K: builds candidate K of BUNDLE as ./BUNDLE.K
+emulate() {
+	"$EGG" generate "$DATA/$1.json" >"$1.json" || fail "generate $1"
+	{
+		echo '#include "shim.h"'
+		jq -r ".candidates[$3].source" "$1.json" |
+			sed 's/\([A-Za-z0-9_]*<\(true\|false\)>\)<<<\(dim3(.*)\), \([0-9]*\)>>>(/egg_launch(\1, \3, dim3(\4), /'
+	} >"$1.$3.h"
+	grep -q 'egg_launch(' "$1.$3.h" || fail "$1 candidate $3: no launch rewritten"
+	g++ -std=c++20 -O1 -pthread -I"$EMU" -D"$2" -DCAND="\"$T/$1.$3.h\"" "$EMU/drivers.cpp" -o "$1.$3" 2>"$1.$3.err" ||
+		fail "$1 candidate $3 does not build: $(head -c 1500 "$1.$3.err")"
+}
+
+# run PROGRAM VEC ARGS...: VEC 1 when the aligned float4 path must have run
+run() {
+	local prog=$1 vec=$2
+	shift 2
+	"./$prog" "$@" >run.out 2>&1 || fail "$prog $*: $(cat run.out)"
+	expect_file_contains run.out "vec=$vec "
+}
+
+test_gemm_candidates_compute_the_product_at_edge_sizes() {
+	for k in 0 1; do
+		emulate gemm_awkward CASE_AW $k
+		run gemm_awkward.$k 0 77 65 45 0
+		run gemm_awkward.$k 1 130 68 36 0
+		run gemm_awkward.$k 0 130 68 36 1
+		run gemm_awkward.$k 0 5 7 0 0
+		run gemm_awkward.$k 0 1 1 3 0
+	done
+}
+
+test_transposed_and_weight_layouts_and_epilogues_compute_right() {
+	emulate gemm_tn_alpha_beta CASE_TN 2
+	run gemm_tn_alpha_beta.2 0 77 65 45
+	run gemm_tn_alpha_beta.2 1 128 96 64
+	emulate gemm_flat_nt CASE_FLAT 3
+	run gemm_flat_nt.3 0 77 65 45
+	run gemm_flat_nt.3 1 96 68 36
+	emulate linear_gelu_odd CASE_LIN 0
+	run linear_gelu_odd.0 0 33 1 5
+	run linear_gelu_odd.0 1 130 68 36
+}
+
+test_batched_products_compute_each_matrix() {
+	emulate bmm_odd CASE_BMM 3
+	run bmm_odd.3 0 3 77 65 45
+	run bmm_odd.3 1 2 64 64 32
+}
+
+test_a_wrong_candidate_is_caught() {
+	# the emulation must be able to fail: candidate 1 with every B value scaled by 1.01
+	emulate gemm_awkward CASE_AW 1
+	sed 's/egg_c\[egg_i\]\[egg_j\] = fmaf(egg_fa\[egg_i\], egg_fb\[egg_j\], egg_c\[egg_i\]\[egg_j\]);/egg_c[egg_i][egg_j] = fmaf(egg_fa[egg_i], egg_fb[egg_j] * 1.01f, egg_c[egg_i][egg_j]);/' \
+		gemm_awkward.1.h >broken.h
+	cmp -s broken.h gemm_awkward.1.h && fail "the breakage did not apply"
+	g++ -std=c++20 -O1 -pthread -I"$EMU" -DCASE_AW -DCAND="\"$T/broken.h\"" "$EMU/drivers.cpp" -o broken ||
+		fail "broken candidate does not build"
+	./broken 77 65 45 0 >b.out 2>&1 && fail "a wrong product passed: $(cat b.out)"
+	expect_file_contains b.out "BAD"
+}
+
+# The benchmark's own cases: the three GEMM-like ones lift to the gemm family and
+# the four no recipe lifts get generic candidates; every candidate compiles for
+# sm_90 with its closure (through the GPU check program, which holds them all).
+test_bench_gemm_and_unliftable_cases_give_candidates_that_compile() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	local c fam
+	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:generic histogram:generic \
+		collatz:generic bitonic_segments:generic; do
+		fam=${c##*:} c=${c%%:*}
+		"$EGG" analyze "$EGG_SRCDIR/bench/suite/cases/$c.cu" >"$c.all.json" 2>"$c.err" || fail "analyze $c: $(cat "$c.err")"
+		jq '.[0]' "$c.all.json" >"$c.json"
+		"$EGG" generate "$c.json" >"$c.gen.json" || fail "generate $c"
+		[ "$(jq '.candidates | length' "$c.gen.json")" -ge 4 ] || fail "$c: too few candidates"
+		[ "$(jq --arg f "$fam " '[.candidates[].label | startswith($f)] | all' "$c.gen.json")" = true ] ||
+			fail "$c: not all candidates are $fam: $(jq -c '[.candidates[].label]' "$c.gen.json")"
+		"$EGG" generate --check-program "$c.json" >"$c.cu" || fail "check program $c"
+		"$REAL_NVCC" -arch=sm_90 -c "$c.cu" -o "$c.o" 2>"$c.nvcc" || fail "$c does not compile: $(head -c 1500 "$c.nvcc")"
+	done
+}

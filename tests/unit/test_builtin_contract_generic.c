@@ -1,0 +1,401 @@
+/*
+ * test_builtin_contract_generic.c -- the builtin generator's dense-contraction
+ * family and its generic path.  Contractions: the GPU check bundles
+ * (tests/data/builtin/{gemm,bmm,linear}*.json) lift to their expected
+ * descriptions (layouts from strides, batch from the launch grid, epilogues),
+ * variants outside the family are refused or left to the other shapes with a
+ * reason, and the gemm recipe emits every point.  Generic path: code that does
+ * not lift (histogram, scan, collatz bundles and variants) gets candidates that
+ * keep its code with only safe edits, or none with a reason.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "builtin/builtin.h"
+#include "builtin/lift.h"
+#include "common/fsutil.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A check bundle, with its closure replaced when closure is not NULL. */
+static struct egg_bundle *
+load(const char *name, const char *closure)
+{
+	const char *src = getenv("EGG_SRCDIR");
+	char *path = egg_xasprintf("%s/tests/data/builtin/%s.json", src ? src : ".", name);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(fs_read_file(path, 1 << 20, &text, &len), 0);
+	struct strbuf err = STRBUF_INIT;
+	struct egg_bundle *b = bundle_from_json(text, &err);
+	assert_non_null(b);
+	if (closure) {
+		free(b->closure);
+		b->closure = egg_xstrdup(closure);
+	}
+	strbuf_release(&err);
+	free(text);
+	free(path);
+	return b;
+}
+
+static char *
+lifted(struct egg_bundle *b)
+{
+	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
+	struct ir_program *p = lift_bundle(b, &why);
+	if (p)
+		ir_program_describe(p, &out);
+	else
+		strbuf_addf(&out, "not lifted: %s\n", why.buf);
+	ir_program_free(p);
+	strbuf_release(&why);
+	bundle_free(b);
+	return strbuf_detach(&out);
+}
+
+#define EXPECT_LINES(bundle, ...) do { \
+	char *d_ = lifted(bundle); \
+	const char *l_[] = { __VA_ARGS__ }; \
+	for (size_t i_ = 0; i_ < sizeof l_ / sizeof *l_; i_++) \
+		if (!strstr(d_, l_[i_])) \
+			fail_msg("'%s' not in:\n%s", l_[i_], d_); \
+	free(d_); \
+} while (0)
+
+static void
+matmul_lifts_as_a_contraction(void **state)
+{
+	(void)state;
+	char *d = lifted(load("gemm_awkward", NULL));
+	assert_string_equal(d, "launcher gemm_awkward\n"
+	                       "stage 0 contract kernel=mm n=(M * N)\n"
+	                       "  batch=1 m=M n=N k=K\n"
+	                       "  a A off=0 batch=0 row=K k=1\n"
+	                       "  b B off=0 batch=0 col=1 k=N\n"
+	                       "  acc float sum_0 = 0.0f\n"
+	                       "  let float st0_0 = sum_0\n"
+	                       "  store C[((row * N) + col)] = st0_0\n");
+	free(d);
+}
+
+static void
+layouts_batches_and_epilogues_lift(void **state)
+{
+	(void)state;
+	/* A stored transposed (k-major), operands through locals, alpha/beta epilogue */
+	EXPECT_LINES(load("gemm_tn_alpha_beta", NULL), "a A off=0 batch=0 row=1 k=M",
+	             "b B off=0 batch=0 col=1 k=N",
+	             "let float st0_0 = ((alpha * acc_0) + (beta * C[((row * N) + col)]))");
+	/* nn.Linear: the weight is (out, in), the row is blockIdx.y, bias as the initial
+	 * value, GELU and a residual after the loop */
+	EXPECT_LINES(load("linear_gelu_odd", NULL), "m=rows n=out k=in", "a x off=0 batch=0 row=in k=1",
+	             "b w off=0 batch=0 col=in k=1", "acc float acc_0 = bias[col]",
+	             "let float g_0 = ((0.5f * acc_0) * (1.0f + erff((acc_0 * 0.70710678f))))",
+	             "let float st0_0 = (g_0 + res[((row * out) + col)])");
+	/* a 1-D index split into row = idx / N and col = idx % N, both operands k-major */
+	EXPECT_LINES(load("gemm_flat_nt", NULL), "stage 0 contract kernel=mm_flat n=(M * N)",
+	             "batch=1 m=M n=N k=K", "b B off=0 batch=0 col=K k=1",
+	             "store C[((row * N) + col)] = st0_0");
+	/* the same split before a 2-D guard */
+	char *c = egg_xasprintf("__global__ void mm(const float *A, const float *B, float *C, int M, int N, int K)\n{\n"
+	                        "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  int r = t / N;\n  int c = t %% N;\n"
+	                        "  if (r >= M || c >= N) return;\n  float s = 0.0f;\n"
+	                        "  for (int k = 0; k < K; k++) s += A[r * K + k] * B[k * N + c];\n  C[t] = s;\n}\n");
+	EXPECT_LINES(load("gemm_awkward", c), "a A off=0 batch=0 row=K k=1", "b B off=0 batch=0 col=1 k=N",
+	             "store C[((row * N) + col)] = st0_0");
+	free(c);
+	/* batched: blockIdx.z bounded by the launch grid's z, pointer offsets per batch */
+	EXPECT_LINES(load("bmm_odd", NULL), "batch=(batch) m=m n=n k=k",
+	             "a a off=0 batch=(m * k) row=k k=1", "b b off=0 batch=(k * n) col=1 k=n");
+}
+
+static const char mm_head[] =
+	"__global__ void mm(const float *A, const float *B, float *C, int M, int N, int K)\n{\n"
+	"  int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	"  int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  if (row < M && col < N) {\n";
+
+static char *
+mm_variant(const char *body)
+{
+	return egg_xasprintf("%s%s  }\n}\n", mm_head, body);
+}
+
+static void
+non_contractions_are_refused_with_a_reason(void **state)
+{
+	(void)state;
+	static const struct { const char *body, *why; } cases[] = {
+		/* a data-dependent index: a gather, not a layout */
+		{ "    float s = 0.0f;\n    for (int k = 0; k < K; k++) s += A[row * K + (int)B[k]] * B[k * N + col];\n"
+		  "    C[row * N + col] = s;\n", "not affine" },
+		/* a max over k is no contraction: left to the other shapes */
+		{ "    float m = -INFINITY;\n    for (int k = 0; k < K; k++) m = fmaxf(m, A[row * K + k]);\n"
+		  "    C[row * N + col] = m;\n", "2-D kernel with loops" },
+		/* an operand following both output indices (a stencil's window) */
+		{ "    float s = 0.0f;\n    for (int k = 0; k < K; k++) s += A[(row + k) * N + col] * B[k];\n"
+		  "    C[row * N + col] = s;\n", "2-D kernel with loops" },
+		/* an extent that depends on the output index (triangular) */
+		{ "    float s = 0.0f;\n    for (int k = 0; k < row; k++) s += A[row * K + k] * B[k * N + col];\n"
+		  "    C[row * N + col] = s;\n", "extent" },
+		/* the product written into an operand */
+		{ "    float s = 0.0f;\n    for (int k = 0; k < K; k++) s += A[row * K + k] * B[k * N + col];\n"
+		  "    B[row * N + col] = s;\n", "writes one of its operands" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *closure = mm_variant(cases[i].body);
+		char *d = lifted(load("gemm_awkward", closure));
+		if (!strstr(d, "not lifted: ") || !strstr(d, cases[i].why))
+			fail_msg("case %zu: expected '%s', got: %s", i, cases[i].why, d);
+		free(d);
+		free(closure);
+	}
+}
+
+static struct builtin_output
+generate(struct egg_bundle *b)
+{
+	struct builtin_output o;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(builtin_generate(b, NULL, &o, &err), 0);
+	strbuf_release(&err);
+	bundle_free(b);
+	return o;
+}
+
+static void
+gemm_recipe_emits_every_tile(void **state)
+{
+	(void)state;
+	struct builtin_output o = generate(load("gemm_awkward", NULL));
+	assert_null(o.not_lifted);
+	assert_int_equal(o.n_candidates, 7);
+	assert_string_equal(o.candidates[5].label, "gemm tile=128x128x8 thread=8x8 tpb=256 blocks/sm=2");
+	assert_non_null(strstr(o.candidates[5].source, "__launch_bounds__(256, 2)"));
+	assert_string_equal(o.candidates[0].label, "gemm auto tile");
+	assert_string_equal(o.candidates[1].label, "gemm tile=128x128x8 thread=8x8 tpb=256");
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *s = o.candidates[i].source;
+		/* the aligned and the scalar instantiation, both bounds-checked */
+		assert_non_null(strstr(s, "<true><<<"));
+		assert_non_null(strstr(s, "<false><<<"));
+		assert_non_null(strstr(s, "egg_gemm_load<BM, BK, NT, true, EGG_V && true>"));
+		assert_non_null(strstr(s, "C[((egg_row * N) + egg_col)] = st0_0"));
+		assert_non_null(strstr(s, "void gemm_awkward(const float *A"));
+	}
+	/* auto: three tiles chosen on the SM count */
+	assert_non_null(strstr(o.candidates[0].source, "egg_builtin_sm_count()"));
+	assert_non_null(strstr(o.candidates[0].source, "_k2<false>"));
+	builtin_output_release(&o);
+
+	/* A k-major: chunks along the rows; the weight (out, in): chunks along k */
+	o = generate(load("gemm_tn_alpha_beta", NULL));
+	assert_non_null(strstr(o.candidates[1].source, "egg_gemm_load<BM, BK, NT, false, EGG_V && true>"));
+	builtin_output_release(&o);
+	o = generate(load("linear_gelu_odd", NULL));
+	assert_non_null(strstr(o.candidates[1].source, "egg_gemm_load<BN, BK, NT, true, EGG_V && true>"));
+	assert_non_null(strstr(o.candidates[1].source, "egg_c[egg_i][egg_j] = __ldg(&bias[egg_col])"));
+	builtin_output_release(&o);
+	/* TF32 tensor cores only under a precision clause that allows them */
+	o = generate(load("gemm_tf32", NULL));
+	assert_int_equal(o.n_candidates, 8);
+	assert_string_equal(o.candidates[7].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
+	assert_non_null(strstr(o.candidates[7].source, "wmma::precision::tf32"));
+	for (size_t i = 0; i < 7; i++)
+		assert_null(strstr(o.candidates[i].source, "wmma::"));
+	builtin_output_release(&o);
+	o = generate(load("bmm_odd", NULL));
+	assert_non_null(strstr(o.candidates[1].source, "egg_nb = (batch)"));
+	assert_non_null(strstr(o.candidates[1].source, "egg_b * ((m * k))"));
+	builtin_output_release(&o);
+}
+
+static void
+a_kernel_target_contraction_is_left_to_its_caller(void **state)
+{
+	(void)state;
+	struct egg_bundle *b = load("gemm_awkward", "");
+	b->kind = BUNDLE_KERNEL;
+	free(b->name);
+	b->name = egg_xstrdup("mm");
+	char *k = mm_variant("    float s = 0.0f;\n    for (int k = 0; k < K; k++) s += A[row * K + k] * B[k * N + col];\n"
+	                     "    C[row * N + col] = s;\n");
+	free(b->target);
+	b->target = k;
+	struct builtin_output o = generate(b);
+	/* the geometry is the caller's: only the generic path's edits, the name kept */
+	assert_int_equal(o.n_candidates, 2);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	assert_string_equal(o.candidates[1].label, "generic restrict unroll=4");
+	assert_non_null(strstr(o.candidates[1].source, "__global__ void mm(const float *__restrict__ A"));
+	assert_null(strstr(o.candidates[1].source, "egg_gemm"));
+	builtin_output_release(&o);
+}
+
+/* ---- the generic path ---- */
+
+static void
+unliftable_code_gets_generic_candidates(void **state)
+{
+	(void)state;
+	struct builtin_output o = generate(load("histogram", NULL));
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "not lifted: an atomic to an address"));
+	/* as written with __restrict__, then each other block size with the grid recomputed */
+	assert_int_equal(o.n_candidates, 4);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	assert_string_equal(o.candidates[1].label, "generic block=128 restrict");
+	const char *s0 = o.candidates[0].source, *s1 = o.candidates[1].source;
+	assert_non_null(strstr(s0, "__global__ void __launch_bounds__(256) egg_histogram_c0_hist_kernel("
+	                           "const int *__restrict__ x, int *__restrict__ hist, int n)"));
+	assert_non_null(strstr(s0, "egg_histogram_c0_hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);"));
+	assert_non_null(strstr(s0, "void histogram(const int *x, int *hist, int n)"));
+	assert_non_null(strstr(s1, "egg_histogram_c1_hist_kernel<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>"));
+	assert_non_null(strstr(s1, "__launch_bounds__(128)"));
+	assert_non_null(strstr(s1, "atomicAdd(&hist[x[i] & 255], 1);")); /* the body as written */
+	builtin_output_release(&o);
+
+	/* loops get an unrolled variant */
+	o = generate(load("scan", NULL));
+	assert_string_equal(o.candidates[o.n_candidates - 1].label, "generic block=256 restrict unroll=4");
+	assert_non_null(strstr(o.candidates[o.n_candidates - 1].source, "#pragma unroll 4\n        for (int j = 0;"));
+	builtin_output_release(&o);
+}
+
+static char *
+hist_variant(const char *kernel_body, const char *launch)
+{
+	return egg_xasprintf("__global__ void hist_kernel(const int *x, int *hist, int n)\n{\n%s}\n"
+	                     "void histogram(const int *x, int *hist, int n)\n{\n%s}\n",
+	                     kernel_body, launch);
+}
+
+static struct builtin_output
+generate_variant(const char *kernel_body, const char *launch)
+{
+	struct egg_bundle *b = load("histogram", NULL);
+	char *all = hist_variant(kernel_body, launch), *split = strstr(all, "void histogram");
+	free(b->closure);
+	free(b->target);
+	b->closure = egg_xstrndup(all, (size_t)(split - all));
+	b->target = egg_xstrdup(split);
+	free(all);
+	return generate(b);
+}
+
+static const char hist_body[] =
+	"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n";
+
+static void
+the_generic_path_edits_only_what_is_safe(void **state)
+{
+	(void)state;
+	/* shared memory in the closure: the block size stays */
+	struct builtin_output o = generate_variant(
+		"    __shared__ int s[256];\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"    s[threadIdx.x] = i;\n    if (i < n) atomicAdd(&hist[x[i] & 255], s[threadIdx.x] & 1);\n",
+		"    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	builtin_output_release(&o);
+	/* a block size wired into the kernel */
+	o = generate_variant("    int i = blockIdx.x * 256 + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n",
+	                     "    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	builtin_output_release(&o);
+	/* a grid that is not ceil(n / block): geometry stays; the dim3 block is seen through */
+	o = generate_variant(hist_body, "    dim3 b(256);\n    hist_kernel<<<1024, b>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 1);
+	assert_non_null(strstr(o.candidates[0].source, "__launch_bounds__(256)"));
+	builtin_output_release(&o);
+	/* a grid from a local, a block from a dim3 of a constant */
+	o = generate_variant(hist_body, "    const int threads = 256;\n    int blocks = (n + threads - 1) / threads;\n"
+	                                "    hist_kernel<<<blocks, dim3(threads)>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 4);
+	builtin_output_release(&o);
+}
+
+static void
+code_the_generic_path_cannot_edit_gets_none_with_a_reason(void **state)
+{
+	(void)state;
+	/* one buffer passed twice (no __restrict__), a 2-D block, no loop: nothing */
+	struct builtin_output o = generate_variant(
+		"    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) atomicAdd(&hist[x[i] & 255], 1);\n",
+		"    hist_kernel<<<(n + 255) / 256, dim3(16, 16)>>>((const int *)hist, hist, n);\n");
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "nothing it can change safely"));
+	builtin_output_release(&o);
+	/* a launch behind a function-like macro */
+	struct egg_bundle *b = load("histogram", NULL);
+	char *c = egg_xasprintf("#define LAUNCH(n) hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n)\n%s",
+	                        b->closure);
+	free(b->closure);
+	b->closure = c;
+	free(b->target);
+	b->target = egg_xstrdup("void histogram(const int *x, int *hist, int n)\n{\n    LAUNCH(n);\n}\n");
+	o = generate(b);
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "the generic path leaves it as written"));
+	builtin_output_release(&o);
+	/* the kernel named outside its launch: an attribute would apply to the original */
+	o = generate_variant(hist_body, "    cudaFuncSetCacheConfig(hist_kernel, cudaFuncCachePreferL1);\n"
+	                                "    hist_kernel<<<(n + 255) / 256, 256>>>(x, hist, n);\n");
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "other than in its launches"));
+	builtin_output_release(&o);
+}
+
+static void
+a_kernel_target_keeps_its_name_with_restrict(void **state)
+{
+	(void)state;
+	struct egg_bundle *b = load("histogram", "");
+	b->kind = BUNDLE_KERNEL;
+	free(b->name);
+	b->name = egg_xstrdup("hist_kernel");
+	free(b->target);
+	b->target = hist_variant(hist_body, "");
+	*strstr(b->target, "void histogram") = '\0';
+	struct builtin_output o = generate(b);
+	assert_int_equal(o.n_candidates, 1);
+	assert_non_null(strstr(o.candidates[0].source,
+	                       "__global__ void hist_kernel(const int *__restrict__ x, int *__restrict__ hist, int n)"));
+	assert_int_equal(strstr(o.candidates[0].source, "<<<") == NULL, 1);
+	builtin_output_release(&o);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	const char *src = getenv("EGG_SRCDIR");
+	char *dir = egg_xasprintf("%s/builtin/templates", src ? src : ".");
+	setenv("EGG_BUILTIN_TEMPLATES", dir, 1);
+	free(dir);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(matmul_lifts_as_a_contraction),
+		cmocka_unit_test(layouts_batches_and_epilogues_lift),
+		cmocka_unit_test(non_contractions_are_refused_with_a_reason),
+		cmocka_unit_test(gemm_recipe_emits_every_tile),
+		cmocka_unit_test(a_kernel_target_contraction_is_left_to_its_caller),
+		cmocka_unit_test(unliftable_code_gets_generic_candidates),
+		cmocka_unit_test(the_generic_path_edits_only_what_is_safe),
+		cmocka_unit_test(code_the_generic_path_cannot_edit_gets_none_with_a_reason),
+		cmocka_unit_test(a_kernel_target_keeps_its_name_with_restrict),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
