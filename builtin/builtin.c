@@ -23,6 +23,8 @@ static const struct recipe *const recipes[] = {
 	&recipe_elementwise,
 	&recipe_rows,
 	&recipe_reduce,
+	&recipe_transpose,
+	&recipe_stencil,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 

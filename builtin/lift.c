@@ -296,8 +296,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		if (inner)
 			lift_stmt(&c, inner, lv, &st.body);
 		else
-			for (size_t j = i; j < body->n_body; j++)
-				lift_stmt(&c, body->body[j], lv, &st.body);
+			lift_stmts(&c, body->body + i, body->n_body - i, lv, &st.body);
 	}
 	if (!c.failed && st.n && ir_expr_has_load(st.n))
 		lift_refuse(&c, "a data-dependent bound");

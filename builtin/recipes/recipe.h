@@ -35,6 +35,8 @@ struct recipe {
 extern const struct recipe recipe_elementwise;
 extern const struct recipe recipe_rows;
 extern const struct recipe recipe_reduce;
+extern const struct recipe recipe_transpose;
+extern const struct recipe recipe_stencil;
 
 /* Helpers shared by the recipes (builtin.c). */
 char *recipe_kernel_name(struct recipe_job *job);
