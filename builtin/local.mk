@@ -30,6 +30,7 @@ UNIT_TESTS += tests/unit/test_builtin
 
 SUITES += tests/suites/builtin.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
+	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \

@@ -13,7 +13,7 @@ __global__ void stencil9_kernel(const float *u, float *out, int h, int w, float 
 		int r = i / w;
 		int c = i % w;
 		float acc;
-		if (r >= 1 && r < h - 1)
+		if (i >= w + 1 && i < h * w - w - 1)
 			acc = a * u[i] + b * (u[(r - 1) * w + c - 1] + u[(r - 1) * w + c] + u[(r - 1) * w + c + 1] +
 			                      u[r * w + c - 1] + u[r * w + c + 1] +
 			                      u[(r + 1) * w + c - 1] + u[(r + 1) * w + c] + u[(r + 1) * w + c + 1]);
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(256) egg_stencil9_c0_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(256) egg_stencil9_c1_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(128) egg_stencil9_c2_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(256) egg_stencil9_c3_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(512) egg_stencil9_c4_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -445,7 +445,7 @@ __global__ void __launch_bounds__(256) egg_stencil9_c5_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
@@ -511,7 +511,7 @@ __global__ void __launch_bounds__(256) egg_stencil9_c6_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((int)egg_r) >= 1) && (((int)egg_r) < (h - 1))) ? ((a * __ldg(&u[((egg_r * w) + egg_c)])) + (b * (((((((__ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) - 1)]) + __ldg(&u[(((((int)egg_r) - 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) + 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) + 1)])))) : __ldg(&u[((egg_r * w) + egg_c)]));
+					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * __ldg(&u[((egg_r * w) + egg_c)])) + (b * (((((((__ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) - 1)]) + __ldg(&u[(((((int)egg_r) - 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) + 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) + 1)])))) : __ldg(&u[((egg_r * w) + egg_c)]));
 					float st0_0 = acc_0;
 					out[((egg_r * w) + egg_c)] = st0_0;
 
