@@ -41,14 +41,131 @@ ends_in_return(const struct ast_stmt *s)
 	       !s->body[s->n_body - 1]->expr;
 }
 
-void
-lift_stmts(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
-           struct ir_block *out)
+/* A condition on indices and scalars only: no memory read, no call, no side effect. */
+static int
+index_only(const struct ast_expr *e)
+{
+	if (e->kind == AST_INDEX || e->kind == AST_CALL || e->kind == AST_ASSIGN || e->kind == AST_POST ||
+	    (e->kind == AST_UN && (strcmp(e->text, "*") == 0 || strcmp(e->text, "++") == 0 ||
+	                           strcmp(e->text, "--") == 0)))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!index_only(e->kids[i]))
+			return 0;
+	return 1;
+}
+
+/* e reads no memory, and its locals (a map's body is one block: b) are computed
+ * from indices and scalars only */
+static int
+on_indices(const struct ir_block *b, const struct ir_expr *e, int depth)
+{
+	if (ir_expr_has_load(e) || depth > 8)
+		return 0;
+	if (e->kind == IR_LOCAL) {
+		int seen = 0;
+		for (size_t i = 0; i < b->n; i++) {
+			const struct ir_stmt *x = b->stmts[i];
+			if ((x->kind == IR_LET || x->kind == IR_ASSIGN) && strcmp(x->name, e->text) == 0) {
+				if (!on_indices(b, x->value, depth + 1))
+					return 0;
+				seen = 1;
+			}
+		}
+		return seen;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!on_indices(b, e->kids[i], depth))
+			return 0;
+	return 1;
+}
+
+static struct ir_expr *
+guarded_select(const struct ir_expr *cond, struct ir_expr *then, struct ir_expr *otherwise)
+{
+	struct ir_expr *e = ir_expr_new(IR_COND, NULL);
+	ir_expr_add(e, ir_expr_copy(cond));
+	ir_expr_add(e, then);
+	ir_expr_add(e, otherwise);
+	return e;
+}
+
+/* if (c) { lets; b[e] = v; }  in a map, with c on indices and scalars only (a
+ * border skipped: locals computed from them are fine, unless the block changes them), is every statement made conditional: lets are c ? x : 0,
+ * assignments c ? x : old, stores b[e] = c ? v : b[e] (the element keeps its
+ * value).  Selects keep the map one path, and their untaken side is never
+ * evaluated, so a tap outside the buffer is not read.  Data-dependent partial
+ * writes stay refused (lift_if). */
+static void stmts_at(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+                     struct ir_block *out, int tail);
+
+/* (tail, n_tail: the guarded statements when they are the kernel's tail, else
+ * NULL and s->then is lifted in its own scope) */
+static void
+lift_guarded(struct ctx *c, const struct ast_stmt *s, struct ast_stmt *const *tail, size_t n_tail,
+             enum level lv, struct ir_block *out)
+{
+	if (s->otherwise || lv != LV_ELEMENT || !index_only(s->expr)) {
+		lift_stmt(c, s, lv, out);
+		return;
+	}
+	struct ir_expr *cond = lift_expr(c, s->expr);
+	if (cond && !on_indices(out, cond, 0)) { /* on the data: not a border */
+		ir_expr_free(cond);
+		lift_stmt(c, s, lv, out);
+		return;
+	}
+	struct ir_block tmp = { 0 };
+	if (cond && tail)
+		stmts_at(c, tail, n_tail, lv, &tmp, 1);
+	else if (cond)
+		lift_stmt(c, s->then, lv, &tmp);
+	for (size_t i = 0; i < tmp.n && !c->failed; i++)
+		if (tmp.stmts[i]->kind == IR_ASSIGN && ir_expr_reads_local(cond, tmp.stmts[i]->name))
+			lift_refuse(c, "a condition that its own branch changes");
+	for (size_t i = 0; i < tmp.n && !c->failed; i++) {
+		struct ir_stmt *x = tmp.stmts[i];
+		if (x->kind == IR_STORE) {
+			/* its value is the let just before it (lift_assign): fall back to the element */
+			struct ir_stmt *let = i > 0 ? tmp.stmts[i - 1] : NULL;
+			if (!let || let->kind != IR_LET || x->value->kind != IR_LOCAL ||
+			    strcmp(let->name, x->value->text) != 0) {
+				lift_refuse(c, "a store under a condition that is not a select");
+				break;
+			}
+			struct ir_expr *old = ir_expr_new(IR_LOAD, x->name);
+			ir_expr_add(old, ir_expr_copy(x->index));
+			let->value = guarded_select(cond, let->value, old);
+		} else if (x->kind == IR_LET && !(i + 1 < tmp.n && tmp.stmts[i + 1]->kind == IR_STORE &&
+		                                  tmp.stmts[i + 1]->value->kind == IR_LOCAL &&
+		                                  strcmp(tmp.stmts[i + 1]->value->text, x->name) == 0)) {
+			x->value = guarded_select(cond, x->value, ir_expr_new(IR_NUM, "0"));
+		} else if (x->kind == IR_ASSIGN) {
+			x->value = guarded_select(cond, x->value, ir_expr_new(IR_LOCAL, x->name));
+		} else if (x->kind != IR_LET) {
+			lift_refuse(c, "an atomic or a loop under a condition");
+		}
+	}
+	for (size_t i = 0; i < tmp.n; i++)
+		ir_block_add(out, tmp.stmts[i]);
+	free(tmp.stmts);
+	ir_expr_free(cond);
+}
+
+/* tail: nothing follows these statements in the kernel, and no loop holds them,
+ * so a return in them ends the thread's work and nothing else */
+static void
+stmts_at(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+         struct ir_block *out, int tail)
 {
 	for (size_t k = 0; k < n && !c->failed; k++) {
 		const struct ast_stmt *s = stmts[k];
-		if (s->kind != AST_IF || s->otherwise || !ends_in_return(s->then)) {
+		if (s->kind != AST_IF || s->otherwise) {
 			lift_stmt(c, s, lv, out);
+			continue;
+		}
+		if (!ends_in_return(s->then) || !tail || lv != LV_ELEMENT) {
+			lift_guarded(c, s, NULL, 0, lv, out);
 			continue;
 		}
 		/* if (c) { A; return; } B...  is  if (c) { A } else { B... } */
@@ -61,9 +178,31 @@ lift_stmts(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv
 			                 .n_body = n - k - 1 };
 		struct ast_stmt branch = { .kind = AST_IF, .expr = s->expr, .then = &then,
 			                   .otherwise = k + 1 < n ? &rest : NULL };
+		if (then.n_body == 0 && k + 1 < n) {
+			/* if (c) return; B...  is  if (!c) { B... } (B... still the tail) */
+			struct ast_expr *kid[1] = { s->expr };
+			struct ast_expr not = { .kind = AST_UN, .text = (char *)"!", .kids = kid, .n_kids = 1 };
+			struct ast_stmt skip = { .kind = AST_IF, .expr = &not, .then = &rest };
+			lift_guarded(c, &skip, rest.body, rest.n_body, lv, out);
+			return;
+		}
 		lift_stmt(c, &branch, lv, out);
 		return;
 	}
+}
+
+void
+lift_stmts(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+           struct ir_block *out)
+{
+	stmts_at(c, stmts, n, lv, out, 0);
+}
+
+void
+lift_tail(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+          struct ir_block *out)
+{
+	stmts_at(c, stmts, n, lv, out, 1);
 }
 
 /* ---- maps over rows * cols, in ROW and COL ---- */
