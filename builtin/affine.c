@@ -129,7 +129,8 @@ form_of(const struct ir_expr *e, struct form *out)
 	if (out->bad)
 		return;
 	long k;
-	if (!has_index(e)) {
+	int sum = e->kind == IR_BIN && (strcmp(e->text, "+") == 0 || strcmp(e->text, "-") == 0);
+	if (!has_index(e) && !sum) { /* (sums split, so that h - 1 is h and -1) */
 		if (ir_expr_has_load(e) || ir_expr_has_local(e)) /* a local may depend on the element */
 			out->bad = 1;
 		else if (e->kind == IR_NUM && integer(e->text, &k))
@@ -190,10 +191,89 @@ coef(const struct form *f, const struct ir_expr *sym, enum var v)
 	return 0;
 }
 
+static const struct ir_expr *
+strip_casts(const struct ir_expr *e)
+{
+	while (e->kind == IR_CAST && integral_cast(e->text))
+		e = e->kids[0];
+	return e;
+}
+
+static int
+is_call2(const struct ir_expr *e, const char *name)
+{
+	return e->kind == IR_CALL && strcmp(e->text, name) == 0 && e->n_kids == 2;
+}
+
+/* e + k for the index v, as k */
+static int
+shifted(const struct ir_expr *e, enum var v, long *k)
+{
+	struct form f = { .n = 0 };
+	form_of(e, &f);
+	*k = 0;
+	int seen = 0;
+	for (int i = 0; i < f.n && !f.bad; i++) {
+		if (f.t[i].var == v && !f.t[i].sym && f.t[i].k == 1)
+			seen = 1;
+		else if (f.t[i].var == V_ONE && !f.t[i].sym)
+			*k = f.t[i].k;
+		else
+			return 0;
+	}
+	return !f.bad && seen;
+}
+
+/* min(max(v + k, 0), extent - 1) or max(min(v + k, extent - 1), 0), operands in
+ * either order: the offset k */
+static int
+clamped(const struct ir_expr *e, enum var v, const struct ir_expr *extent, long *k)
+{
+	e = strip_casts(e);
+	int outer_min = is_call2(e, "min");
+	if (!outer_min && !is_call2(e, "max"))
+		return 0;
+	const char *inner_name = outer_min ? "max" : "min";
+	for (int s = 0; s < 2; s++) {
+		const struct ir_expr *in = strip_casts(e->kids[s]), *lim = e->kids[1 - s];
+		if (!is_call2(in, inner_name))
+			continue;
+		for (int t = 0; t < 2; t++) {
+			const struct ir_expr *x = in->kids[t], *lim2 = in->kids[1 - t];
+			const struct ir_expr *hi = outer_min ? lim : lim2, *lo = outer_min ? lim2 : lim;
+			struct form fl = { .n = 0 }, fh = { .n = 0 };
+			form_of(lo, &fl);
+			form_of(hi, &fh);
+			long z;
+			/* lo is 0; hi is extent - 1 */
+			if (fl.bad || !is_constant(&fl, &z) || z != 0 || fh.bad || fh.n != 2 ||
+			    coef(&fh, extent, V_ONE) != 1 || coef(&fh, NULL, V_ONE) != -1)
+				continue;
+			if (shifted(x, v, k))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 struct affine_access
 affine_classify(const struct ir_expr *ix, const struct ir_expr *rows, const struct ir_expr *cols)
 {
 	struct affine_access a = { AFF_OTHER, 0, 0 };
+	const struct ir_expr *e = strip_casts(ix);
+	if (e->kind == IR_BIN && strcmp(e->text, "+") == 0)
+		for (int s = 0; s < 2; s++) {
+			const struct ir_expr *m = strip_casts(e->kids[s]);
+			if (m->kind != IR_BIN || strcmp(m->text, "*") != 0)
+				continue;
+			for (int t = 0; t < 2; t++)
+				if (ir_expr_equal(m->kids[1 - t], cols) &&
+				    clamped(m->kids[t], V_ROW, rows, &a.dr) &&
+				    clamped(e->kids[1 - s], V_COL, cols, &a.dc)) {
+					a.kind = AFF_CLAMPED;
+					return a;
+				}
+		}
 	struct form f = { .n = 0 };
 	form_of(ix, &f);
 	if (f.bad)

@@ -8,6 +8,8 @@
  * the domain's extents:
  *   AFF_ROW_MAJOR   (row + dr) * cols + (col + dc): the element itself (0, 0) or a
  *                   neighbour at a constant offset (a stencil's taps);
+ *   AFF_CLAMPED     clamp(row + dr) * cols + clamp(col + dc), each clamped to the
+ *                   domain with min and max (a stencil's taps at a clamped border);
  *   AFF_TRANSPOSED  col * rows + row: the element in the other layout;
  *   AFF_ROW_ONLY    depends on the row only (a per-row operand);
  *   AFF_COL_ONLY    depends on the column only (a bias[col] broadcast);
@@ -20,11 +22,11 @@
 
 #include "builtin/ir.h"
 
-enum affine_kind { AFF_ROW_MAJOR, AFF_TRANSPOSED, AFF_ROW_ONLY, AFF_COL_ONLY, AFF_OTHER };
+enum affine_kind { AFF_ROW_MAJOR, AFF_TRANSPOSED, AFF_ROW_ONLY, AFF_COL_ONLY, AFF_OTHER, AFF_CLAMPED };
 
 struct affine_access {
 	enum affine_kind kind;
-	long dr, dc; /* AFF_ROW_MAJOR: the offset of the neighbour */
+	long dr, dc; /* AFF_ROW_MAJOR, AFF_CLAMPED: the offset of the neighbour */
 };
 
 /* ix uses IR_ROW and IR_COL (not IR_I); rows and cols are the domain's extents. */

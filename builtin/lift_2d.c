@@ -10,8 +10,9 @@
  *     base of each row is a row-level let and the column loop streams, so the
  *     rows recipe gives it a group of threads per row with vector accesses;
  *   - a transpose (an access at col * rows + row) becomes a TRANSPOSE stage;
- *   - a stencil (a read-only buffer read at constant offsets around the
- *     element, up to 4 away) becomes a STENCIL stage.
+ *   - a stencil (a buffer read at constant offsets around the element, up to 4
+ *     away, through the flat index or with each coordinate clamped to the
+ *     domain) becomes a STENCIL stage.
  * Anything else stays the map it was.
  *
  * Safety: a map storing at a data-dependent index (a scatter, whose elements may
@@ -303,6 +304,8 @@ struct visit {
 	size_t n_stencil_bad;
 	const char *stencil_ok[16];         /* buffers read at a non-zero offset */
 	size_t n_stencil_ok;
+	const char *flat[16], *clamped[16]; /* ... through the flat index, or clamped */
+	size_t n_flat, n_clamped;
 	int far;                            /* an offset beyond STENCIL_REACH */
 };
 
@@ -370,10 +373,14 @@ visit_expr(struct visit *v, const struct ir_expr *e)
 	struct affine_access a = affine_classify(ix, v->rows, v->cols);
 	if (a.kind == AFF_TRANSPOSED)
 		v->transposed++;
-	if (a.kind != AFF_ROW_MAJOR) {
+	if (a.kind != AFF_ROW_MAJOR && a.kind != AFF_CLAMPED) {
 		note(v->stencil_bad, &v->n_stencil_bad, e->text);
 		return;
 	}
+	if (a.kind == AFF_CLAMPED)
+		note(v->clamped, &v->n_clamped, e->text);
+	else if (a.dr || a.dc)
+		note(v->flat, &v->n_flat, e->text);
 	if (a.dr || a.dc)
 		note(v->stencil_ok, &v->n_stencil_ok, e->text);
 	if (labs(a.dr) > STENCIL_REACH || labs(a.dc) > STENCIL_REACH)
@@ -522,7 +529,9 @@ try_split(const struct ir_program *p, struct ir_stage *st, size_t stage,
 		/* (a buffer the stage also writes was refused by scatter_check) */
 		int clean = 1;
 		for (size_t i = 0; i < v.n_stencil_ok; i++)
-			clean &= !listed(v.stencil_bad, v.n_stencil_bad, v.stencil_ok[i]);
+			clean &= !listed(v.stencil_bad, v.n_stencil_bad, v.stencil_ok[i]) &&
+			         !(listed(v.flat, v.n_flat, v.stencil_ok[i]) &&
+			           listed(v.clamped, v.n_clamped, v.stencil_ok[i]));
 		if (clean)
 			kind = IR_STAGE_STENCIL;
 	}

@@ -35,6 +35,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/bias_softmax.cu \
+	builtin/tests/check/blur_clamp.cu \
 	builtin/tests/check/blur_inner.cu \
 	builtin/tests/check/collatz.cu \
 	builtin/tests/check/embedding.cu \
@@ -63,6 +64,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/bias_softmax.json \
+	tests/data/builtin/blur_clamp.json \
 	tests/data/builtin/blur_inner.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/embedding.json \

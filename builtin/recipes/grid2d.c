@@ -14,8 +14,10 @@ grid2d_ctx(const struct ir_program *p)
 {
 	struct emit_ctx c = { .prog = p, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
-	c.index_text[IR_ROW] = "egg_r";
-	c.index_text[IR_COL] = "egg_c";
+	/* int, as naive kernels' indices are: min/max and the arithmetic keep their
+	 * types (the element is inside the domain, whose extents are ints) */
+	c.index_text[IR_ROW] = "(int)egg_r";
+	c.index_text[IR_COL] = "(int)egg_c";
 	return c;
 }
 

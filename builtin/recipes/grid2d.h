@@ -1,6 +1,6 @@
 /*
  * grid2d.h -- what the recipes of 2-D stages (transpose.c, stencil.c) share: the
- * emit context of a thread's element (ROW and COL spelled egg_r and egg_c), a
+ * emit context of a thread's element (ROW and COL spelled (int)egg_r and (int)egg_c), a
  * copy of a body with chosen loads read from shared memory instead, and the
  * host launch of a 2-D grid of tiles.
  *
@@ -12,7 +12,7 @@
 
 #include "builtin/recipes/recipe.h"
 
-/* An emit context with ROW = egg_r, COL = egg_c and no streams. */
+/* An emit context with ROW = (int)egg_r, COL = (int)egg_c and no streams. */
 struct emit_ctx grid2d_ctx(const struct ir_program *p);
 
 /* Text replacing a load (malloc'ed), or NULL to keep the load. */

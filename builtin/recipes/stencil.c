@@ -11,7 +11,8 @@
  * index the reference reads, (row + dr) * cols + (col + dc), so a reference
  * that wraps across a row's end reads the same value; flat indices outside
  * [0, rows * cols) read as 0 (the reference never reads them, or it would read
- * outside its buffer).  The direct point (no tile) reads taps through the
+ * outside its buffer).  A buffer whose taps clamp each coordinate to the domain
+ * gets a tile of clamped elements instead, so the same taps read it.  The direct point (no tile) reads taps through the
  * read-only cache and only changes the threads' shape.
  *
  * Points: threads BX x BY x elements per thread K x tile or direct.
@@ -43,6 +44,7 @@ label(size_t pt, struct strbuf *out)
 struct taps {
 	const struct ir_stage *st;
 	const char *buffers[8];
+	int clamped[8];         /* its taps are clamped to the domain (else flat) */
 	size_t n;
 	long hr, hc;
 };
@@ -68,10 +70,12 @@ collect(struct taps *t, const struct ir_expr *e, int pass)
 	if (e->kind != IR_LOAD)
 		return;
 	struct affine_access a = affine_classify(e->kids[0], t->st->dims[0], t->st->dims[1]);
-	if (a.kind != AFF_ROW_MAJOR)
+	if (a.kind != AFF_ROW_MAJOR && a.kind != AFF_CLAMPED)
 		return;
 	if (pass == 0 && (a.dr || a.dc) && buffer_index(t, e->text) < 0 && t->n < 8)
 		t->buffers[t->n++] = e->text;
+	if (pass == 1 && a.kind == AFF_CLAMPED && buffer_index(t, e->text) >= 0)
+		t->clamped[buffer_index(t, e->text)] = 1;
 	if (pass == 1 && buffer_index(t, e->text) >= 0) {
 		if (labs(a.dr) > t->hr)
 			t->hr = labs(a.dr);
@@ -112,16 +116,23 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 		if (points[pt].tile && t.n) {
 			strbuf_addf(&tile, "\t\t\tfor (int egg_y = egg_ty; egg_y < %ld; egg_y += %d)\n"
 			                   "\t\t\t\tfor (int egg_x = egg_tx; egg_x < %ld; egg_x += %d) {\n"
-			                   "\t\t\t\t\tconst long long egg_f = (egg_r0 - %ld + egg_y) * egg_C + "
-			                   "(egg_c0 - %ld + egg_x);\n"
-			                   "\t\t\t\t\tconst bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;\n",
+			                   "\t\t\t\t\tconst long long egg_gr = egg_r0 - %ld + egg_y, egg_gc = egg_c0 - %ld + egg_x;\n"
+			                   "\t\t\t\t\tconst long long egg_f = egg_gr * egg_C + egg_gc;\n"
+			                   "\t\t\t\t\tconst bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;\n"
+			                   "\t\t\t\t\tconst long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +\n"
+			                   "\t\t\t\t\t                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);\n"
+			                   "\t\t\t\t\t(void)egg_in;\n\t\t\t\t\t(void)egg_fc;\n",
 			            sh, by, sw, bx, t.hr, t.hc);
 			for (size_t i = 0; i < t.n; i++) {
 				const struct ir_param *q = ir_program_param(job->prog, t.buffers[i]);
 				const char *type = q ? q->elem_type : "float";
 				strbuf_addf(&shared, "\t__shared__ %s egg_sb%zu[%ld][%ld];\n", type, i, sh, sw);
-				strbuf_addf(&tile, "\t\t\t\t\tegg_sb%zu[egg_y][egg_x] = egg_in ? __ldg(&%s[egg_f]) : (%s)0;\n",
-				            i, t.buffers[i], type);
+				if (t.clamped[i]) /* every element of the tile is the clamped one */
+					strbuf_addf(&tile, "\t\t\t\t\tegg_sb%zu[egg_y][egg_x] = __ldg(&%s[egg_fc]);\n",
+					            i, t.buffers[i]);
+				else
+					strbuf_addf(&tile, "\t\t\t\t\tegg_sb%zu[egg_y][egg_x] = egg_in ? __ldg(&%s[egg_f]) : (%s)0;\n",
+					            i, t.buffers[i], type);
 			}
 			strbuf_addstr(&tile, "\t\t\t\t}\n\t\t\t__syncthreads();\n");
 		}

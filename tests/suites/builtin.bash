@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner"
+LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -64,7 +64,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 22 programs for sm_90"
+	expect_file_contains gc.out "compiled 23 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -146,14 +146,14 @@ EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# awkward sizes: tails in both dimensions, odd row lengths (the scalar paths), wrapping
-	# taps, a skipped border
+	# taps, a skipped border, clamped taps
 	local b progs=()
-	for b in transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner; do
+	for b in transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp; do
 		progs+=("$EGG_SRCDIR/builtin/tests/check/$b.cu")
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 49 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 56 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -166,6 +166,26 @@ affine_forms_tell_the_layouts_apart(void **state)
 	assert_int_equal(affine_classify(e, rows, cols).kind, AFF_OTHER);
 	ir_expr_free(e);
 	assert_int_equal(affine_classify(c, rows, cols).kind, AFF_COL_ONLY);
+	/* min(max(row - 1, 0), R - 1) * C + max(0, min(col + 3, C - 1)): clamped taps */
+	struct ir_expr *mn = ir_expr_new(IR_CALL, "min"), *mx = ir_expr_new(IR_CALL, "max");
+	ir_expr_add(mx, lift_bin("-", ir_expr_copy(r), ir_expr_new(IR_NUM, "1")));
+	ir_expr_add(mx, ir_expr_new(IR_NUM, "0"));
+	ir_expr_add(mn, mx);
+	ir_expr_add(mn, lift_bin("-", ir_expr_copy(rows), ir_expr_new(IR_NUM, "1")));
+	struct ir_expr *mn2 = ir_expr_new(IR_CALL, "min"), *mx2 = ir_expr_new(IR_CALL, "max");
+	ir_expr_add(mn2, lift_bin("+", ir_expr_copy(c), ir_expr_new(IR_NUM, "3")));
+	ir_expr_add(mn2, lift_bin("-", ir_expr_copy(cols), ir_expr_new(IR_NUM, "1")));
+	ir_expr_add(mx2, ir_expr_new(IR_NUM, "0"));
+	ir_expr_add(mx2, mn2);
+	e = lift_bin("+", lift_bin("*", mn, ir_expr_copy(cols)), mx2);
+	a = affine_classify(e, rows, cols);
+	assert_int_equal(a.kind, AFF_CLAMPED);
+	assert_int_equal(a.dr, -1);
+	assert_int_equal(a.dc, 3);
+	/* clamped to another extent: not the domain's border */
+	e->kids[0]->kids[0]->kids[1]->kids[0]->text[0] = 'C';
+	assert_int_equal(affine_classify(e, rows, cols).kind, AFF_OTHER);
+	ir_expr_free(e);
 	ir_expr_free(r);
 	ir_expr_free(c);
 	ir_expr_free(rows);
@@ -235,7 +255,7 @@ transpose_candidates_stage_through_padded_tiles(void **state)
 		assert_non_null(strstr(o.candidates[i].label, "transpose tile="));
 		assert_int_equal(count(s, "__shared__ float egg_tb0["), 1);
 		assert_non_null(strstr(s, " + 1];"));          /* the padding column */
-		assert_non_null(strstr(s, "out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];"));
+		assert_non_null(strstr(s, "out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];"));
 		assert_int_equal(count(s, "<<<"), 1);
 	}
 	builtin_output_release(&o);
@@ -257,9 +277,9 @@ stencil_candidates_read_taps_from_a_haloed_tile(void **state)
 			/* halo of one row (up) and one column (right): taps at +0 and +2 */
 			assert_non_null(strstr(s, "egg_sb0[egg_ly + 0][egg_lx + 1]"));
 			assert_non_null(strstr(s, "egg_sb0[egg_ly + 1][egg_lx + 2]"));
-			assert_null(strstr(s, "u[(((egg_r - 1)"));
+			assert_null(strstr(s, "u[((((int)egg_r - 1)"));
 		} else {
-			assert_non_null(strstr(s, "u[(((egg_r - 1) * w) + egg_c)]"));
+			assert_non_null(strstr(s, "u[((((int)egg_r - 1) * w) + (int)egg_c)]"));
 		}
 	}
 	assert_int_equal(tiled, 6);

@@ -61,8 +61,13 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c0_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -74,12 +79,12 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c0_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -137,8 +142,13 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c1_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 10; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -150,12 +160,12 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c1_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -213,8 +223,13 @@ __global__ void __launch_bounds__(128) egg_blur_inner_c2_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -226,12 +241,12 @@ __global__ void __launch_bounds__(128) egg_blur_inner_c2_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -289,8 +304,13 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c3_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 64; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 64) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 66; egg_x += 64) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -302,12 +322,12 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c3_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -365,8 +385,13 @@ __global__ void __launch_bounds__(512) egg_blur_inner_c4_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 16)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -378,12 +403,12 @@ __global__ void __launch_bounds__(512) egg_blur_inner_c4_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -441,8 +466,13 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c5_k0(const float *__restr
 		for (long long egg_c0 = (long long)blockIdx.x * 128; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 128) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 2)
 				for (int egg_x = egg_tx; egg_x < 130; egg_x += 128) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&in[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -454,12 +484,12 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c5_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 1][egg_lx + 0] + egg_sb0[egg_ly + 1][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 2])) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((egg_sb0[egg_ly + 2][egg_lx + 0] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2])) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -522,12 +552,12 @@ __global__ void __launch_bounds__(256) egg_blur_inner_c6_k0(const float *__restr
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? 0.0f : 0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[((((egg_r - 1) * w) + egg_c) - 1)]) + __ldg(&in[(((egg_r - 1) * w) + egg_c)])) + __ldg(&in[((((egg_r - 1) * w) + egg_c) + 1)]))) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[(((egg_r * w) + egg_c) - 1)]) + __ldg(&in[((egg_r * w) + egg_c)])) + __ldg(&in[(((egg_r * w) + egg_c) + 1)]))) : s_0);
-					s_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[((((egg_r + 1) * w) + egg_c) - 1)]) + __ldg(&in[(((egg_r + 1) * w) + egg_c)])) + __ldg(&in[((((egg_r + 1) * w) + egg_c) + 1)]))) : s_0);
-					float st0_0 = ((!((((egg_c < 1) || (egg_r < 1)) || (egg_c >= (w - 1))) || (egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[((egg_r * w) + egg_c)]);
-					out[((egg_r * w) + egg_c)] = st0_0;
+					float s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? 0.0f : 0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[(((((int)egg_r - 1) * w) + (int)egg_c) - 1)]) + __ldg(&in[((((int)egg_r - 1) * w) + (int)egg_c)])) + __ldg(&in[(((((int)egg_r - 1) * w) + (int)egg_c) + 1)]))) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[((((int)egg_r * w) + (int)egg_c) - 1)]) + __ldg(&in[(((int)egg_r * w) + (int)egg_c)])) + __ldg(&in[((((int)egg_r * w) + (int)egg_c) + 1)]))) : s_0);
+					s_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 + ((__ldg(&in[(((((int)egg_r + 1) * w) + (int)egg_c) - 1)]) + __ldg(&in[((((int)egg_r + 1) * w) + (int)egg_c)])) + __ldg(&in[(((((int)egg_r + 1) * w) + (int)egg_c) + 1)]))) : s_0);
+					float st0_0 = ((!(((((int)egg_c < 1) || ((int)egg_r < 1)) || ((int)egg_c >= (w - 1))) || ((int)egg_r >= (h - 1)))) ? (s_0 * (1.0f / 9.0f)) : out[(((int)egg_r * w) + (int)egg_c)]);
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}

@@ -61,8 +61,13 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c0_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -74,8 +79,8 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c0_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -133,8 +138,13 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c1_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 10; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -146,8 +156,8 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c1_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -205,8 +215,13 @@ __global__ void __launch_bounds__(128) egg_stencil_step_c2_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -218,8 +233,8 @@ __global__ void __launch_bounds__(128) egg_stencil_step_c2_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -277,8 +292,13 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c3_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 64; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 64) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 66; egg_x += 64) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -290,8 +310,8 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c3_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -349,8 +369,13 @@ __global__ void __launch_bounds__(512) egg_stencil_step_c4_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 16)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -362,8 +387,8 @@ __global__ void __launch_bounds__(512) egg_stencil_step_c4_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -421,8 +446,13 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c5_k0(const float *__res
 		for (long long egg_c0 = (long long)blockIdx.x * 128; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 128) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 2)
 				for (int egg_x = egg_tx; egg_x < 130; egg_x += 128) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -434,8 +464,8 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c5_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? egg_sb0[egg_ly + 1][egg_lx + 1] : ((center * egg_sb0[egg_ly + 1][egg_lx + 1]) + (side * (((egg_sb0[egg_ly + 0][egg_lx + 1] + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -498,8 +528,8 @@ __global__ void __launch_bounds__(256) egg_stencil_step_c6_k0(const float *__res
 				(void)egg_ly;
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = (((((egg_r == 0) || (egg_c == 0)) || (egg_r == (height - 1))) || (egg_c == (width - 1))) ? __ldg(&u[((egg_r * width) + egg_c)]) : ((center * __ldg(&u[((egg_r * width) + egg_c)])) + (side * (((__ldg(&u[(((egg_r - 1) * width) + egg_c)]) + __ldg(&u[(((egg_r + 1) * width) + egg_c)])) + __ldg(&u[(((egg_r * width) + egg_c) - 1)])) + __ldg(&u[(((egg_r * width) + egg_c) + 1)])))));
-					v[((egg_r * width) + egg_c)] = st0_0;
+					float st0_0 = ((((((int)egg_r == 0) || ((int)egg_c == 0)) || ((int)egg_r == (height - 1))) || ((int)egg_c == (width - 1))) ? __ldg(&u[(((int)egg_r * width) + (int)egg_c)]) : ((center * __ldg(&u[(((int)egg_r * width) + (int)egg_c)])) + (side * (((__ldg(&u[((((int)egg_r - 1) * width) + (int)egg_c)]) + __ldg(&u[((((int)egg_r + 1) * width) + (int)egg_c)])) + __ldg(&u[((((int)egg_r * width) + (int)egg_c) - 1)])) + __ldg(&u[((((int)egg_r * width) + (int)egg_c) + 1)])))));
+					v[(((int)egg_r * width) + (int)egg_c)] = st0_0;
 
 				}
 			}

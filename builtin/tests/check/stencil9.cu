@@ -61,8 +61,13 @@ __global__ void __launch_bounds__(256) egg_stencil9_c0_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -75,9 +80,9 @@ __global__ void __launch_bounds__(256) egg_stencil9_c0_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -135,8 +140,13 @@ __global__ void __launch_bounds__(256) egg_stencil9_c1_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 10; egg_y += 8)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -149,9 +159,9 @@ __global__ void __launch_bounds__(256) egg_stencil9_c1_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -209,8 +219,13 @@ __global__ void __launch_bounds__(128) egg_stencil9_c2_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -223,9 +238,9 @@ __global__ void __launch_bounds__(128) egg_stencil9_c2_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -283,8 +298,13 @@ __global__ void __launch_bounds__(256) egg_stencil9_c3_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 64; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 64) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 4)
 				for (int egg_x = egg_tx; egg_x < 66; egg_x += 64) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -297,9 +317,9 @@ __global__ void __launch_bounds__(256) egg_stencil9_c3_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -357,8 +377,13 @@ __global__ void __launch_bounds__(512) egg_stencil9_c4_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 32; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 32) {
 			for (int egg_y = egg_ty; egg_y < 34; egg_y += 16)
 				for (int egg_x = egg_tx; egg_x < 34; egg_x += 32) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -371,9 +396,9 @@ __global__ void __launch_bounds__(512) egg_stencil9_c4_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -431,8 +456,13 @@ __global__ void __launch_bounds__(256) egg_stencil9_c5_k0(const float *__restric
 		for (long long egg_c0 = (long long)blockIdx.x * 128; egg_c0 < egg_C; egg_c0 += (long long)gridDim.x * 128) {
 			for (int egg_y = egg_ty; egg_y < 18; egg_y += 2)
 				for (int egg_x = egg_tx; egg_x < 130; egg_x += 128) {
-					const long long egg_f = (egg_r0 - 1 + egg_y) * egg_C + (egg_c0 - 1 + egg_x);
+					const long long egg_gr = egg_r0 - 1 + egg_y, egg_gc = egg_c0 - 1 + egg_x;
+					const long long egg_f = egg_gr * egg_C + egg_gc;
 					const bool egg_in = egg_f >= 0 && egg_f < egg_R * egg_C;
+					const long long egg_fc = (egg_gr < 0 ? 0 : egg_gr >= egg_R ? egg_R - 1 : egg_gr) * egg_C +
+					                        (egg_gc < 0 ? 0 : egg_gc >= egg_C ? egg_C - 1 : egg_gc);
+					(void)egg_in;
+					(void)egg_fc;
 					egg_sb0[egg_y][egg_x] = egg_in ? __ldg(&u[egg_f]) : (float)0;
 				}
 			__syncthreads();
@@ -445,9 +475,9 @@ __global__ void __launch_bounds__(256) egg_stencil9_c5_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * egg_sb0[egg_ly + 1][egg_lx + 1]) + (b * (((((((egg_sb0[egg_ly + 0][egg_lx + 0] + egg_sb0[egg_ly + 0][egg_lx + 1]) + egg_sb0[egg_ly + 0][egg_lx + 2]) + egg_sb0[egg_ly + 1][egg_lx + 0]) + egg_sb0[egg_ly + 1][egg_lx + 2]) + egg_sb0[egg_ly + 2][egg_lx + 0]) + egg_sb0[egg_ly + 2][egg_lx + 1]) + egg_sb0[egg_ly + 2][egg_lx + 2]))) : egg_sb0[egg_ly + 1][egg_lx + 1]);
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -511,9 +541,9 @@ __global__ void __launch_bounds__(256) egg_stencil9_c6_k0(const float *__restric
 				(void)egg_lx;
 				if (egg_r < egg_R && egg_c < egg_C) {
 					float acc_0 = 0;
-					acc_0 = (((((egg_r * w) + egg_c) >= (w + 1)) && (((egg_r * w) + egg_c) < (((h * w) - w) - 1))) ? ((a * __ldg(&u[((egg_r * w) + egg_c)])) + (b * (((((((__ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) - 1)]) + __ldg(&u[(((((int)egg_r) - 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) - 1) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) * w) + ((int)egg_c)) + 1)])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) - 1)])) + __ldg(&u[(((((int)egg_r) + 1) * w) + ((int)egg_c))])) + __ldg(&u[((((((int)egg_r) + 1) * w) + ((int)egg_c)) + 1)])))) : __ldg(&u[((egg_r * w) + egg_c)]));
+					acc_0 = ((((((int)egg_r * w) + (int)egg_c) >= (w + 1)) && ((((int)egg_r * w) + (int)egg_c) < (((h * w) - w) - 1))) ? ((a * __ldg(&u[(((int)egg_r * w) + (int)egg_c)])) + (b * (((((((__ldg(&u[((((((int)(int)egg_r) - 1) * w) + ((int)(int)egg_c)) - 1)]) + __ldg(&u[(((((int)(int)egg_r) - 1) * w) + ((int)(int)egg_c))])) + __ldg(&u[((((((int)(int)egg_r) - 1) * w) + ((int)(int)egg_c)) + 1)])) + __ldg(&u[(((((int)(int)egg_r) * w) + ((int)(int)egg_c)) - 1)])) + __ldg(&u[(((((int)(int)egg_r) * w) + ((int)(int)egg_c)) + 1)])) + __ldg(&u[((((((int)(int)egg_r) + 1) * w) + ((int)(int)egg_c)) - 1)])) + __ldg(&u[(((((int)(int)egg_r) + 1) * w) + ((int)(int)egg_c))])) + __ldg(&u[((((((int)(int)egg_r) + 1) * w) + ((int)(int)egg_c)) + 1)])))) : __ldg(&u[(((int)egg_r * w) + (int)egg_c)]));
 					float st0_0 = acc_0;
-					out[((egg_r * w) + egg_c)] = st0_0;
+					out[(((int)egg_r * w) + (int)egg_c)] = st0_0;
 
 				}
 			}

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(256) egg_transpose_c0_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(256) egg_transpose_c0_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(128) egg_transpose_c1_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 4) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(128) egg_transpose_c1_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 4) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(512) egg_transpose_c2_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(512) egg_transpose_c2_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 32; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(512) egg_transpose_c3_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 64; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(512) egg_transpose_c3_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 64; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(1024) egg_transpose_c4_k0(const float *__restr
 			for (int egg_k = 0; egg_k < 64; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(1024) egg_transpose_c4_k0(const float *__restr
 			for (int egg_k = 0; egg_k < 64; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();
@@ -406,7 +406,7 @@ __global__ void __launch_bounds__(256) egg_transpose_c5_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 16; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float st0_0 = __ldg(&in[((egg_r * cols) + egg_c)]);
+					float st0_0 = __ldg(&in[(((int)egg_r * cols) + (int)egg_c)]);
 					egg_tb0[egg_ty + egg_k][egg_tx] = st0_0;
 
 				}
@@ -416,7 +416,7 @@ __global__ void __launch_bounds__(256) egg_transpose_c5_k0(const float *__restri
 			for (int egg_k = 0; egg_k < 16; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					out[((egg_c * rows) + egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
+					out[(((int)egg_c * rows) + (int)egg_r)] = egg_tb0[egg_tx][egg_ty + egg_k];
 				}
 			}
 			__syncthreads();

@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(256) egg_transpose_relu_c0_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(256) egg_transpose_relu_c0_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(128) egg_transpose_relu_c1_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 4) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -137,9 +137,9 @@ __global__ void __launch_bounds__(128) egg_transpose_relu_c1_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 4) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(512) egg_transpose_relu_c2_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -208,9 +208,9 @@ __global__ void __launch_bounds__(512) egg_transpose_relu_c2_k0(const float *__r
 			for (int egg_k = 0; egg_k < 32; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(512) egg_transpose_relu_c3_k0(const float *__r
 			for (int egg_k = 0; egg_k < 64; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -279,9 +279,9 @@ __global__ void __launch_bounds__(512) egg_transpose_relu_c3_k0(const float *__r
 			for (int egg_k = 0; egg_k < 64; egg_k += 8) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(1024) egg_transpose_relu_c4_k0(const float *__
 			for (int egg_k = 0; egg_k < 64; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -350,9 +350,9 @@ __global__ void __launch_bounds__(1024) egg_transpose_relu_c4_k0(const float *__
 			for (int egg_k = 0; egg_k < 64; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(256) egg_transpose_relu_c5_k0(const float *__r
 			for (int egg_k = 0; egg_k < 16; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_tx, egg_c = egg_c0 + egg_ty + egg_k;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[((egg_c * rows) + egg_r)]);
+					egg_ta0[egg_ty + egg_k][egg_tx] = __ldg(&in[(((int)egg_c * rows) + (int)egg_r)]);
 				}
 			}
 			__syncthreads();
@@ -421,9 +421,9 @@ __global__ void __launch_bounds__(256) egg_transpose_relu_c5_k0(const float *__r
 			for (int egg_k = 0; egg_k < 16; egg_k += 16) {
 				const long long egg_r = egg_r0 + egg_ty + egg_k, egg_c = egg_c0 + egg_tx;
 				if (egg_r < egg_R && egg_c < egg_C) {
-					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[egg_c]));
+					float v_0 = ((s * egg_ta0[egg_tx][egg_ty + egg_k]) + __ldg(&bias[(int)egg_c]));
 					float st0_0 = ((v_0 > 0.0f) ? v_0 : 0.0f);
-					out[((egg_r * cols) + egg_c)] = st0_0;
+					out[(((int)egg_r * cols) + (int)egg_c)] = st0_0;
 
 				}
 			}

@@ -32,6 +32,9 @@ inline dim3 blockDim, gridDim;
 #define __forceinline__ inline
 inline void __syncwarp(unsigned = 0xffffffffu) {}
 template <class T> T __ldg(const T *p) { return *p; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 struct alignas(16) float4 { float x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
