@@ -282,6 +282,9 @@ body_2d(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *o
 		}
 		if (s->kind != IR_LET && s->kind != IR_STORE && s->kind != IR_ASSIGN)
 			ok = 0;
+		for (size_t j = 0; j < nv && s->kind == IR_ASSIGN; j++)
+			if (strcmp(v[j].name, s->name) == 0)
+				ok = 0; /* an inlined local changed later: keep the map as it is */
 		struct ir_stmt *c = ir_stmt_new(s->kind);
 		c->name = egg_xstrdup(s->name);
 		c->type = s->type ? egg_xstrdup(s->type) : NULL;
@@ -299,26 +302,28 @@ body_2d(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *o
 struct visit {
 	const struct ir_expr *rows, *cols;
 	int loads, stores;                  /* counts */
-	int transposed, gathers, neighbours, bad_store, bad_gather;
+	int transposed, gathers, bad_store, bad_gather;
 	const char *stencil_bad[16];        /* buffers read otherwise than at constant offsets */
 	size_t n_stencil_bad;
 	const char *stencil_ok[16];         /* buffers read at a non-zero offset */
 	size_t n_stencil_ok;
 	const char *flat[16], *clamped[16]; /* ... through the flat index, or clamped */
 	size_t n_flat, n_clamped;
-	int far;                            /* an offset beyond STENCIL_REACH */
+	int far;                            /* an offset beyond STENCIL_REACH, or too many buffers */
 };
 
 #define STENCIL_REACH 4
 
 static void
-note(const char **list, size_t *n, const char *name)
+note(struct visit *v, const char **list, size_t *n, const char *name)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(list[i], name) == 0)
 			return;
 	if (*n < 16)
 		list[(*n)++] = name;
+	else
+		v->far = 1; /* not a stencil we can vouch for */
 }
 
 static int
@@ -367,22 +372,22 @@ visit_expr(struct visit *v, const struct ir_expr *e)
 			v->gathers++;
 		else
 			v->bad_gather = 1;
-		note(v->stencil_bad, &v->n_stencil_bad, e->text);
+		note(v, v->stencil_bad, &v->n_stencil_bad, e->text);
 		return;
 	}
 	struct affine_access a = affine_classify(ix, v->rows, v->cols);
 	if (a.kind == AFF_TRANSPOSED)
 		v->transposed++;
 	if (a.kind != AFF_ROW_MAJOR && a.kind != AFF_CLAMPED) {
-		note(v->stencil_bad, &v->n_stencil_bad, e->text);
+		note(v, v->stencil_bad, &v->n_stencil_bad, e->text);
 		return;
 	}
 	if (a.kind == AFF_CLAMPED)
-		note(v->clamped, &v->n_clamped, e->text);
+		note(v, v->clamped, &v->n_clamped, e->text);
 	else if (a.dr || a.dc)
-		note(v->flat, &v->n_flat, e->text);
+		note(v, v->flat, &v->n_flat, e->text);
 	if (a.dr || a.dc)
-		note(v->stencil_ok, &v->n_stencil_ok, e->text);
+		note(v, v->stencil_ok, &v->n_stencil_ok, e->text);
 	if (labs(a.dr) > STENCIL_REACH || labs(a.dc) > STENCIL_REACH)
 		v->far = 1;
 }

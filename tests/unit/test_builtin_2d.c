@@ -222,6 +222,8 @@ static const struct {
 	  "v[((idx[i] * cols) + (i % cols))]" },
 	{ "out[x * cols + y] = v[y * cols + x];", "launcher f\nstage 0 map ", "store out" },
 	{ "out[y * cols + x] = v[(y + 5) * cols + x];", "launcher f\nstage 0 map ", "store out" },
+	/* an integer local that changes after it is set is not inlined into indices */
+	{ "{ int k = y; k += 1; out[y * cols + x] = v[k * cols + x]; }", "launcher f\nstage 0 map ", "set k_0" },
 };
 
 static void
