@@ -12,6 +12,10 @@
 
 #include "builtin/recipes/recipe.h"
 
+/* Static shared memory a block may declare (48 KB), less a margin for the
+ * compiler's own: a point whose tiles need more is not emitted. */
+#define GRID2D_MAX_SHARED 45000
+
 /* An emit context with ROW = (int)egg_r, COL = (int)egg_c and no streams. */
 struct emit_ctx grid2d_ctx(const struct ir_program *p);
 

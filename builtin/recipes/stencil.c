@@ -113,6 +113,15 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 		struct strbuf shared = STRBUF_INIT, tile = STRBUF_INIT, body = STRBUF_INIT,
 		              sig = STRBUF_INIT, lab = STRBUF_INIT, rows = STRBUF_INIT, cols = STRBUF_INIT;
 		const long sh = th + 2 * t.hr, sw = tw + 2 * t.hc;
+		long bytes = 0;
+		for (size_t i = 0; i < t.n && points[pt].tile; i++) {
+			const struct ir_param *q = ir_program_param(job->prog, t.buffers[i]);
+			bytes += sh * sw * (q && strcmp(q->elem_type, "double") == 0 ? 8 : 4);
+		}
+		if (bytes > GRID2D_MAX_SHARED) {
+			strbuf_addf(why, "the stencil's tiles need %ld bytes of shared memory", bytes);
+			return -1;
+		}
 		if (points[pt].tile && t.n) {
 			strbuf_addf(&tile, "\t\t\tfor (int egg_y = egg_ty; egg_y < %ld; egg_y += %d)\n"
 			                   "\t\t\t\tfor (int egg_x = egg_tx; egg_x < %ld; egg_x += %d) {\n"

@@ -123,6 +123,19 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 			strbuf_addstr(why, "more than 16 transposed accesses");
 			return -1;
 		}
+		long bytes = 0;
+		for (size_t i = 0; i < t.n_loads + t.n_stores; i++) {
+			const char *type = i < t.n_loads ? t.load_type[i] : NULL;
+			const struct ir_param *q = i < t.n_loads ? NULL :
+			                           ir_program_param(job->prog, t.stores[i - t.n_loads]->name);
+			if (q)
+				type = q->elem_type;
+			bytes += (long)T * (T + 1) * (type && strcmp(type, "double") == 0 ? 8 : 4);
+		}
+		if (bytes > GRID2D_MAX_SHARED) {
+			strbuf_addf(why, "the transpose's tiles need %ld bytes of shared memory", bytes);
+			return -1;
+		}
 		struct emit_ctx c = grid2d_ctx(job->prog);
 		struct strbuf shared = STRBUF_INIT, in = STRBUF_INIT, body = STRBUF_INIT, out = STRBUF_INIT,
 		              sig = STRBUF_INIT, lab = STRBUF_INIT, rows = STRBUF_INIT, cols = STRBUF_INIT;

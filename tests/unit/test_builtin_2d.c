@@ -264,6 +264,27 @@ transpose_candidates_stage_through_padded_tiles(void **state)
 }
 
 static void
+tiles_beyond_shared_memory_are_not_emitted(void **state)
+{
+	(void)state;
+	/* two double tiles of 64 x 65 need 66 KB: the 64-wide points are left out */
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "tr2", "const double *a:in, double *o1:out, double *o2:out, int rows:scalar, int cols:scalar",
+		"__global__ void k(const double *a, double *o1, double *o2, int rows, int cols) {\n"
+		"  int x = blockIdx.x * blockDim.x + threadIdx.x;\n  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+		"  if (x < cols && y < rows) { o1[x * rows + y] = a[y * cols + x]; o2[x * rows + y] = 2.0 * a[y * cols + x]; }\n}\n",
+		"void tr2(const double *a, double *o1, double *o2, int rows, int cols) {\n"
+		"  dim3 b(16, 16);\n  dim3 g((cols + 15) / 16, (rows + 15) / 16);\n  k<<<g, b>>>(a, o1, o2, rows, cols);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_int_equal(o.n_candidates, 4);
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		assert_null(strstr(o.candidates[i].label, "tile=64x64"));
+		assert_int_equal(count(o.candidates[i].source, "__shared__ double egg_tb"), 2);
+	}
+	builtin_output_release(&o);
+}
+
+static void
 stencil_candidates_read_taps_from_a_haloed_tile(void **state)
 {
 	(void)state;
@@ -316,6 +337,7 @@ main(void)
 		cmocka_unit_test(affine_forms_tell_the_layouts_apart),
 		cmocka_unit_test(index_shapes_outside_the_families_stay_or_are_refused),
 		cmocka_unit_test(transpose_candidates_stage_through_padded_tiles),
+		cmocka_unit_test(tiles_beyond_shared_memory_are_not_emitted),
 		cmocka_unit_test(stencil_candidates_read_taps_from_a_haloed_tile),
 		cmocka_unit_test(gather_candidates_stream_each_row),
 	};
