@@ -25,6 +25,8 @@ static const struct recipe *const recipes[] = {
 	&recipe_rows,
 	&recipe_reduce,
 	&recipe_gemm,
+	&recipe_transpose,
+	&recipe_stencil,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 

@@ -146,6 +146,12 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		strbuf_addf(out, "\t%s *m_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
 		            p->elem_type, p->name, p->elem_type);
 		strbuf_addf(out, "\tegg_fill(h_%s, n_%s);\n", p->name, p->name);
+		if (p->range_lo && p->range_hi) /* range(x, LO, HI): indices the kernel may follow */
+			strbuf_addf(out, "\tfor (size_t i = 0; i < n_%s; i++) {\n"
+			                 "\t\tconst long long lo = (%s), hi = (%s);\n"
+			                 "\t\tlong long v = lo + (long long)((egg_rand() + 1.0) / 2.0 * (double)(hi - lo));\n"
+			                 "\t\th_%s[i] = (%s)(v < hi ? v : lo);\n\t}\n",
+			            p->name, p->range_lo, p->range_hi, p->name, p->elem_type);
 		strbuf_addf(out, "\t%s *d_%s_r, *d_%s_c;\n", p->elem_type, p->name, p->name);
 		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_r, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
 		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_c, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);

@@ -99,6 +99,8 @@ ir_program_free(struct ir_program *p)
 		free(p->stages[i].kernel);
 		free(p->stages[i].buffer);
 		ir_expr_free(p->stages[i].n);
+		ir_expr_free(p->stages[i].dims[0]);
+		ir_expr_free(p->stages[i].dims[1]);
 		ir_block_free(&p->stages[i].body);
 		ir_contract_free(p->stages[i].contract);
 	}
@@ -166,6 +168,32 @@ ir_expr_reads_local(const struct ir_expr *e, const char *name)
 		if (ir_expr_reads_local(e->kids[i], name))
 			return 1;
 	return 0;
+}
+
+int
+ir_expr_has_local(const struct ir_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOCAL)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (ir_expr_has_local(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+int
+ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix)
+{
+	if (!e)
+		return 1;
+	if (e->kind == IR_LOAD && strcmp(e->text, buffer) == 0 && !ir_expr_equal(e->kids[0], ix))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!ir_expr_loads_only_at(e->kids[i], buffer, ix))
+			return 0;
+	return 1;
 }
 
 int
@@ -291,7 +319,8 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 	}
 }
 
-static const char *const stage_names[] = { "map", "rows", "reduce", "memset", "contract" };
+static const char *const stage_names[] = { "map", "rows", "reduce", "memset", "contract",
+	                                     "transpose", "stencil" };
 
 void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)
@@ -306,6 +335,12 @@ ir_program_describe(const struct ir_program *p, struct strbuf *out)
 			strbuf_addf(out, " buffer=%s", st->buffer);
 		strbuf_addstr(out, " n=");
 		ir_expr_print(st->n, out);
+		if (st->dims[0]) {
+			strbuf_addstr(out, " rows=");
+			ir_expr_print(st->dims[0], out);
+			strbuf_addstr(out, " cols=");
+			ir_expr_print(st->dims[1], out);
+		}
 		strbuf_addch(out, '\n');
 		if (st->contract)
 			ir_contract_describe(st->contract, out);

@@ -23,6 +23,12 @@
  *                    naive atomicAdd(out, f(x[i])) full reduction).
  *   IR_STAGE_MEMSET  host memset of a buffer (name) to zero bytes, count in n.
  *
+ *   IR_STAGE_TRANSPOSE, IR_STAGE_STENCIL
+ *                    2-D maps: for every (row, col) of dims[0] x dims[1]: body
+ *                    (lets, stores) with index variables ROW and COL; what
+ *                    makes them one or the other is the shape of their indices
+ *                    (affine.h classifies them).
+ *
  * Branches do not appear: if/else around single assignments is lifted as IR_COND
  * (a select); anything else is not lifted.  2-D maps are MAPs over rows * cols
  * with r * cols + c folded back to i.
@@ -91,7 +97,12 @@ struct ir_stmt {
 	struct ir_block body;  /* LOOP */
 };
 
-enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET, IR_STAGE_CONTRACT };
+enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET,
+	IR_STAGE_CONTRACT,  /* a dense contraction (below) */
+	/* 2-D stages (lift_2d.c): for every (row, col) in [0, dims[0]) x [0, dims[1]) */
+	IR_STAGE_TRANSPOSE, /* some access is at col * rows + row (the other layout) */
+	IR_STAGE_STENCIL,   /* a buffer read at constant (row, col) offsets around the element */
+};
 
 /* IR_STAGE_CONTRACT (lift_contract.c, recipes/gemm.c): a dense contraction.  For
  * every batch I in [0, batch), ROW in [0, m), COL in [0, n):
@@ -119,6 +130,7 @@ struct ir_stage {
 	char *buffer;      /* MEMSET: the buffer */
 	struct ir_block body;
 	struct ir_contract *contract; /* CONTRACT: the contraction (body: its epilogue) */
+	struct ir_expr *dims[2]; /* 2-D stages: rows, cols (n = rows * cols); else NULL */
 };
 
 /* A buffer or scalar the program touches: a parameter of the target. */
@@ -158,6 +170,9 @@ int ir_expr_uses_index(const struct ir_expr *e, enum ir_index idx);
 int ir_expr_loads(const struct ir_expr *e, const char *buffer);
 int ir_expr_has_load(const struct ir_expr *e);
 int ir_expr_reads_local(const struct ir_expr *e, const char *name);
+int ir_expr_has_local(const struct ir_expr *e);
+/* Every load of buffer in e is at element ix (or e does not load buffer). */
+int ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix);
 
 /* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
 void ir_expr_print(const struct ir_expr *e, struct strbuf *out);

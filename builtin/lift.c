@@ -299,11 +299,12 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		pre.stmts = NULL;
 		pre.n = 0;
 		enum level lv = rows ? LV_ROW : LV_ELEMENT;
-		if (inner)
+		if (inner && inner->kind == AST_BLOCK)
+			lift_tail(&c, inner->body, inner->n_body, lv, &st.body);
+		else if (inner)
 			lift_stmt(&c, inner, lv, &st.body);
 		else
-			for (size_t j = i; j < body->n_body; j++)
-				lift_stmt(&c, body->body[j], lv, &st.body);
+			lift_tail(&c, body->body + i, body->n_body - i, lv, &st.body);
 	}
 	if (!c.failed && st.n && ir_expr_has_load(st.n))
 		lift_refuse(&c, "a data-dependent bound");

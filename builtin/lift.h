@@ -42,4 +42,9 @@ int lift_contract(struct ir_program *p, const struct ast_unit *u, const struct a
 int lift_launcher(struct ir_program *p, const struct ast_unit *u, const struct ast_function *f,
                   struct strbuf *why);
 
+/* The 2-D families among the lifted maps (lift_2d.c): gathers become row
+ * programs, transposes and stencils their own stages; -1 with why when a map
+ * must not be lifted at all (a scatter). */
+int lift_2d(struct ir_program *p, struct strbuf *why);
+
 #endif

@@ -62,5 +62,12 @@ struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const stru
 
 /* lift_stmt.c */
 void lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out);
+/* lift_2d.c: a statement list, with stores under conditions on indices as selects;
+ * lift_tail for the kernel's last statements (outside loops), where an early
+ * return is also read as the else it means */
+void lift_stmts(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+                struct ir_block *out);
+void lift_tail(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
+               struct ir_block *out);
 
 #endif

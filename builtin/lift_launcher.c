@@ -420,6 +420,8 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 	}
 	for (size_t i = 0; i < p->n_stages; i++)
 		mark_written(p, &p->stages[i].body);
+	if (rc == 0)
+		rc = lift_2d(p, why);
 	ast_unit_free(u);
 	strbuf_release(&text);
 	if (rc != 0) {

@@ -399,8 +399,7 @@ lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 		return;
 	case AST_BLOCK: {
 		size_t mark = c->n_env;
-		for (size_t i = 0; i < s->n_body && !c->failed; i++)
-			lift_stmt(c, s->body[i], lv, out);
+		lift_stmts(c, s->body, s->n_body, lv, out);
 		lift_unbind_to(c, mark);
 		return;
 	}

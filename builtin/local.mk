@@ -6,6 +6,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
 	builtin/lift_contract.c builtin/ir_contract.c \
+	builtin/lift_2d.c builtin/affine.c builtin/affine.h \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
@@ -13,17 +14,20 @@ libeggbuiltin_a_SOURCES = \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
-	builtin/recipes/gemm.c
+	builtin/recipes/gemm.c \
+	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
+	builtin/recipes/transpose.c builtin/recipes/stencil.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
 	builtin/templates/prelude.cu builtin/templates/stream.cu \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
-	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu
+	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
+	builtin/templates/transpose.cu builtin/templates/stencil.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
-tests_unit_test_builtin_SOURCES = tests/unit/test_builtin.c
+tests_unit_test_builtin_SOURCES = tests/unit/test_builtin.c tests/unit/builtin_helpers.h
 tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin
@@ -31,6 +35,7 @@ UNIT_TESTS += tests/unit/test_builtin
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/emu/shim.h tests/data/builtin/emu/drivers.cpp \
+	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \
@@ -41,6 +46,17 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/gemm_flat_nt.cu \
 	builtin/tests/check/gemm_tf32.cu \
 	builtin/tests/check/gemm_tn_alpha_beta.cu \
+	builtin/tests/check/blur_clamp.cu \
+	builtin/tests/check/blur_inner.cu \
+	builtin/tests/check/embedding.cu \
+	builtin/tests/check/embedding_odd.cu \
+	builtin/tests/check/gather_scale.cu \
+	builtin/tests/check/stencil5.cu \
+	builtin/tests/check/stencil5_odd.cu \
+	builtin/tests/check/stencil9.cu \
+	builtin/tests/check/transpose.cu \
+	builtin/tests/check/transpose_odd.cu \
+	builtin/tests/check/transpose_relu.cu \
 	builtin/tests/check/histogram.cu \
 	builtin/tests/check/layernorm.cu \
 	builtin/tests/check/linear_gelu_odd.cu \
@@ -65,6 +81,17 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/gemm_flat_nt.json \
 	tests/data/builtin/gemm_tf32.json \
 	tests/data/builtin/gemm_tn_alpha_beta.json \
+	tests/data/builtin/blur_clamp.json \
+	tests/data/builtin/blur_inner.json \
+	tests/data/builtin/embedding.json \
+	tests/data/builtin/embedding_odd.json \
+	tests/data/builtin/gather_scale.json \
+	tests/data/builtin/stencil5.json \
+	tests/data/builtin/stencil5_odd.json \
+	tests/data/builtin/stencil9.json \
+	tests/data/builtin/transpose.json \
+	tests/data/builtin/transpose_odd.json \
+	tests/data/builtin/transpose_relu.json \
 	tests/data/builtin/histogram.json \
 	tests/data/builtin/layernorm.json \
 	tests/data/builtin/linear_gelu_odd.json \
@@ -85,3 +112,8 @@ tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contr
 tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_contract_generic
+check_PROGRAMS += tests/unit/test_builtin_2d
+tests_unit_test_builtin_2d_SOURCES = tests/unit/test_builtin_2d.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_2d_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_2d_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_2d

@@ -59,20 +59,6 @@ forward_copy(const struct fused *f, const struct ir_expr *e)
 	return c;
 }
 
-/* Every access of buffer in e is at index ix (or buffer is not accessed). */
-static int
-accessed_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix)
-{
-	if (!e)
-		return 1;
-	if (e->kind == IR_LOAD && strcmp(e->text, buffer) == 0 && !ir_expr_equal(e->kids[0], ix))
-		return 0;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (!accessed_only_at(e->kids[i], buffer, ix))
-			return 0;
-	return 1;
-}
-
 /* Can stage st join the fused run f (same domain checked by the caller)? */
 static int
 joinable(const struct fused *f, const struct ir_stage *st)
@@ -80,7 +66,7 @@ joinable(const struct fused *f, const struct ir_stage *st)
 	for (size_t i = 0; i < f->n_fwd; i++)
 		for (size_t j = 0; j < st->body.n; j++) {
 			const struct ir_stmt *s = st->body.stmts[j];
-			if (!accessed_only_at(s->value, f->fwd[i].buffer, f->fwd[i].index))
+			if (!ir_expr_loads_only_at(s->value, f->fwd[i].buffer, f->fwd[i].index))
 				return 0;
 			if (s->kind == IR_STORE && strcmp(s->name, f->fwd[i].buffer) == 0 &&
 			    !ir_expr_equal(s->index, f->fwd[i].index))
@@ -92,7 +78,7 @@ joinable(const struct fused *f, const struct ir_stage *st)
 		if (s->kind != IR_STORE)
 			continue;
 		for (size_t k = 0; k < f->body.n; k++)
-			if (!accessed_only_at(f->body.stmts[k]->value, s->name, s->index))
+			if (!ir_expr_loads_only_at(f->body.stmts[k]->value, s->name, s->index))
 				return 0;
 	}
 	return 1;

@@ -36,6 +36,8 @@ extern const struct recipe recipe_elementwise;
 extern const struct recipe recipe_rows;
 extern const struct recipe recipe_reduce;
 extern const struct recipe recipe_gemm;
+extern const struct recipe recipe_transpose;
+extern const struct recipe recipe_stencil;
 
 /* Helpers shared by the recipes (builtin.c). */
 char *recipe_kernel_name(struct recipe_job *job);

@@ -406,17 +406,6 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	return rc;
 }
 
-static int
-has_local(const struct ir_expr *e)
-{
-	if (e->kind == IR_LOCAL)
-		return 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (has_local(e->kids[i]))
-			return 1;
-	return 0;
-}
-
 /* The bound every column loop of the row program shares, when the host can
  * evaluate it (no row index, no load); else NULL. */
 static const struct ir_expr *
@@ -432,7 +421,7 @@ common_bound(const struct ir_block *b)
 		bound = s->bound;
 	}
 	if (!bound || ir_expr_uses_index(bound, IR_ROW) || ir_expr_uses_index(bound, IR_I) ||
-	    ir_expr_has_load(bound) || has_local(bound))
+	    ir_expr_has_load(bound) || ir_expr_has_local(bound))
 		return NULL;
 	return bound;
 }

@@ -1,13 +1,15 @@
 # builtin.bash -- the builtin generator through `egg generate`: descriptions,
 # candidates as JSON, every candidate of every test bundle compiling for sm_90
 # with its closure, the committed GPU check programs being current, and the GPU
-# check script's no-GPU paths.
+# check script's no-GPU paths, and the 2-D families' candidates run on a CPU stand-in
+# for the CUDA runtime (builtin/tests/emu-check.sh).
 
 DATA=$EGG_SRCDIR/tests/data/builtin
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
-LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq"
+# (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
+LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -67,7 +69,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 24 programs for sm_90"
+	expect_file_contains gc.out "compiled 32 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -142,4 +144,24 @@ test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
 	run_cmd g2 env PATH="$T/bin:$PATH" EGG_CHECK_PROGRAMS="$T/progs" NVCC="$REAL_NVCC" "$GPU_CHECK" "$T/out2"
 	expect_eq "$(cat g2.rc)" 0 "exit status when all are correct"
 	[ -z "$(ls "$T/out2" | grep -v -e '\.log$' -e '\.txt$')" ] || fail "binaries left in OUTDIR: $(ls "$T/out2")"
+}
+
+EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
+
+test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# awkward sizes: tails in both dimensions, odd row lengths (the scalar paths), wrapping
+	# taps, a skipped border, clamped taps
+	local b progs=()
+	for b in transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp; do
+		progs+=("$EGG_SRCDIR/builtin/tests/check/$b.cu")
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 56 "candidates checked"
+	# and it sees a missing barrier: the transposed tile read before it is written
+	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
+	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
+	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
+	expect_file_contains n.out "correct=no"
 }

@@ -1,0 +1,132 @@
+/*
+ * cuda_runtime.h -- a CPU stand-in for the CUDA runtime, enough of it to run the
+ * builtin generator's check programs (builtin/tests/check/*.cu) on a machine
+ * without a GPU, through builtin/tests/emu-check.sh, which rewrites launches
+ * into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
+ * after another, and a block's threads are fibers on one OS thread that run
+ * round robin from barrier to barrier, so a thread never passes
+ * __syncthreads() before every thread of its block has reached it (a missing
+ * barrier shows as a wrong result).  Shared memory is a function's static
+ * array (one block at a time); warp shuffles exchange through a barrier.
+ * Device memory is host memory.  Not emulated: atomics, streams, timing.
+ */
+#pragma once
+#include <ucontext.h>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+#include <cmath>
+#include <cstdint>
+struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+struct uint3 { unsigned x, y, z; };
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+#define __restrict__ __restrict
+#define __launch_bounds__(...)
+#define __forceinline__ inline
+inline void __syncwarp(unsigned = 0xffffffffu) {}
+template <class T> T __ldg(const T *p) { return *p; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+struct alignas(16) float4 { float x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) double2 { double x, y; };
+typedef int cudaError_t;
+typedef void *cudaEvent_t;
+typedef void *cudaStream_t;
+enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
+inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
+inline cudaError_t cudaDeviceGetAttribute(int *v, int, int) { *v = 4; return 0; }
+inline cudaError_t cudaGetLastError() { return 0; }
+inline cudaError_t cudaPeekAtLastError() { return 0; }
+inline cudaError_t cudaDeviceSynchronize() { return 0; }
+inline const char *cudaGetErrorString(cudaError_t) { return "error"; }
+template <class T> cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)aligned_alloc(256, (n + 255) / 256 * 256); return 0; }
+inline cudaError_t cudaFree(void *p) { free(p); return 0; }
+inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memcpy(d, s, n); return 0; }
+inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return 0; }
+inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = 0) { memset(d, v, n); return 0; }
+inline cudaError_t cudaEventCreate(cudaEvent_t *) { return 0; }
+inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) { return 0; }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return 0; }
+/* a block's threads are fibers on one OS thread: each runs until it reaches a
+ * barrier or ends, round robin, so nobody passes a barrier before all reach it */
+struct egg_emu_block {
+	std::vector<ucontext_t> ctx;
+	std::vector<char> done;
+	ucontext_t sched;
+	unsigned cur;
+	std::function<void()> body;
+};
+inline egg_emu_block *egg_emu_cur;
+inline void __syncthreads() { swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched); }
+inline void egg_emu_entry()
+{
+	egg_emu_cur->body();
+	egg_emu_cur->done[egg_emu_cur->cur] = 1;
+	swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched);
+}
+/* a warp's exchange: every lane publishes its value, all lanes reach the yield,
+ * then each reads its partner's; two slots so that a lane running ahead into the
+ * next exchange does not overwrite a value a slower lane has yet to read */
+inline double egg_emu_slots[2][1024];
+inline unsigned egg_emu_nshfl[1024];
+template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_slots[k][t] = (double)v;
+	__syncthreads();
+	return (T)egg_emu_slots[k][(t & ~31u) | ((t & 31u) ^ (unsigned)mask)];
+}
+template <class F> void egg_emu_launch(dim3 g, dim3 b, F f)
+{
+	gridDim = g;
+	blockDim = b;
+	const unsigned n = b.x * b.y * b.z;
+	static std::vector<std::vector<char>> stacks;
+	if (stacks.size() < n)
+		stacks.resize(n);
+	for (auto &st : stacks)
+		if (st.empty())
+			st.resize(256 * 1024);
+	egg_emu_block blk;
+	blk.ctx.resize(n);
+	blk.done.resize(n);
+	blk.body = f;
+	egg_emu_cur = &blk;
+	for (unsigned bz = 0; bz < g.z; bz++)
+		for (unsigned by = 0; by < g.y; by++)
+			for (unsigned bx = 0; bx < g.x; bx++) {
+				for (unsigned t = 0; t < n; t++) {
+					getcontext(&blk.ctx[t]);
+					blk.ctx[t].uc_stack.ss_sp = stacks[t].data();
+					blk.ctx[t].uc_stack.ss_size = stacks[t].size();
+					blk.ctx[t].uc_link = nullptr;
+					makecontext(&blk.ctx[t], egg_emu_entry, 0);
+					blk.done[t] = 0;
+					egg_emu_nshfl[t] = 0;
+				}
+				blockIdx = { bx, by, bz };
+				for (unsigned left = n; left > 0;) {
+					left = 0;
+					for (unsigned t = 0; t < n; t++) {
+						if (blk.done[t])
+							continue;
+						blk.cur = t;
+						threadIdx = { t % b.x, t / b.x % b.y, t / (b.x * b.y) };
+						swapcontext(&blk.sched, &blk.ctx[t]);
+						left += !blk.done[t];
+					}
+				}
+			}
+}
