@@ -66,3 +66,19 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 	expect_file_contains "$T/log/verdicts.txt" "best s2.1-memory [THREADS=256]"
 	expect_eq "$(wc -l <"$T/evals")" 12 "harness calls (the reference's, then one per code answer)"
 }
+
+# A repair that fails too (a1 judged wrong) costs one more debug round, which
+# the fixture's fallbacks answer; the search still ends with a winner.
+test_fixture_fallbacks_answer_an_extra_debug_round() {
+	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$(dirname "$REAL_NVCC"):$PATH \
+		EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
+		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 \
+		run_cmd r "$DIR/run.sh" "$T/log"
+	expect_file_contains r.out ", 18 model requests, judged by EGG_EVAL_COMMAND (cpu-eval)"
+	expect_file_contains r.out "FAIL seed 1's repair s1.1-fix1 passed: wrong"
+	expect_file_contains r.out "agents-search: 1 failed"
+	expect_file_contains r.out "note: fallbacks ['fallback: any other debug request']"
+	expect_file_contains r.out "PASS every request got its exchange"
+	expect_file_contains r.out "PASS the entry is a winner"
+	expect_file_contains "$T/log/verdicts.txt" "verdict s1.1-fix2 pass"
+}

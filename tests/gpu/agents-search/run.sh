@@ -57,9 +57,14 @@ done
 export EGG_BACKEND=openai EGG_MODEL=fixture-model EGG_API_KEY=$key
 export EGG_API_BASE=http://127.0.0.1:$(cat port)/v1 EGG_CACHE_DIR=$logdir/cache
 unset EGG_API_KEY_FILE
-judge="the real harness on this GPU"
-[ -n "${EGG_EVAL_COMMAND:-}" ] && judge="EGG_EVAL_COMMAND ($(basename "${EGG_EVAL_COMMAND%% *}"))"
 egg config >config.txt 2>&1
+judge="the real harness on this GPU"
+if [ -n "${EGG_EVAL_COMMAND:-}" ]; then
+	judge="EGG_EVAL_COMMAND ($(basename "${EGG_EVAL_COMMAND%% *}"))"
+elif grep -q '^eval_command = [^ #]' config.txt; then
+	judge="the configured $(grep '^eval_command' config.txt)"
+	echo "note: egg's configuration names an eval_command; the harness of this machine is not the judge"
+fi
 
 start=$(date +%s)
 egg-cc -O3 -arch=sm_90 -c "$here/softmax.cu" -o softmax.o 2>search.err
