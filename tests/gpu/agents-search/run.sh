@@ -54,6 +54,11 @@ for _ in $(seq 200); do
 done
 [ -s port ] || { echo "FAIL the model server did not start: $(cat server.err)"; exit 1; }
 
+# an installed prefix carried elsewhere still finds its prompts next to egg
+if [ -z "${EGG_PROMPTS_DIR:-}" ] && [ -d "$(dirname "$(command -v egg)")/../share/egg/prompts/roles" ]; then
+	EGG_PROMPTS_DIR=$(cd "$(dirname "$(command -v egg)")/../share/egg/prompts" && pwd)
+	export EGG_PROMPTS_DIR
+fi
 export EGG_BACKEND=openai EGG_MODEL=fixture-model EGG_API_KEY=$key
 export EGG_API_BASE=http://127.0.0.1:$(cat port)/v1 EGG_CACHE_DIR=$logdir/cache
 unset EGG_API_KEY_FILE
@@ -70,6 +75,7 @@ start=$(date +%s)
 egg-cc -O3 -arch=sm_90 -c "$here/softmax.cu" -o softmax.o 2>search.err
 rc=$?
 echo "search: $(($(date +%s) - start)) s, $(grep -c . server.log) model requests, judged by $judge"
+echo "prompts: $(grep '^prompts_dir' config.txt)"
 check "egg-cc compiled softmax.cu (rc $rc): $(tail -1 search.err)" [ $rc = 0 ]
 check "the search found a winner" grep -q "x over reference" search.err
 check "egg-cc warned of nothing" eval '! grep -q warning search.err'
