@@ -156,28 +156,30 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_r, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
 		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_c, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
 	}
-	/* reset: inputs from the host copy, outputs poisoned */
-	strbuf_addstr(out, "\tauto egg_reset = [&](int cand) {\n");
+	/* reset: inputs from the host copy, outputs poisoned, at the offset the
+	 * next call uses (off 1: the misaligned run reads one element further, so
+	 * an inout buffer's last element must be restored there too) */
+	strbuf_addstr(out, "\tauto egg_reset = [&](int cand, int off) {\n");
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
 		if (!p->is_pointer)
 			continue;
 		if (p->role == ROLE_IN || p->role == ROLE_INOUT)
-			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy(cand ? d_%s_c : d_%s_r, h_%s, n_%s * sizeof(%s),"
+			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy((cand ? d_%s_c : d_%s_r) + off, h_%s, n_%s * sizeof(%s),"
 			                 " cudaMemcpyHostToDevice));\n", p->name, p->name, p->name, p->name, p->elem_type);
 		else
-			strbuf_addf(out, "\t\tEGG_CK(cudaMemset(cand ? d_%s_c : d_%s_r, 0xff, n_%s * sizeof(%s)));\n",
+			strbuf_addf(out, "\t\tEGG_CK(cudaMemset((cand ? d_%s_c : d_%s_r) + off, 0xff, n_%s * sizeof(%s)));\n",
 			            p->name, p->name, p->name, p->elem_type);
 	}
 	strbuf_addstr(out, "\t};\n\tcudaEvent_t egg_e0, egg_e1;\n\tEGG_CK(cudaEventCreate(&egg_e0));\n"
 	                   "\tEGG_CK(cudaEventCreate(&egg_e1));\n\tfloat egg_ms;\n");
 	/* the reference once for the expected outputs (kept in r_), then its timing */
-	strbuf_addstr(out, "\tegg_reset(0);\n\t");
+	strbuf_addstr(out, "\tegg_reset(0, 0);\n\t");
 	call(b, b->name, "_r", out);
 	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
 	fetch_outputs(b, "r", "_r", "", "\t", out);
 	/* and once with every pointer one element off 16-byte alignment (the scalar paths) */
-	strbuf_addstr(out, "\tegg_reset(0);\n\t");
+	strbuf_addstr(out, "\tegg_reset(0, 1);\n\t");
 	call_at(b, b->name, "_r", " + 1", out);
 	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
 	fetch_outputs(b, "m", "_r", " + 1", "\t", out);
@@ -190,7 +192,7 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 	                   "\tconst double egg_ref_ms = egg_ms / 20.0;\n");
 	for (size_t k = 0; k < o->n_candidates; k++) {
 		char *fn = egg_xasprintf("%s__egg_c%zu", b->name, k);
-		strbuf_addf(out, "\tdo {\n\t\tint ok = 1;\n\t\tdouble err = 0;\n\t\tegg_reset(1);\n\t\t");
+		strbuf_addf(out, "\tdo {\n\t\tint ok = 1;\n\t\tdouble err = 0;\n\t\tegg_reset(1, 0);\n\t\t");
 		call(b, fn, "_c", out);
 		strbuf_addf(out, ";\n\t\tcudaError_t egg_x = cudaGetLastError();\n"
 		                 "\t\tif (egg_x == cudaSuccess)\n\t\t\tegg_x = cudaDeviceSynchronize();\n"
@@ -207,7 +209,7 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 			strbuf_addf(out, "\t\t{ double e = egg_err(r_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
 			            p->name, p->name, p->name, b->rtol ? b->rtol : "1e-4", b->atol ? b->atol : "1e-5");
 		}
-		strbuf_addstr(out, "\t\tegg_reset(1);\n\t\t");
+		strbuf_addstr(out, "\t\tegg_reset(1, 1);\n\t\t");
 		call_at(b, fn, "_c", " + 1", out);
 		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaGetLastError());\n\t\tEGG_CK(cudaDeviceSynchronize());\n");
 		fetch_outputs(b, "g", "_c", " + 1", "\t\t", out);

@@ -1498,22 +1498,22 @@ int main(void)
 	float *d_y_r, *d_y_c;
 	EGG_CK(cudaMalloc(&d_y_r, n_y * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_y_c, n_y * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_bias_c : d_bias_r, h_bias, n_bias * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_t_c : d_t_r, 0xff, n_t * sizeof(float)));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_bias_c : d_bias_r) + off, h_bias, n_bias * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_t_c : d_t_r) + off, 0xff, n_t * sizeof(float)));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	bias_softmax(d_x_r, d_bias_r, d_t_r, d_y_r, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	bias_softmax(d_x_r + 1, d_bias_r + 1, d_t_r + 1, d_y_r + 1, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1528,7 +1528,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c0(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1539,7 +1539,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c0(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1556,7 +1556,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c1(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1567,7 +1567,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c1(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1584,7 +1584,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c2(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1595,7 +1595,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c2(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1612,7 +1612,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c3(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1623,7 +1623,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c3(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1640,7 +1640,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c4(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1651,7 +1651,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c4(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1668,7 +1668,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c5(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1679,7 +1679,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c5(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1696,7 +1696,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c6(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1707,7 +1707,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c6(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1724,7 +1724,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c7(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1735,7 +1735,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c7(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1752,7 +1752,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c8(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1763,7 +1763,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c8(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1780,7 +1780,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bias_softmax__egg_c9(d_x_c, d_bias_c, d_t_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1791,7 +1791,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bias_softmax__egg_c9(d_x_c + 1, d_bias_c + 1, d_t_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -1780,21 +1780,21 @@ int main(void)
 	float *d_c_r, *d_c_c;
 	EGG_CK(cudaMalloc(&d_c_r, n_c * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_c_c, n_c * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_a_c : d_a_r, h_a, n_a * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_b_c : d_b_r, h_b, n_b * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_c_c : d_c_r, 0xff, n_c * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_a_c : d_a_r) + off, h_a, n_a * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_b_c : d_b_r) + off, h_b, n_b * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_c_c : d_c_r) + off, 0xff, n_c * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	bmm_odd(d_a_r, d_b_r, d_c_r, batch, m, n, k);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_c, d_c_r, n_c * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	bmm_odd(d_a_r + 1, d_b_r + 1, d_c_r + 1, batch, m, n, k);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1809,7 +1809,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c0(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1820,7 +1820,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c0(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1837,7 +1837,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c1(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1848,7 +1848,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c1(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1865,7 +1865,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c2(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1876,7 +1876,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c2(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1893,7 +1893,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c3(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1904,7 +1904,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c3(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1921,7 +1921,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c4(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1932,7 +1932,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c4(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1949,7 +1949,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c5(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1960,7 +1960,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c5(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1977,7 +1977,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		bmm_odd__egg_c6(d_a_c, d_b_c, d_c_c, batch, m, n, k);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1988,7 +1988,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_c, d_c_c, n_c * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_c, g_c, n_c, 1e-3, 1e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		bmm_odd__egg_c6(d_a_c + 1, d_b_c + 1, d_c_c + 1, batch, m, n, k);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

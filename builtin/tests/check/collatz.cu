@@ -153,20 +153,20 @@ int main(void)
 	int *d_steps_r, *d_steps_c;
 	EGG_CK(cudaMalloc(&d_steps_r, n_steps * sizeof(int) + 16));
 	EGG_CK(cudaMalloc(&d_steps_c, n_steps * sizeof(int) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(int), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_steps_c : d_steps_r, 0xff, n_steps * sizeof(int)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(int), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_steps_c : d_steps_r) + off, 0xff, n_steps * sizeof(int)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	collatz_steps(d_x_r, d_steps_r, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_steps, d_steps_r, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	collatz_steps(d_x_r + 1, d_steps_r + 1, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -181,7 +181,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		collatz_steps__egg_c0(d_x_c, d_steps_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -192,7 +192,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_steps, d_steps_c, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_steps, g_steps, n_steps, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		collatz_steps__egg_c0(d_x_c + 1, d_steps_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -209,7 +209,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		collatz_steps__egg_c1(d_x_c, d_steps_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -220,7 +220,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_steps, d_steps_c, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_steps, g_steps, n_steps, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		collatz_steps__egg_c1(d_x_c + 1, d_steps_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -237,7 +237,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		collatz_steps__egg_c2(d_x_c, d_steps_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -248,7 +248,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_steps, d_steps_c, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_steps, g_steps, n_steps, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		collatz_steps__egg_c2(d_x_c + 1, d_steps_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -265,7 +265,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		collatz_steps__egg_c3(d_x_c, d_steps_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -276,7 +276,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_steps, d_steps_c, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_steps, g_steps, n_steps, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		collatz_steps__egg_c3(d_x_c + 1, d_steps_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -293,7 +293,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		collatz_steps__egg_c4(d_x_c, d_steps_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -304,7 +304,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_steps, d_steps_c, n_steps * sizeof(int), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_steps, g_steps, n_steps, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		collatz_steps__egg_c4(d_x_c + 1, d_steps_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -743,21 +743,21 @@ int main(void)
 	float *d_out_r, *d_out_c;
 	EGG_CK(cudaMalloc(&d_out_r, n_out * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_out_c, n_out * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_ids_c : d_ids_r, h_ids, n_ids * sizeof(long), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_table_c : d_table_r, h_table, n_table * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_out_c : d_out_r, 0xff, n_out * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_ids_c : d_ids_r) + off, h_ids, n_ids * sizeof(long), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_table_c : d_table_r) + off, h_table, n_table * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_out_c : d_out_r) + off, 0xff, n_out * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	embedding(d_ids_r, d_table_r, d_out_r, num_tokens, vocab, dim);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_out, d_out_r, n_out * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	embedding(d_ids_r + 1, d_table_r + 1, d_out_r + 1, num_tokens, vocab, dim);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -772,7 +772,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c0(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -783,7 +783,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c0(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -800,7 +800,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c1(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -811,7 +811,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c1(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -828,7 +828,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c2(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -839,7 +839,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c2(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -856,7 +856,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c3(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -867,7 +867,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c3(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -884,7 +884,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c4(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -895,7 +895,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c4(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -912,7 +912,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c5(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -923,7 +923,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c5(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -940,7 +940,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c6(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -951,7 +951,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c6(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -968,7 +968,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		embedding__egg_c7(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -979,7 +979,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		embedding__egg_c7(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -758,22 +758,22 @@ int main(void)
 	float *d_out_r, *d_out_c;
 	EGG_CK(cudaMalloc(&d_out_r, n_out * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_out_c, n_out * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_idx_c : d_idx_r, h_idx, n_idx * sizeof(int), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_table_c : d_table_r, h_table, n_table * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_w_c : d_w_r, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_out_c : d_out_r, 0xff, n_out * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_idx_c : d_idx_r) + off, h_idx, n_idx * sizeof(int), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_table_c : d_table_r) + off, h_table, n_table * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_w_c : d_w_r) + off, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_out_c : d_out_r) + off, 0xff, n_out * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	gather_scale(d_idx_r, d_table_r, d_w_r, d_out_r, n, v, d);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_out, d_out_r, n_out * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	gather_scale(d_idx_r + 1, d_table_r + 1, d_w_r + 1, d_out_r + 1, n, v, d);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -788,7 +788,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c0(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -799,7 +799,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c0(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -816,7 +816,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c1(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -827,7 +827,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c1(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -844,7 +844,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c2(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -855,7 +855,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c2(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -872,7 +872,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c3(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -883,7 +883,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c3(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -900,7 +900,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c4(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -911,7 +911,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c4(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -928,7 +928,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c5(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -939,7 +939,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c5(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -956,7 +956,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c6(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -967,7 +967,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c6(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -984,7 +984,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gather_scale__egg_c7(d_idx_c, d_table_c, d_w_c, d_out_c, n, v, d);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -995,7 +995,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gather_scale__egg_c7(d_idx_c + 1, d_table_c + 1, d_w_c + 1, d_out_c + 1, n, v, d);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

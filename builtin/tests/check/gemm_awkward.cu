@@ -1776,21 +1776,21 @@ int main(void)
 	float *d_C_r, *d_C_c;
 	EGG_CK(cudaMalloc(&d_C_r, n_C * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_C_c, n_C * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_A_c : d_A_r, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_B_c : d_B_r, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_C_c : d_C_r, 0xff, n_C * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_A_c : d_A_r) + off, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_B_c : d_B_r) + off, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_C_c : d_C_r) + off, 0xff, n_C * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	gemm_awkward(d_A_r, d_B_r, d_C_r, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_C, d_C_r, n_C * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	gemm_awkward(d_A_r + 1, d_B_r + 1, d_C_r + 1, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1805,7 +1805,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c0(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1816,7 +1816,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c0(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1833,7 +1833,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c1(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1844,7 +1844,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c1(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1861,7 +1861,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c2(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1872,7 +1872,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c2(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1889,7 +1889,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c3(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1900,7 +1900,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c3(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1917,7 +1917,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c4(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1928,7 +1928,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c4(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1945,7 +1945,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c5(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1956,7 +1956,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c5(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1973,7 +1973,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_awkward__egg_c6(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1984,7 +1984,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_awkward__egg_c6(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

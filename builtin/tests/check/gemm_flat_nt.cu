@@ -1775,21 +1775,21 @@ int main(void)
 	float *d_C_r, *d_C_c;
 	EGG_CK(cudaMalloc(&d_C_r, n_C * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_C_c, n_C * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_A_c : d_A_r, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_B_c : d_B_r, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_C_c : d_C_r, 0xff, n_C * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_A_c : d_A_r) + off, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_B_c : d_B_r) + off, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_C_c : d_C_r) + off, 0xff, n_C * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	gemm_flat_nt(d_A_r, d_B_r, d_C_r, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_C, d_C_r, n_C * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	gemm_flat_nt(d_A_r + 1, d_B_r + 1, d_C_r + 1, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1804,7 +1804,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c0(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1815,7 +1815,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c0(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1832,7 +1832,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c1(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1843,7 +1843,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c1(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1860,7 +1860,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c2(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1871,7 +1871,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c2(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1888,7 +1888,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c3(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1899,7 +1899,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c3(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1916,7 +1916,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c4(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1927,7 +1927,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c4(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1944,7 +1944,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c5(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1955,7 +1955,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c5(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1972,7 +1972,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_flat_nt__egg_c6(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1983,7 +1983,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_flat_nt__egg_c6(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

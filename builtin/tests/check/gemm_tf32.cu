@@ -1975,21 +1975,21 @@ int main(void)
 	float *d_C_r, *d_C_c;
 	EGG_CK(cudaMalloc(&d_C_r, n_C * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_C_c, n_C * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_A_c : d_A_r, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_B_c : d_B_r, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_C_c : d_C_r, 0xff, n_C * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_A_c : d_A_r) + off, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_B_c : d_B_r) + off, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_C_c : d_C_r) + off, 0xff, n_C * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	gemm_tf32(d_A_r, d_B_r, d_C_r, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_C, d_C_r, n_C * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	gemm_tf32(d_A_r + 1, d_B_r + 1, d_C_r + 1, M, N, K);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -2004,7 +2004,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c0(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2015,7 +2015,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c0(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2032,7 +2032,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c1(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2043,7 +2043,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c1(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2060,7 +2060,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c2(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2071,7 +2071,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c2(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2088,7 +2088,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c3(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2099,7 +2099,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c3(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2116,7 +2116,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c4(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2127,7 +2127,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c4(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2144,7 +2144,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c5(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2155,7 +2155,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c5(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2172,7 +2172,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c6(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2183,7 +2183,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c6(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2200,7 +2200,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tf32__egg_c7(d_A_c, d_B_c, d_C_c, M, N, K);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2211,7 +2211,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 2e-2, 5e-2, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tf32__egg_c7(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -1781,21 +1781,21 @@ int main(void)
 	float *d_C_r, *d_C_c;
 	EGG_CK(cudaMalloc(&d_C_r, n_C * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_C_c, n_C * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_A_c : d_A_r, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_B_c : d_B_r, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_C_c : d_C_r, h_C, n_C * sizeof(float), cudaMemcpyHostToDevice));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_A_c : d_A_r) + off, h_A, n_A * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_B_c : d_B_r) + off, h_B, n_B * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_C_c : d_C_r) + off, h_C, n_C * sizeof(float), cudaMemcpyHostToDevice));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	gemm_tn_alpha_beta(d_A_r, d_B_r, d_C_r, M, N, K, alpha, beta);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_C, d_C_r, n_C * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	gemm_tn_alpha_beta(d_A_r + 1, d_B_r + 1, d_C_r + 1, M, N, K, alpha, beta);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1810,7 +1810,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c0(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1821,7 +1821,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c0(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1838,7 +1838,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c1(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1849,7 +1849,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c1(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1866,7 +1866,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c2(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1877,7 +1877,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c2(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1894,7 +1894,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c3(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1905,7 +1905,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c3(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1922,7 +1922,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c4(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1933,7 +1933,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c4(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1950,7 +1950,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c5(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1961,7 +1961,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c5(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1978,7 +1978,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		gemm_tn_alpha_beta__egg_c6(d_A_c, d_B_c, d_C_c, M, N, K, alpha, beta);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1989,7 +1989,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_C, d_C_c, n_C * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_C, g_C, n_C, 1e-3, 5e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		gemm_tn_alpha_beta__egg_c6(d_A_c + 1, d_B_c + 1, d_C_c + 1, M, N, K, alpha, beta);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

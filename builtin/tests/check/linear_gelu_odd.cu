@@ -1803,23 +1803,23 @@ int main(void)
 	float *d_y_r, *d_y_c;
 	EGG_CK(cudaMalloc(&d_y_r, n_y * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_y_c, n_y * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_w_c : d_w_r, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_bias_c : d_bias_r, h_bias, n_bias * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_res_c : d_res_r, h_res, n_res * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_w_c : d_w_r) + off, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_bias_c : d_bias_r) + off, h_bias, n_bias * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_res_c : d_res_r) + off, h_res, n_res * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	linear_gelu_odd(d_x_r, d_w_r, d_bias_r, d_res_r, d_y_r, rows, in, out);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	linear_gelu_odd(d_x_r + 1, d_w_r + 1, d_bias_r + 1, d_res_r + 1, d_y_r + 1, rows, in, out);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1834,7 +1834,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c0(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1845,7 +1845,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c0(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1862,7 +1862,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c1(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1873,7 +1873,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c1(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1890,7 +1890,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c2(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1901,7 +1901,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c2(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1918,7 +1918,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c3(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1929,7 +1929,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c3(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1946,7 +1946,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c4(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1957,7 +1957,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c4(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1974,7 +1974,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c5(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1985,7 +1985,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c5(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2002,7 +2002,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		linear_gelu_odd__egg_c6(d_x_c, d_w_c, d_bias_c, d_res_c, d_y_c, rows, in, out);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2013,7 +2013,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-3, 2e-3, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		linear_gelu_odd__egg_c6(d_x_c + 1, d_w_c + 1, d_bias_c + 1, d_res_c + 1, d_y_c + 1, rows, in, out);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -1082,21 +1082,21 @@ int main(void)
 	float *d_y_r, *d_y_c;
 	EGG_CK(cudaMalloc(&d_y_r, n_y * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_y_c, n_y * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_w_c : d_w_r, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_w_c : d_w_r) + off, h_w, n_w * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	rms_norm(d_x_r, d_w_r, d_y_r, rows, dim);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	rms_norm(d_x_r + 1, d_w_r + 1, d_y_r + 1, rows, dim);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1111,7 +1111,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c0(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1122,7 +1122,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c0(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1139,7 +1139,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c1(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1150,7 +1150,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c1(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1167,7 +1167,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c2(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1178,7 +1178,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c2(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1195,7 +1195,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c3(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1206,7 +1206,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c3(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1223,7 +1223,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c4(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1234,7 +1234,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c4(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1251,7 +1251,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c5(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1262,7 +1262,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c5(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1279,7 +1279,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c6(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1290,7 +1290,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c6(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1307,7 +1307,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		rms_norm__egg_c7(d_x_c, d_w_c, d_y_c, rows, dim);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1318,7 +1318,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		rms_norm__egg_c7(d_x_c + 1, d_w_c + 1, d_y_c + 1, rows, dim);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

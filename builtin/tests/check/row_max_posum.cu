@@ -2049,22 +2049,22 @@ int main(void)
 	float *d_m_r, *d_m_c;
 	EGG_CK(cudaMalloc(&d_m_r, n_m * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_m_c, n_m * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
-		EGG_CK(cudaMemset(cand ? d_m_c : d_m_r, 0xff, n_m * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
+		EGG_CK(cudaMemset((cand ? d_m_c : d_m_r) + off, 0xff, n_m * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	row_max_posum(d_x_r, d_y_r, d_m_r, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 	EGG_CK(cudaMemcpy(r_m, d_m_r, n_m * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	row_max_posum(d_x_r + 1, d_y_r + 1, d_m_r + 1, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -2080,7 +2080,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c0(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2093,7 +2093,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c0(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2112,7 +2112,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c1(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2125,7 +2125,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c1(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2144,7 +2144,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c2(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2157,7 +2157,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c2(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2176,7 +2176,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c3(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2189,7 +2189,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c3(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2208,7 +2208,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c4(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2221,7 +2221,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c4(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2240,7 +2240,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c5(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2253,7 +2253,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c5(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2272,7 +2272,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c6(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2285,7 +2285,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c6(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2304,7 +2304,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c7(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2317,7 +2317,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c7(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2336,7 +2336,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c8(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2349,7 +2349,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c8(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -2368,7 +2368,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_max_posum__egg_c9(d_x_c, d_y_c, d_m_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -2381,7 +2381,7 @@ int main(void)
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_m, d_m_c, n_m * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_m, g_m, n_m, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_max_posum__egg_c9(d_x_c + 1, d_y_c + 1, d_m_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -1349,22 +1349,22 @@ int main(void)
 	float *d_means_r, *d_means_c;
 	EGG_CK(cudaMalloc(&d_means_r, n_means * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_means_c, n_means * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_sums_c : d_sums_r, 0xff, n_sums * sizeof(float)));
-		EGG_CK(cudaMemset(cand ? d_means_c : d_means_r, 0xff, n_means * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_sums_c : d_sums_r) + off, 0xff, n_sums * sizeof(float)));
+		EGG_CK(cudaMemset((cand ? d_means_c : d_means_r) + off, 0xff, n_means * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	row_stats(d_x_r, d_sums_r, d_means_r, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_sums, d_sums_r, n_sums * sizeof(float), cudaMemcpyDeviceToHost));
 	EGG_CK(cudaMemcpy(r_means, d_means_r, n_means * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	row_stats(d_x_r + 1, d_sums_r + 1, d_means_r + 1, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1380,7 +1380,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c0(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1393,7 +1393,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c0(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1412,7 +1412,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c1(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1425,7 +1425,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c1(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1444,7 +1444,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c2(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1457,7 +1457,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c2(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1476,7 +1476,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c3(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1489,7 +1489,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c3(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1508,7 +1508,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c4(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1521,7 +1521,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c4(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1540,7 +1540,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c5(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1553,7 +1553,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c5(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1572,7 +1572,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c6(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1585,7 +1585,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c6(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1604,7 +1604,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		row_stats__egg_c7(d_x_c, d_sums_c, d_means_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1617,7 +1617,7 @@ int main(void)
 		{ double e = egg_err(r_sums, g_sums, n_sums, 1e-4, 1e-5, &ok); if (e > err) err = e; }
 		EGG_CK(cudaMemcpy(g_means, d_means_c, n_means * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_means, g_means, n_means, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		row_stats__egg_c7(d_x_c + 1, d_sums_c + 1, d_means_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -682,21 +682,21 @@ int main(void)
 	float *d_y_r, *d_y_c;
 	EGG_CK(cudaMalloc(&d_y_r, n_y * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_y_c, n_y * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemcpy(cand ? d_res_c : d_res_r, h_res, n_res * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemcpy((cand ? d_res_c : d_res_r) + off, h_res, n_res * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	scale_residual(d_x_r, d_res_r, d_y_r, alpha, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	scale_residual(d_x_r + 1, d_res_r + 1, d_y_r + 1, alpha, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -711,7 +711,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c0(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -722,7 +722,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c0(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -739,7 +739,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c1(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -750,7 +750,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c1(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -767,7 +767,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c2(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -778,7 +778,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c2(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -795,7 +795,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c3(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -806,7 +806,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c3(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -823,7 +823,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c4(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -834,7 +834,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c4(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -851,7 +851,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		scale_residual__egg_c5(d_x_c, d_res_c, d_y_c, alpha, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -862,7 +862,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		scale_residual__egg_c5(d_x_c + 1, d_res_c + 1, d_y_c + 1, alpha, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -907,20 +907,20 @@ int main(void)
 	float *d_out_r, *d_out_c;
 	EGG_CK(cudaMalloc(&d_out_r, n_out * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_out_c, n_out * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_out_c : d_out_r, 0xff, n_out * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_out_c : d_out_r) + off, 0xff, n_out * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	vector_norm(d_x_r, d_out_r, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_out, d_out_r, n_out * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	vector_norm(d_x_r + 1, d_out_r + 1, n);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -935,7 +935,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c0(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -946,7 +946,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c0(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -963,7 +963,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c1(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -974,7 +974,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c1(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -991,7 +991,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c2(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1002,7 +1002,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c2(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1019,7 +1019,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c3(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1030,7 +1030,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c3(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1047,7 +1047,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c4(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1058,7 +1058,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c4(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1075,7 +1075,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c5(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1086,7 +1086,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c5(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1103,7 +1103,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c6(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1114,7 +1114,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c6(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1131,7 +1131,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		vector_norm__egg_c7(d_x_c, d_out_c, n);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1142,7 +1142,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-4, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		vector_norm__egg_c7(d_x_c + 1, d_out_c + 1, n);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());

@@ -1449,20 +1449,20 @@ int main(void)
 	float *d_y_r, *d_y_c;
 	EGG_CK(cudaMalloc(&d_y_r, n_y * sizeof(float) + 16));
 	EGG_CK(cudaMalloc(&d_y_c, n_y * sizeof(float) + 16));
-	auto egg_reset = [&](int cand) {
-		EGG_CK(cudaMemcpy(cand ? d_x_c : d_x_r, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
-		EGG_CK(cudaMemset(cand ? d_y_c : d_y_r, 0xff, n_y * sizeof(float)));
+	auto egg_reset = [&](int cand, int off) {
+		EGG_CK(cudaMemcpy((cand ? d_x_c : d_x_r) + off, h_x, n_x * sizeof(float), cudaMemcpyHostToDevice));
+		EGG_CK(cudaMemset((cand ? d_y_c : d_y_r) + off, 0xff, n_y * sizeof(float)));
 	};
 	cudaEvent_t egg_e0, egg_e1;
 	EGG_CK(cudaEventCreate(&egg_e0));
 	EGG_CK(cudaEventCreate(&egg_e1));
 	float egg_ms;
-	egg_reset(0);
+	egg_reset(0, 0);
 	softmax_forward(d_x_r, d_y_r, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaMemcpy(r_y, d_y_r, n_y * sizeof(float), cudaMemcpyDeviceToHost));
-	egg_reset(0);
+	egg_reset(0, 1);
 	softmax_forward(d_x_r + 1, d_y_r + 1, rows, cols);
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
@@ -1477,7 +1477,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c0(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1488,7 +1488,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c0(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1505,7 +1505,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c1(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1516,7 +1516,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c1(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1533,7 +1533,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c2(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1544,7 +1544,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c2(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1561,7 +1561,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c3(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1572,7 +1572,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c3(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1589,7 +1589,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c4(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1600,7 +1600,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c4(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1617,7 +1617,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c5(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1628,7 +1628,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c5(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1645,7 +1645,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c6(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1656,7 +1656,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c6(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1673,7 +1673,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c7(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1684,7 +1684,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c7(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1701,7 +1701,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c8(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1712,7 +1712,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c8(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
@@ -1729,7 +1729,7 @@ int main(void)
 	do {
 		int ok = 1;
 		double err = 0;
-		egg_reset(1);
+		egg_reset(1, 0);
 		softmax_forward__egg_c9(d_x_c, d_y_c, rows, cols);
 		cudaError_t egg_x = cudaGetLastError();
 		if (egg_x == cudaSuccess)
@@ -1740,7 +1740,7 @@ int main(void)
 		}
 		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
 		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-5, &ok); if (e > err) err = e; }
-		egg_reset(1);
+		egg_reset(1, 1);
 		softmax_forward__egg_c9(d_x_c + 1, d_y_c + 1, rows, cols);
 		EGG_CK(cudaGetLastError());
 		EGG_CK(cudaDeviceSynchronize());
