@@ -133,7 +133,7 @@ def overhead_lines(meta, rows):
         out.append("cache hit (rebuild of an annotated case, median over %d cases): nvcc %.2f s, egg-cc %.2f s" % (
             len([c for a, b, c in pairs if c]), ref, again))
     if first:
-        out.append("first build with egg-cc (search on a cache miss, median over %d cases): %.1f s, max %.1f s" % (
+        out.append("first build with egg-cc in this run (a search on a cache miss, a hit otherwise; median over %d cases): %.1f s, max %.1f s" % (
             len([b for a, b, c in pairs if b]), first, max(b for a, b, c in pairs if b)))
     return out
 

@@ -134,7 +134,7 @@ def build_all(cases, args, dirs, results):
             if rec.get("exe"):
                 rec["rebuild_s"] = rebuild_seconds(c, egg, args, dirs)
             results[c["name"]]["egg"]["build"] = rec
-        dirs["fastpath"] = fastpath_seconds(egg, nvcc + flags, args, dirs)
+        dirs["fastpath"] = fastpath_seconds(egg, nvcc, flags, dirs)
     return True
 
 
@@ -147,16 +147,15 @@ def rebuild_seconds(case, egg, args, dirs):
     return round(secs, 3) if rc == 0 else None
 
 
-def fastpath_seconds(egg, nvcc_flags, args, dirs):
+def fastpath_seconds(egg, nvcc, flags, dirs):
     """bench_main.cu has no annotation: egg-cc's fast path against plain nvcc,
     median of 5 compiles each, alternating."""
     src = os.path.join(HERE, "bench_main.cu")
     obj = os.path.join(dirs["build"], "fastpath.o")
     logp = os.path.join(dirs["logs"], "fastpath.log")
     times = {"nvcc": [], "egg": []}
-    flags = nvcc_flags[len(shlex.split(args.nvcc)):]
     for _ in range(5):
-        for name, cc in (("nvcc", shlex.split(args.nvcc)), ("egg", egg)):
+        for name, cc in (("nvcc", nvcc), ("egg", egg)):
             rc, secs = run_logged(cc + flags + ["-I", HERE, "-c", src, "-o", obj], logp)
             if rc != 0:
                 return None
