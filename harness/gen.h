@@ -45,6 +45,12 @@
  * elements of long dot products go several times further).  NaN and Inf pass only
  * where the reference has the same value at the same index; an element still
  * holding the poison pattern passes only where the reference's does too.
+ * A float reduction written as one serial loop over 10^5+ terms rounds by more
+ * than that tolerance itself (each partial sum loses half an ulp of a growing
+ * value), so a float output that fails by tolerance alone is judged again
+ * against the reference compiled with double for float (gen_unit_f64), with the
+ * same tolerance, when that twin's float result agrees with it to within a
+ * quarter of the buffer's largest magnitude and has NaN/Inf at the same places.
  *
  * Ownership: the functions append to caller-owned strbufs and allocate nothing
  * the caller must free.
@@ -70,6 +76,17 @@ int gen_check_bundle(const struct egg_bundle *b, struct strbuf *err);
  * the launch geometry main passes).  Returns 0 or -1 with a sentence. */
 int gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
              struct strbuf *out, struct strbuf *err);
+
+/* The suffix of the float64 twin's entry: the reference's entry name + it. */
+#define GEN_F64_SUFFIX "_f64"
+
+/* Appends the reference's float64 twin (ref64.cu): the reference's TU with float
+ * spelled double and float math mapped to double, entry `entry`.  main.cu calls
+ * it, where it is linked, to judge a candidate that is outside the tolerance of a
+ * float reference (harness/runtime.cuh says when and how).  Returns -1 with a
+ * sentence in why when b has no float output or uses float vector types. */
+int gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *out,
+                 struct strbuf *why);
 
 /* Appends main.cu: calls ref_entry as the reference and GEN_CAND_ENTRY as the
  * candidate.  flops (n_flops of them, may be 0): the FLOPs of one call, as C

@@ -430,6 +430,32 @@ run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 	return 0;
 }
 
+/* Generates and compiles the reference's float64 twin (gen_unit_f64) when it
+ * applies; says in the reference's "float64" what came of it.  Its failure only
+ * leaves the twin out. */
+static void
+run_prepare_f64(struct run_ctx *c, const char *entry, const char *arch_flag, cJSON *r)
+{
+	struct strbuf src = STRBUF_INIT, why = STRBUF_INIT;
+	char *entry64 = egg_xasprintf("%s" GEN_F64_SUFFIX, entry);
+	char *path = egg_xasprintf("%s/ref64.cu", c->dir), *log = NULL;
+	c->have_f64 = 0;
+	if (gen_unit_f64(c->b, entry64, &src, &why) < 0 || run_write(path, src.buf, &why) < 0) {
+		cJSON_AddStringToObject(r, "float64", why.buf);
+	} else if (run_compile(c, "ref64", arch_flag, &log) < 0) {
+		cJSON_AddStringToObject(r, "float64", "the float64 version does not compile");
+		cJSON_AddStringToObject(r, "float64_compile_log", log ? log : "");
+	} else {
+		cJSON_AddStringToObject(r, "float64", "compiled");
+		c->have_f64 = 1;
+	}
+	free(log);
+	free(path);
+	free(entry64);
+	strbuf_release(&src);
+	strbuf_release(&why);
+}
+
 /* Generates and compiles ref.cu and main.cu.  0, or -1 with the status set. */
 static int
 run_prepare_reference(struct run_ctx *c)
@@ -461,6 +487,7 @@ run_prepare_reference(struct run_ctx *c)
 	cJSON_AddItemToObject(r, "resources", res);
 	free(log);
 	log = NULL;
+	run_prepare_f64(c, entry, arch_flag, r);
 	if (run_compile(c, "main", arch_flag, &log) < 0) {
 		cJSON_AddStringToObject(r, "main_compile_log", log);
 		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "

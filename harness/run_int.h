@@ -32,6 +32,7 @@ struct run_ctx {
 	} gpus[RUN_MAX_GPUS];     /* the GPUs of one architecture the programs may use */
 	int n_gpus;
 	cJSON *result, *ceilings;
+	int have_f64;             /* ref64.o (the reference's float64 twin) compiled */
 };
 
 /* toolchain.c */

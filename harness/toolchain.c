@@ -267,6 +267,8 @@ run_link(struct run_ctx *c, const char *stem, char **log)
 	strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
 	strvec_push_owned(&a, egg_xasprintf("%s/main.o", c->dir));
 	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
+	if (c->have_f64)
+		strvec_push_owned(&a, egg_xasprintf("%s/ref64.o", c->dir));
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
 	strvec_push(&a, "-o");
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.exe", c->dir, stem));

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-harness-gpu.sh LOGDIR [PART...] -- the harness's GPU tests, in one command.
 # PARTs (default: all, in this order): self adversarial good sanitize timing rates
-# corpus.
+# f64 corpus.
 # "timing" reuses the results of "self" (copy) and "good" (softmax) of the same
 # call, or makes them.  One device call (600 s) may not hold all parts: run
 # "self adversarial", "good sanitize timing rates" and "corpus" as three calls.
@@ -15,9 +15,9 @@
 # egg: $EGG, else .device/harness/egg (tests/gpu/pack.sh), else ./egg.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-logdir=${1:?usage: run-harness-gpu.sh LOGDIR [self|adversarial|good|sanitize|timing|rates|corpus]...}
+logdir=${1:?usage: run-harness-gpu.sh LOGDIR [self|adversarial|good|sanitize|timing|rates|f64|corpus]...}
 shift
-parts=" ${*:-self adversarial good sanitize timing rates corpus} "
+parts=" ${*:-self adversarial good sanitize timing rates f64 corpus} "
 want() { [[ $parts == *" $1 "* ]]; }
 mkdir -p "$logdir"
 logdir=$(cd "$logdir" && pwd)
@@ -186,6 +186,35 @@ ok = tot and abs(c["speedup"] - tot["reference"] / tot["candidate"]) < 1e-6 * c[
 bad |= not ok
 print(f"{'PASS' if ok else 'FAIL'} ranking: speedup {c.get('speedup')} = total ref/cand {tot}; "
       f"geomean {c.get('speedup_geomean')}; best {r.get('best')}")
+sys.exit(bad)
+PY
+fi
+
+# 6b. A long serial float reduction: the reference's own rounding exceeds the
+# tolerance, so a correct candidate is judged against its float64 twin and passes;
+# one that drops 1% of each row still fails; the reference passes itself.
+if want f64; then
+eval_to f64 "$data/row_sumsq.json" --timeout 120 --candidate "$data/cand/rowsumsq_good_block.cu" \
+	--candidate "$data/cand/rowsumsq_bad_partial.cu"
+check "$logdir/f64.json" rowsumsq_good_block=pass rowsumsq_bad_partial=wrong
+eval_to f64-self "$data/row_sumsq.json" --timeout 120
+check "$logdir/f64-self.json" self-check=pass
+python3 - "$logdir/f64.json" "$logdir/f64-self.json" <<'PY' >>"$summary" || failed=1
+import json, sys
+cands = [c for p in sys.argv[1:] for c in json.load(open(p))["candidates"]]
+bad = 0
+for c in cands:
+    checks = ((c.get("run") or {}).get("checks")) or []
+    bufs = [b for k in checks for b in k["buffers"]]
+    f64 = [b for b in bufs if b.get("judged_against") == "float64"]
+    ref = [b["reference_f64"] for b in bufs if "reference_f64" in b]
+    name = c["name"].rsplit("/", 1)[-1]
+    want = name != "reference (self-check)"
+    ok = bool(f64) == want
+    bad |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} f64 {name}: {len(f64)} of {len(bufs)} buffers judged against float64"
+          f" (want {'some' if want else 'none'}); reference's own max error "
+          f"{max((x.get('max_err') or 0) for x in ref) if ref else 'n/a'}")
 sys.exit(bad)
 PY
 fi

@@ -35,6 +35,30 @@ test_harness_for_every_example_bundle_compiles_for_sm_90() {
 	fi
 }
 
+test_float64_twin_is_built_for_float_outputs_and_left_out_where_it_cannot_be() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	run_cmd scale "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --keep --workdir w1
+	expect_eq "$(json scale.out 'r["reference"]["float64"]')" compiled "scale: twin"
+	expect_eq "$(nm w1/cand0.exe | grep -c ' T egg_entry_ref_.*_f64$')" 1 "scale: twin linked"
+	run_cmd half "$EGG" eval "$DATA/half.json" --compile-only --arch sm_90
+	expect_eq "$(json half.out 'r["reference"]["float64"]')" "no float output" "half: no twin"
+	# A reference that asserts float's size compiles, its twin does not: the
+	# program links without it (a weak reference) and the candidate is unharmed.
+	python3 - "$DATA/scale.json" >asserts.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["closure"] += '\nstatic_assert(sizeof(float) == 4, "float is 32 bits");\n'
+print(json.dumps(b))
+PY
+	run_cmd a "$EGG" eval asserts.json --compile-only --arch sm_90 --keep --workdir w2
+	expect_eq "$(cat a.rc)" 0 "asserts: exit status ($(head -c 300 a.err))"
+	expect_eq "$(json a.out 'r["reference"]["float64"]')" "the float64 version does not compile" "asserts: twin"
+	json a.out 'r["reference"]["float64_compile_log"]' >twin.log
+	expect_file_contains twin.log "float is 32 bits"
+	expect_eq "$(json a.out 'r["candidates"][0]["verdict"]')" compiled "asserts: verdict"
+	expect_eq "$(nm w2/cand0.exe | grep -c ' w egg_entry_ref_.*_f64$')" 1 "asserts: twin weak and absent"
+}
+
 test_every_adversarial_candidate_compiles_and_passes_the_screen() {
 	# They are meant to be caught on the GPU, so nothing before it may stop them.
 	local args=()

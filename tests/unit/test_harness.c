@@ -106,6 +106,64 @@ gen_unit_launches_kernel_targets_with_main_geometry(void **state)
 }
 
 static void
+gen_unit_f64_spells_float_as_double_before_the_closure(void **state)
+{
+	struct egg_bundle *b = load("scale");
+	struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
+	assert_int_equal(gen_unit_f64(b, "egg_entry_ref_x" GEN_F64_SUFFIX, &out, &why), 0);
+	const char *def = strstr(out.buf, "#define float double\n");
+	const char *closure = strstr(out.buf, "__global__ void scale_kernel");
+	assert_non_null(def);
+	assert_non_null(closure);
+	assert_true(def < closure);
+	/* float math becomes double math rather than rounding its argument */
+	assert_non_null(strstr(out.buf, "#define expf exp\n"));
+	assert_non_null(strstr(out.buf, "#define __fdividef(a, b) ((a) / (b))\n"));
+	assert_non_null(strstr(out.buf, "extern \"C\" void egg_entry_ref_x_f64(void *const *egg_a"));
+	strbuf_release(&out);
+	strbuf_release(&why);
+	bundle_free(b);
+}
+
+static void
+gen_unit_f64_refuses_bundles_without_float_outputs_or_with_float_vectors(void **state)
+{
+	struct egg_bundle *b = load("half");
+	struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
+	assert_int_equal(gen_unit_f64(b, "e", &out, &why), -1);
+	assert_string_equal(why.buf, "no float output");
+	bundle_free(b);
+	strbuf_reset(&why);
+	b = load("scale");
+	char *closure = egg_xasprintf("%s\n__device__ float4 egg_v4;\n", b->closure);
+	free(b->closure);
+	b->closure = closure;
+	assert_int_equal(gen_unit_f64(b, "e", &out, &why), -1);
+	assert_non_null(strstr(why.buf, "float4"));
+	/* a word that only contains the name is not a use of it */
+	strbuf_reset(&why);
+	strcpy(strstr(b->closure, "float4 egg_v4"), "int my_float4x;\n");
+	assert_int_equal(gen_unit_f64(b, "e", &out, &why), 0);
+	strbuf_release(&out);
+	strbuf_release(&why);
+	bundle_free(b);
+}
+
+static void
+gen_main_declares_the_float64_twin_weak(void **state)
+{
+	struct egg_bundle *b = load("scale");
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(gen_main(b, "egg_entry_ref_abc", NULL, 0, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "extern \"C\" void egg_entry_ref_abc_f64(void *const *, "
+	                                "const egg_launch *) __attribute__((weak));"));
+	assert_non_null(strstr(out.buf, "#define EGG_REF64_ENTRY egg_entry_ref_abc_f64"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	bundle_free(b);
+}
+
+static void
 gen_main_honours_ranges_tolerances_and_types(void **state)
 {
 	struct egg_bundle *b = load("gather");
@@ -380,6 +438,9 @@ main(void)
 		cmocka_unit_test(gen_unit_hides_contender_in_anonymous_namespace),
 		cmocka_unit_test(gen_unit_launches_kernel_targets_with_main_geometry),
 		cmocka_unit_test(gen_main_honours_ranges_tolerances_and_types),
+		cmocka_unit_test(gen_unit_f64_spells_float_as_double_before_the_closure),
+		cmocka_unit_test(gen_unit_f64_refuses_bundles_without_float_outputs_or_with_float_vectors),
+		cmocka_unit_test(gen_main_declares_the_float64_twin_weak),
 		cmocka_unit_test(gen_refuses_bundles_it_cannot_evaluate),
 		cmocka_unit_test(ptxas_resources_are_parsed_per_kernel),
 		cmocka_unit_test(secrets_are_recognized_by_name),
