@@ -48,9 +48,11 @@
  * A float reduction written as one serial loop over 10^5+ terms rounds by more
  * than that tolerance itself (each partial sum loses half an ulp of a growing
  * value), so a float output that fails by tolerance alone is judged again
- * against the reference compiled with double for float (gen_unit_f64), with the
- * same tolerance, when that twin's float result agrees with it to within a
- * quarter of the buffer's largest magnitude and has NaN/Inf at the same places.
+ * against the reference compiled with double for float (gen_unit_f64), when the
+ * reference's float result agrees with that twin to within a quarter of the
+ * buffer's largest magnitude and has NaN/Inf at the same places: the tolerance
+ * then grows by twice the reference's own largest error in that buffer (a
+ * candidate is held to the reference's accuracy, and no more).
  *
  * Ownership: the functions append to caller-owned strbufs and allocate nothing
  * the caller must free.

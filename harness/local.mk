@@ -37,7 +37,7 @@ EXTRA_DIST += \
 	tests/data/harness/gather.json \
 	tests/data/harness/half.json \
 	tests/data/harness/saxpy_kernel.json \
-	tests/data/harness/row_sumsq.json \
+	tests/data/harness/sumsq_atomic.json \
 	tests/data/harness/scale.json \
 	tests/data/harness/softmax.json \
 	tests/data/harness/cand/bad_cached.cu \
@@ -55,8 +55,8 @@ EXTRA_DIST += \
 	tests/data/harness/cand/good_saxpy.cu \
 	tests/data/harness/cand/good_scale_vec4.cu \
 	tests/data/harness/cand/good_softmax_block.cu \
-	tests/data/harness/cand/rowsumsq_bad_partial.cu \
-	tests/data/harness/cand/rowsumsq_good_block.cu \
+	tests/data/harness/cand/sumsq_bad_partial.cu \
+	tests/data/harness/cand/sumsq_good_blocks.cu \
 	tests/data/harness/cand/sanitize_softmax_oob.cu \
 	tests/data/harness/fake/nvcc \
 	tests/data/harness/fake/compute-sanitizer \

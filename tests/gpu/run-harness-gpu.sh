@@ -190,14 +190,14 @@ sys.exit(bad)
 PY
 fi
 
-# 6b. A long serial float reduction: the reference's own rounding exceeds the
-# tolerance, so a correct candidate is judged against its float64 twin and passes;
-# one that drops 1% of each row still fails; the reference passes itself.
+# 6b. A float sum by atomics: the reference's own rounding exceeds the tolerance,
+# so an accurate candidate is judged against its float64 twin and passes; one
+# that drops an eighth of the input still fails; the reference passes itself.
 if want f64; then
-eval_to f64 "$data/row_sumsq.json" --timeout 120 --candidate "$data/cand/rowsumsq_good_block.cu" \
-	--candidate "$data/cand/rowsumsq_bad_partial.cu"
-check "$logdir/f64.json" rowsumsq_good_block=pass rowsumsq_bad_partial=wrong
-eval_to f64-self "$data/row_sumsq.json" --timeout 120
+eval_to f64 "$data/sumsq_atomic.json" --timeout 120 --candidate "$data/cand/sumsq_good_blocks.cu" \
+	--candidate "$data/cand/sumsq_bad_partial.cu"
+check "$logdir/f64.json" sumsq_good_blocks=pass sumsq_bad_partial=wrong
+eval_to f64-self "$data/sumsq_atomic.json" --timeout 120
 check "$logdir/f64-self.json" self-check=pass
 python3 - "$logdir/f64.json" "$logdir/f64-self.json" <<'PY' >>"$summary" || failed=1
 import json, sys
@@ -209,12 +209,13 @@ for c in cands:
     f64 = [b for b in bufs if b.get("judged_against") == "float64"]
     ref = [b["reference_f64"] for b in bufs if "reference_f64" in b]
     name = c["name"].rsplit("/", 1)[-1]
-    want = name != "reference (self-check)"
-    ok = bool(f64) == want
-    bad |= not ok
-    print(f"{'PASS' if ok else 'FAIL'} f64 {name}: {len(f64)} of {len(bufs)} buffers judged against float64"
-          f" (want {'some' if want else 'none'}); reference's own max error "
-          f"{max((x.get('max_err') or 0) for x in ref) if ref else 'n/a'}")
+    # The accurate candidate can only pass through the float64 twin; the
+    # reference against itself may (its atomics' order is free) or may not.
+    tag = "INFO" if name == "reference (self-check)" else "PASS" if f64 else "FAIL"
+    bad |= tag == "FAIL"
+    print(f"{tag} f64 {name}: {len(f64)} of {len(bufs)} buffers judged against float64; "
+          f"the reference's own largest error {max((x.get('max_err') or 0) for x in ref) if ref else 'n/a'}"
+          f" of {max((x.get('max_magnitude') or 0) for x in ref) if ref else 'n/a'}")
 sys.exit(bad)
 PY
 fi
