@@ -258,3 +258,36 @@ EOF
 	expect_file_contains out.txt "first build with egg-cc in this run (a search on a cache miss, a hit otherwise; median over 3 cases): 40.0 s, max 50.0 s"
 	expect_file_contains results.md "| b | 2.20 | 50.00 | 2.70 |"
 }
+
+test_merge_of_split_runs_reports_like_one_run() {
+	python3 - "$BENCH" <<'EOF2' >out.txt || fail "merge: $(cat out.txt)"
+import json, os, subprocess, sys
+bench = sys.argv[1]
+sys.path.insert(0, bench)
+import report
+ceil = {"gpu": "g", "copy_bytes_per_s": 1e12, "fp32_flops_per_s": 1e13, "measured": True}
+def row(name, ref, egg, torch):
+    col = lambda ms: {"build": {"exe": "x"}, "run": {"ms": ms}, "check": {"correct": True}}
+    return {"case": name, "family": "elementwise", "bytes": 1e9, "flops": 0, "ref": col(ref), "egg": col(egg),
+            "torch": {"ms": torch}}
+def meta(commit, c):
+    return {"date": "d-" + commit, "commit": commit, "flags": "-O3", "nvcc": "nvcc", "egg_cc": "egg-cc",
+            "ceilings": c}
+rows = [row("a", 4.0, 1.0, 2.0), row("b", 8.0, 2.0, 2.0), row("c", 3.0, 1.5, 1.5)]
+for d, part, m in (("whole", rows, meta("x", ceil)), ("p1", rows[2:], meta("x", ceil)),
+                   ("p2", rows[:2], meta("y", dict(ceil, copy_bytes_per_s=0.9e12)))):
+    os.makedirs(d)
+    report.write_all(d, m, json.loads(json.dumps(part)), measured=False)
+subprocess.run([sys.executable, os.path.join(bench, "merge.py"), "merged", "p1/results.json",
+                "p2/results.json"], check=True, stdout=subprocess.DEVNULL)
+w, m = json.load(open("whole/results.json")), json.load(open("merged/results.json"))
+assert [c["case"] for c in m["cases"]] == ["a", "b", "c"], m["cases"]
+# the first run's ceilings set every floor, so the numbers equal one run's
+assert m["summary"] == w["summary"], (m["summary"], w["summary"])
+assert [p["commit"] for p in m["meta"]["parts"]] == ["x", "y"]
+assert m["meta"]["parts"][1]["ceilings"]["copy_bytes_per_s"] == 0.9e12
+assert m["meta"]["commit"] == "x + y", m["meta"]["commit"]
+print("merged", len(m["cases"]))
+EOF2
+	expect_file_contains out.txt "merged 3"
+}
