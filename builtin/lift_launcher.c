@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "builtin/lift.h"
+#include "builtin/lift_tree.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -238,8 +239,13 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 	char *grid_z = rc == 0 ? grid_z_text(h, s->launch[0]) : NULL;
 	if (rc == 0)
 		rc = lift_contract(p, u, k, args, k->n_params, grid_z, why);
-	if (rc == 1)
+	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
+	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree)) {
+		rc = lift_kernel(p, u, &tree.fn, args, k->n_params, why);
+		lift_tree_release(&tree);
+	} else if (rc == 1) {
 		rc = lift_kernel(p, u, k, args, k->n_params, why);
+	}
 	free(grid_z);
 	for (size_t i = 0; i < k->n_params; i++)
 		free(args[i].scalar);

@@ -7,6 +7,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
 	builtin/lift_contract.c builtin/ir_contract.c \
 	builtin/lift_2d.c builtin/affine.c builtin/affine.h \
+	builtin/lift_tree.c builtin/lift_tree.h \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
@@ -78,6 +79,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/softmax.cu \
 	builtin/tests/check/softmax_first.cu \
 	builtin/tests/check/add_rms_norm.cu \
+	builtin/tests/check/sumsq_tree.cu \
 	builtin/tests/check/sumsq.cu \
 	tests/data/builtin/axpy_double.json \
 	tests/data/builtin/bias_gelu.json \
@@ -115,6 +117,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/softmax.json \
 	tests/data/builtin/softmax_first.json \
 	tests/data/builtin/add_rms_norm.json \
+	tests/data/builtin/sumsq_tree.json \
 	tests/data/builtin/sumsq.json
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic

@@ -2,7 +2,9 @@
  * test_builtin_rows.c -- the row family's register-resident pass (each row read
  * from memory once whatever the number of passes over it) and the folding of a
  * stored element-wise prologue (a residual stream) into the row program; with
- * the near misses that must keep the passes from memory or the two launches.
+ * the near misses that must keep the passes from memory or the two launches;
+ * and the textbook shared-memory tree reduction lifted as the full reduction it
+ * computes, with its near misses left unlifted.
  */
 #include "config.h"
 #include <stdarg.h>
@@ -228,6 +230,67 @@ residual_that_does_not_cover_the_rows_keeps_two_launches(void **state)
 	}
 }
 
+/* The textbook block reduction; %s are the guard's other side, the block size,
+ * the tree step and the loop's barrier. */
+static struct builtin_output
+tree_reduction(const char *past, const char *block, const char *step, const char *barrier)
+{
+	char *closure = egg_xasprintf(
+		"__global__ void k(const float *x, float *out, int n) {\n"
+		"  __shared__ float sh[256];\n  int tid = threadIdx.x;\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  float v = i < n ? x[i] : %s;\n  sh[tid] = v * v;\n  __syncthreads();\n"
+		"  for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n    if (tid < s) %s;\n    %s\n  }\n"
+		"  if (tid == 0) atomicAdd(out, sh[0]);\n}\n", past, step, barrier);
+	char *target = egg_xasprintf(
+		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, sizeof(float));\n"
+		"  k<<<(n + %s - 1) / %s, %s>>>(x, out, n);\n}\n", block, block, block);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar", closure, target));
+	free(closure);
+	free(target);
+	return o;
+}
+
+static void
+block_tree_reduction_lifts_as_a_full_reduction(void **state)
+{
+	struct builtin_output o = tree_reduction("0.0f", "256", "sh[tid] += sh[tid + s]", "__syncthreads();");
+	assert_null(o.not_lifted);
+	assert_string_equal(o.description,
+	                    "launcher ss\n"
+	                    "stage 0 memset buffer=out n=sizeof(float)\n"
+	                    "stage 1 reduce kernel=k n=n\n"
+	                    "  let float v_1 = ((i < n) ? x[i] : 0.0f)\n"
+	                    "  acc sum out[0] <- (v_1 * v_1)\n");
+	assert_true(o.n_candidates >= 4);
+	builtin_output_release(&o);
+	/* the step spelled out in full, and a literal block size */
+	o = tree_reduction("0", "128", "sh[tid] = sh[tid] + sh[s + tid]", "__syncthreads();");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "acc sum out[0] <- (v_1 * v_1)"));
+	builtin_output_release(&o);
+}
+
+static void
+tree_reductions_that_do_not_sum_every_thread_are_not_lifted(void **state)
+{
+	struct {
+		const char *past, *block, *step, *barrier;
+	} near[] = {
+		{ "1.0f", "256", "sh[tid] += sh[tid + s]", "__syncthreads();" }, /* threads past n add 1 */
+		{ "0.0f", "192", "sh[tid] += sh[tid + s]", "__syncthreads();" }, /* not a power of two */
+		{ "0.0f", "256", "sh[tid] += sh[tid + s]", ";" },                /* no barrier in the tree */
+		{ "0.0f", "256", "sh[tid] += sh[tid + 2 * s]", "__syncthreads();" }, /* other partner */
+		{ "0.0f", "256", "sh[tid] = fmaxf(sh[tid], sh[tid + s])", "__syncthreads();" }, /* a max, added */
+	};
+	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+		struct builtin_output o = tree_reduction(near[i].past, near[i].block, near[i].step, near[i].barrier);
+		assert_non_null(strstr(o.description, "not lifted: a local array or shared memory ('sh')"));
+		builtin_output_release(&o);
+	}
+}
+
 int
 main(void)
 {
@@ -238,6 +301,8 @@ main(void)
 		cmocka_unit_test(rows_read_in_place_or_over_other_lengths_are_not_held),
 		cmocka_unit_test(stored_residual_folds_into_the_row_program),
 		cmocka_unit_test(residual_that_does_not_cover_the_rows_keeps_two_launches),
+		cmocka_unit_test(block_tree_reduction_lifts_as_a_full_reduction),
+		cmocka_unit_test(tree_reductions_that_do_not_sum_every_thread_are_not_lifted),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
