@@ -80,6 +80,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/softmax_first.cu \
 	builtin/tests/check/add_rms_norm.cu \
 	builtin/tests/check/sumsq_tree.cu \
+	builtin/tests/check/row_mean_tree.cu \
 	builtin/tests/check/sumsq.cu \
 	tests/data/builtin/axpy_double.json \
 	tests/data/builtin/bias_gelu.json \
@@ -118,6 +119,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/softmax_first.json \
 	tests/data/builtin/add_rms_norm.json \
 	tests/data/builtin/sumsq_tree.json \
+	tests/data/builtin/row_mean_tree.json \
 	tests/data/builtin/sumsq.json
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic

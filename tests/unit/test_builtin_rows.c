@@ -3,8 +3,9 @@
  * from memory once whatever the number of passes over it) and the folding of a
  * stored element-wise prologue (a residual stream) into the row program; with
  * the near misses that must keep the passes from memory or the two launches;
- * and the textbook shared-memory tree reduction lifted as the full reduction it
- * computes, with its near misses left unlifted.
+ * and the textbook shared-memory tree reductions (over the grid, or a block per
+ * row) lifted as the full or row reduction they compute, with their near misses
+ * left unlifted.
  */
 #include "config.h"
 #include <stdarg.h>
@@ -291,6 +292,67 @@ tree_reductions_that_do_not_sum_every_thread_are_not_lifted(void **state)
 	}
 }
 
+/* A block per row summing a strided column loop through the tree; %s are the
+ * loop's stride, its update, the slot filled, and thread 0's store. */
+static struct builtin_output
+row_tree(const char *stride, const char *update, const char *fill, const char *store)
+{
+	char *closure = egg_xasprintf(
+		"#define BLOCK 256\n"
+		"__global__ void k(const float *x, float *m, int rows, int cols) {\n"
+		"  __shared__ float part[BLOCK];\n  int row = blockIdx.x;\n  float s = 0.0f;\n"
+		"  for (int c = threadIdx.x; c < cols; c += %s) %s;\n"
+		"  part[threadIdx.x] = %s;\n  __syncthreads();\n"
+		"  for (int st = BLOCK / 2; st > 0; st >>= 1) {\n"
+		"    if (threadIdx.x < st) part[threadIdx.x] += part[threadIdx.x + st];\n    __syncthreads();\n  }\n"
+		"  if (threadIdx.x == 0) %s;\n}\n", stride, update, fill, store);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "rm", "const float *x:in, float *m:out, int rows:scalar, int cols:scalar", closure,
+		"void rm(const float *x, float *m, int rows, int cols) {\n  k<<<rows, BLOCK>>>(x, m, rows, cols);\n}\n"));
+	free(closure);
+	return o;
+}
+
+static void
+block_per_row_tree_lifts_as_a_row_program(void **state)
+{
+	struct builtin_output o = row_tree("BLOCK", "s += x[(size_t)row * cols + c]", "s", "m[row] = part[0] / cols");
+	assert_null(o.not_lifted);
+	assert_string_equal(o.description,
+	                    "launcher rm\n"
+	                    "stage 0 rows kernel=k n=(rows)\n"
+	                    "  let float s_0 = 0.0f\n"
+	                    "  loop col < cols\n"
+	                    "    acc sum s_0 <- x[((((size_t)row) * cols) + col)]\n"
+	                    "  let float st0_0 = (s_0 / cols)\n"
+	                    "  store m[row] = st0_0\n");
+	assert_true(o.n_candidates >= 8);
+	builtin_output_release(&o);
+	o = row_tree("blockDim.x", "s = s + x[row * cols + c] * x[row * cols + c]", "s", "m[row] = sqrtf(part[0])");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "store m[row] = st0_0"));
+	builtin_output_release(&o);
+}
+
+static void
+row_trees_that_do_not_sum_the_row_are_not_lifted(void **state)
+{
+	struct {
+		const char *stride, *update, *fill, *store;
+	} near[] = {
+		{ "128", "s += x[row * cols + c]", "s", "m[row] = part[0]" },         /* strides half the row */
+		{ "BLOCK", "s = fmaxf(s, x[row * cols + c])", "s", "m[row] = part[0]" }, /* maxima, summed */
+		{ "BLOCK", "s += x[row * cols + c]", "s * 2.0f", "m[row] = part[0]" },   /* not the sum itself */
+		{ "BLOCK", "s += x[row * cols + c]", "s", "m[row] = part[1]" },         /* another slot */
+		{ "BLOCK", "s += x[row * cols + threadIdx.x]", "s", "m[row] = part[0]" }, /* the thread, not the column */
+	};
+	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+		struct builtin_output o = row_tree(near[i].stride, near[i].update, near[i].fill, near[i].store);
+		assert_non_null(strstr(o.description, "not lifted: a local array or shared memory ('part')"));
+		builtin_output_release(&o);
+	}
+}
+
 int
 main(void)
 {
@@ -303,6 +365,8 @@ main(void)
 		cmocka_unit_test(residual_that_does_not_cover_the_rows_keeps_two_launches),
 		cmocka_unit_test(block_tree_reduction_lifts_as_a_full_reduction),
 		cmocka_unit_test(tree_reductions_that_do_not_sum_every_thread_are_not_lifted),
+		cmocka_unit_test(block_per_row_tree_lifts_as_a_row_program),
+		cmocka_unit_test(row_trees_that_do_not_sum_the_row_are_not_lifted),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
