@@ -267,7 +267,7 @@ emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *i
 	int arrays = c->reg_suffix && c->reg_suffix[0];
 	for (size_t i = 0; i < c->n_streams; i++) {
 		const struct emit_stream *s = &c->streams[i];
-		if (s->is_store)
+		if (s->is_store || i < c->n_held)
 			continue;
 		const char *vt = emit_vector_type(s->elem_type, c->vec);
 		strbuf_addstr(out, indent);

@@ -3,7 +3,9 @@
  * buffer read by the row program launched right after it is folded into that
  * row program (each read of the buffer becomes the map's expression at that
  * element), so the temp is neither written nor read back: two passes over the
- * data saved.  Runs on the lifted program before the recipes see it; a program
+ * data saved.  When the map's buffer is an output (a residual stream both kept
+ * and normalized), the row program also stores it, once per element, in its
+ * first loop, and still never reads it back.  Runs on the lifted program before the recipes see it; a program
  * that does not fit is left as it is.
  */
 #include "config.h"
@@ -100,9 +102,9 @@ block_touches(const struct ir_block *b, const char *buffer, int stores)
 	return 0;
 }
 
-/* The map's single store into a temp buffer, or NULL when the map does not fit. */
+/* The map's single store (at its own element), or NULL when the map does not fit. */
 static const struct ir_stmt *
-temp_store(const struct ir_program *p, const struct ir_stage *map)
+map_store(const struct ir_stage *map)
 {
 	const struct ir_stmt *store = NULL;
 	for (size_t i = 0; i < map->body.n; i++) {
@@ -117,8 +119,58 @@ temp_store(const struct ir_program *p, const struct ir_stage *map)
 	}
 	if (!store || store->index->kind != IR_IDX || store->index->idx != IR_I)
 		return NULL;
-	const struct ir_param *q = ir_program_param(p, store->name);
-	return q && q->is_temp ? store : NULL;
+	return store;
+}
+
+/* A map whose buffer is an output (not a temp) folds only where the row program
+ * can store it: its first loop L, when the map covers rows x L's columns, the
+ * buffer as row * bound + col (the row program then writes every element the map
+ * wrote, once, in L); NULL when there is no such loop. */
+static struct ir_stmt *
+covering_loop(const struct ir_stage *map, struct ir_stage *rows)
+{
+	struct ir_stmt *l = NULL;
+	for (size_t i = 0; i < rows->body.n && !l; i++)
+		if (rows->body.stmts[i]->kind == IR_LOOP)
+			l = rows->body.stmts[i];
+	if (!l)
+		return NULL;
+	/* the map's count, compared as written: n = rows * cols (either order) */
+	struct strbuf n = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, r = STRBUF_INIT,
+	              c = STRBUF_INIT;
+	ir_expr_print(map->n, &n);
+	ir_expr_print(rows->n, &r);
+	ir_expr_print(l->bound, &c);
+	strbuf_addf(&a, "(%s * %s)", r.buf, c.buf);
+	strbuf_addf(&b, "(%s * %s)", c.buf, r.buf);
+	int ok = strcmp(n.buf, a.buf) == 0 || strcmp(n.buf, b.buf) == 0;
+	strbuf_release(&n);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&r);
+	strbuf_release(&c);
+	return ok ? l : NULL;
+}
+
+/* Stores f at (row * bound + col) first thing in loop l. */
+static void
+store_in_loop(struct ir_stmt *l, const char *buffer, const struct ir_expr *f)
+{
+	struct ir_expr *mul = ir_expr_new(IR_BIN, "*"), *at = ir_expr_new(IR_BIN, "+");
+	struct ir_expr *row = ir_expr_new(IR_IDX, NULL), *col = ir_expr_new(IR_IDX, NULL);
+	row->idx = IR_ROW;
+	col->idx = IR_COL;
+	ir_expr_add(mul, row);
+	ir_expr_add(mul, ir_expr_copy(l->bound));
+	ir_expr_add(at, mul);
+	ir_expr_add(at, col);
+	struct ir_stmt *st = ir_stmt_new(IR_STORE);
+	st->name = egg_xstrdup(buffer);
+	st->index = at;
+	st->value = substitute(f, at, l->bound);
+	ir_block_add(&l->body, st);
+	memmove(l->body.stmts + 1, l->body.stmts, (l->body.n - 1) * sizeof *l->body.stmts);
+	l->body.stmts[0] = st;
 }
 
 static int
@@ -128,12 +180,22 @@ fuse_pair(struct ir_program *p, size_t k)
 	struct ir_stage *rows = &p->stages[k + 1];
 	if (map->kind != IR_STAGE_MAP || rows->kind != IR_STAGE_ROWS)
 		return 0;
-	const struct ir_stmt *st = temp_store(p, map);
+	const struct ir_stmt *st = map_store(map);
 	if (!st)
 		return 0;
+	const struct ir_param *q = ir_program_param(p, st->name);
+	struct ir_stmt *keep = NULL; /* an output: stored by the row program, in this loop */
+	if (!q || !q->is_temp) {
+		keep = covering_loop(map, rows);
+		for (size_t i = 0; keep && i < map->body.n; i++)
+			if (ir_expr_loads(map->body.stmts[i]->value, st->name))
+				keep = NULL; /* it reads what it overwrites */
+		if (!keep)
+			return 0;
+	}
 	/* nothing after the row program reads the temp; the row program writes
 	 * nothing the map reads */
-	for (size_t i = k + 2; i < p->n_stages; i++)
+	for (size_t i = k + 2; i < p->n_stages && !keep; i++)
 		if (block_touches(&p->stages[i].body, st->name, 0))
 			return 0;
 	for (size_t i = 0; i < map->body.n; i++)
@@ -145,6 +207,8 @@ fuse_pair(struct ir_program *p, size_t k)
 		return 0;
 	struct ir_expr *f = inline_lets(&map->body, map->body.n, st->value);
 	replace_in_block(&rows->body, st->name, f, NULL);
+	if (keep)
+		store_in_loop(keep, st->name, f);
 	ir_expr_free(f);
 	/* drop the map stage */
 	struct ir_stage gone = p->stages[k];

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "builtin/lift.h"
+#include "builtin/lift_tree.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -238,8 +239,31 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 	char *grid_z = rc == 0 ? grid_z_text(h, s->launch[0]) : NULL;
 	if (rc == 0)
 		rc = lift_contract(p, u, k, args, k->n_params, grid_z, why);
-	if (rc == 1)
+	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
+	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree)) {
+		size_t n = k->n_params;
+		if (tree.rows_from_grid) { /* one row per block: the grid's x extent */
+			const struct ast_expr *g = s->launch[0];
+			if (g->kind == AST_CALL || !host_is_pure(g) || host_uses_unusable(h, g)) {
+				strbuf_addf(why, "the grid of '%s' (one row per block) is not a scalar", name);
+				rc = -1;
+			} else {
+				struct strbuf t = STRBUF_INIT;
+				strbuf_addch(&t, '(');
+				host_print(h, g, &t);
+				strbuf_addch(&t, ')');
+				args[n].param = LIFT_TREE_ROWS;
+				args[n++].scalar = strbuf_detach(&t);
+			}
+		}
+		if (rc == 1)
+			rc = lift_kernel(p, u, &tree.fn, args, n, why);
+		lift_tree_release(&tree);
+		free(args[k->n_params].scalar);
+		args[k->n_params].scalar = NULL;
+	} else if (rc == 1) {
 		rc = lift_kernel(p, u, k, args, k->n_params, why);
+	}
 	free(grid_z);
 	for (size_t i = 0; i < k->n_params; i++)
 		free(args[i].scalar);

@@ -7,6 +7,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
 	builtin/lift_contract.c builtin/ir_contract.c \
 	builtin/lift_2d.c builtin/affine.c builtin/affine.h \
+	builtin/lift_tree.c builtin/lift_tree.h \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
@@ -31,6 +32,12 @@ tests_unit_test_builtin_SOURCES = tests/unit/test_builtin.c tests/unit/builtin_h
 tests_unit_test_builtin_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin
+
+check_PROGRAMS += tests/unit/test_builtin_rows
+tests_unit_test_builtin_rows_SOURCES = tests/unit/test_builtin_rows.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_rows_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_rows_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_rows
 
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
@@ -70,6 +77,10 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/serial_norm.cu \
 	builtin/tests/check/silu_kernel.cu \
 	builtin/tests/check/softmax.cu \
+	builtin/tests/check/softmax_first.cu \
+	builtin/tests/check/add_rms_norm.cu \
+	builtin/tests/check/sumsq_tree.cu \
+	builtin/tests/check/row_mean_tree.cu \
 	builtin/tests/check/sumsq.cu \
 	tests/data/builtin/axpy_double.json \
 	tests/data/builtin/bias_gelu.json \
@@ -105,6 +116,10 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/serial_norm.json \
 	tests/data/builtin/silu_kernel.json \
 	tests/data/builtin/softmax.json \
+	tests/data/builtin/softmax_first.json \
+	tests/data/builtin/add_rms_norm.json \
+	tests/data/builtin/sumsq_tree.json \
+	tests/data/builtin/row_mean_tree.json \
 	tests/data/builtin/sumsq.json
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic

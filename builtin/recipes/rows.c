@@ -29,18 +29,27 @@
 
 /* online: a max loop followed by a sum of exp(value - max) loop over the same
  * values becomes one pass (the online softmax normalizer); 0 keeps the passes as
- * written, for comparison. */
+ * written, for comparison.  slots: when nonzero, the row is held in registers
+ * (slots vectors of vec elements per thread, so rows up to g * slots * vec
+ * columns) and every loop runs over the registers: one read of the row from
+ * memory whatever the number of passes (see "the row in registers" below). */
 struct row_point {
 	int g, tpb, vec, unroll, online; /* g == 0: auto, chosen per call by the row length */
+	int slots;
 };
 static const struct row_point points[] = {
-	{ 32, 256, 4, 1, 1 }, { 0, 0, 4, 1, 1 }, { 32, 128, 4, 2, 1 }, { 128, 128, 4, 1, 1 },
-	{ 256, 256, 4, 1, 1 }, { 512, 512, 4, 1, 1 }, { 1024, 1024, 4, 1, 1 }, { 32, 256, 1, 4, 1 },
-	{ 32, 256, 4, 1, 0 }, { 256, 256, 4, 1, 0 },
+	{ 32, 256, 4, 1, 1, 0 }, { 0, 0, 4, 1, 1, 0 }, { 32, 128, 4, 2, 1, 0 }, { 128, 128, 4, 1, 1, 0 },
+	{ 256, 256, 4, 1, 1, 0 }, { 512, 512, 4, 1, 1, 0 }, { 1024, 1024, 4, 1, 1, 0 }, { 32, 256, 1, 4, 1, 0 },
+	{ 32, 256, 4, 1, 0, 0 }, { 256, 256, 4, 1, 0, 0 },
+	/* the row in registers: up to 512, 1024, 2048, 2048, 4096, 4096, 8192, 16384 columns */
+	{ 32, 256, 4, 1, 1, 4 }, { 32, 256, 4, 1, 1, 8 }, { 128, 128, 4, 1, 1, 4 }, { 256, 256, 4, 1, 1, 2 },
+	{ 256, 256, 4, 1, 1, 4 }, { 128, 128, 4, 1, 1, 8 }, { 512, 512, 4, 1, 1, 4 }, { 1024, 1024, 4, 1, 1, 4 },
 };
+/* the most register elements per thread the held rows may take together */
+#define MAX_HELD 32
 /* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
 #define AUTO_WARP_MAX 2048
-static const struct row_point auto_warp = { 32, 256, 4, 1, 1 }, auto_block = { 512, 512, 4, 1, 1 };
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0 }, auto_block = { 512, 512, 4, 1, 1, 0 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
@@ -52,7 +61,10 @@ label(size_t pt, struct strbuf *out)
 	else
 		strbuf_addf(out, "rows threads_per_row=%d tpb=%d vec=%d unroll=%d passes=%s",
 		            points[pt].g, points[pt].tpb, points[pt].vec, points[pt].unroll,
-		            points[pt].online ? "online" : "as-written");
+		            points[pt].slots ? "registers" : points[pt].online ? "online" : "as-written");
+	if (points[pt].slots)
+		strbuf_addf(out, " slots=%d (rows up to %d columns, else online)", points[pt].slots,
+		            points[pt].g * points[pt].slots * points[pt].vec);
 }
 
 static int
@@ -62,6 +74,35 @@ has_acc(const struct ir_block *b, size_t upto, const char *name)
 		if (b->stmts[i]->kind == IR_ACC && strcmp(b->stmts[i]->name, name) == 0)
 			return 1;
 	return 0;
+}
+
+/* The per-thread partials of a loop's accumulators... */
+static void
+acc_open(const struct ir_block *b, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->stmts[i]->kind == IR_ACC && !has_acc(b, i, b->stmts[i]->name))
+			strbuf_addf(out, "\t\t\t%s egg_p_%s = %s;\n", b->stmts[i]->type, b->stmts[i]->name,
+			            emit_identity(b->stmts[i]->combine, b->stmts[i]->type));
+}
+
+/* ...reduced over the group and combined into the row-level accumulators; then
+ * the barrier that ends the loop. */
+static void
+acc_close(struct recipe_job *job, const struct ir_block *b, int g, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *a = b->stmts[i];
+		if (a->kind != IR_ACC || has_acc(b, i, a->name))
+			continue;
+		char *p = egg_xasprintf("egg_p_%s", a->name);
+		emit_group_reduce(a, p, g, "\t\t\t", job->uniq++, out);
+		strbuf_addf(out, "\t\t\t%s = ", a->name);
+		emit_combine(a, a->name, p, out);
+		strbuf_addstr(out, ";\n");
+		free(p);
+	}
+	strbuf_addf(out, "\t\t\t%s;\n\t\t}\n", g == 32 ? "__syncwarp()" : "__syncthreads()");
 }
 
 static void
@@ -78,10 +119,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	c.vec = recipe_stream_vector(&c, rp->vec);
 
 	strbuf_addstr(out, "\t\t{\n");
-	for (size_t i = 0; i < b->n; i++)
-		if (b->stmts[i]->kind == IR_ACC && !has_acc(b, i, b->stmts[i]->name))
-			strbuf_addf(out, "\t\t\t%s egg_p_%s = %s;\n", b->stmts[i]->type, b->stmts[i]->name,
-			            emit_identity(b->stmts[i]->combine, b->stmts[i]->type));
+	acc_open(b, out);
 	strbuf_addstr(out, "\t\t\tconst long long egg_cn = ");
 	emit_expr(&c, loop->bound, out);
 	strbuf_addstr(out, ";\n\t\t\tlong long egg_j0 = 0;\n");
@@ -103,18 +141,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	            c.vec > 1 ? 1 : rp->unroll, g);
 	emit_block(&c, b, "\t\t\t\t", out);
 	strbuf_addstr(out, "\t\t\t}\n");
-	for (size_t i = 0; i < b->n; i++) {
-		const struct ir_stmt *a = b->stmts[i];
-		if (a->kind != IR_ACC || has_acc(b, i, a->name))
-			continue;
-		char *p = egg_xasprintf("egg_p_%s", a->name);
-		emit_group_reduce(a, p, g, "\t\t\t", job->uniq++, out);
-		strbuf_addf(out, "\t\t\t%s = ", a->name);
-		emit_combine(a, a->name, p, out);
-		strbuf_addstr(out, ";\n");
-		free(p);
-	}
-	strbuf_addf(out, "\t\t\t%s;\n\t\t}\n", g == 32 ? "__syncwarp()" : "__syncthreads()");
+	acc_close(job, b, g, out);
 	emit_ctx_release(&c);
 }
 
@@ -239,9 +266,14 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 	emit_ctx_release(&c);
 }
 
+struct hold_plan;
+static void emit_held_loop(struct recipe_job *job, const struct ir_stmt *loop,
+                           const struct hold_plan *hp, const struct row_point *rp, struct strbuf *out);
+
+/* The row program, its loops from memory, or from the registers of hp. */
 static void
-emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row_point *rp,
-              struct strbuf *out)
+emit_passes(struct recipe_job *job, const struct ir_block *b, const struct row_point *rp,
+            const struct hold_plan *hp, struct strbuf *out)
 {
 	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
@@ -250,7 +282,7 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
 		struct ir_block one = { (struct ir_stmt **)&b->stmts[i], 1 };
-		size_t j = rp->online ? match_online(b, i) : 0;
+		size_t j = rp->online && !hp ? match_online(b, i) : 0;
 		if (j) {
 			/* the row-level statements between the loops do not touch the max */
 			for (size_t k = i + 1; k < j; k++) {
@@ -261,7 +293,9 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row
 			i = j;
 			continue;
 		}
-		if (s->kind == IR_LOOP) {
+		if (s->kind == IR_LOOP && hp) {
+			emit_held_loop(job, s, hp, rp, out);
+		} else if (s->kind == IR_LOOP) {
 			emit_loop(job, s, rp, out);
 		} else if (s->kind == IR_STORE) {
 			strbuf_addstr(out, "\t\tif (egg_lane == 0)\n");
@@ -270,6 +304,288 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row
 			emit_block(&c, &one, "\t\t", out);
 		}
 	}
+}
+
+/* ---- the row in registers ----
+ *
+ * Every buffer the row program streams at (base + col) with a base that depends
+ * on the row, and never stores into, is "held": each thread of the group loads
+ * its slots vectors of the row once, up front (all loads in flight together),
+ * and every column loop then runs over the registers, slot by slot, with the
+ * other streams (per-column weights, stores) vectorized at the same positions.
+ * A loop written from s (col < B - s, index base + s + col) runs over the same
+ * registers with the positions before s left out.  Rows longer than the
+ * registers, rows whose streams are not aligned to the vector, and column counts
+ * that are not a multiple of it take the passes above, chosen per row. */
+
+struct held {
+	const char *buffer, *type;
+	const struct ir_expr *base; /* borrowed from the program */
+};
+
+struct hold_plan {
+	const struct ir_expr *bound; /* the row length every loop is written against */
+	struct held *h;
+	size_t n;
+};
+
+/* b as root - s with s a positive literal: s and *root; else 0 and *root = b. */
+static long
+bound_offset(const struct ir_expr *b, const struct ir_expr **root)
+{
+	*root = b;
+	if (b->kind != IR_BIN || strcmp(b->text, "-") != 0 || b->kids[1]->kind != IR_NUM)
+		return 0;
+	char *end;
+	long s = strtol(b->kids[1]->text, &end, 10);
+	if (*end != '\0' || s <= 0)
+		return 0;
+	*root = b->kids[0];
+	return s;
+}
+
+/* inv as base + s: the base (inv itself when s is 0), or NULL. */
+static const struct ir_expr *
+strip_offset(const struct ir_expr *inv, long s)
+{
+	if (s == 0 || !inv)
+		return inv;
+	if (inv->kind != IR_BIN || strcmp(inv->text, "+") != 0 || inv->kids[1]->kind != IR_NUM)
+		return NULL;
+	char *end;
+	long t = strtol(inv->kids[1]->text, &end, 10);
+	return *end == '\0' && t == s ? inv->kids[0] : NULL;
+}
+
+static int
+stores_into(const struct ir_block *b, const char *buffer)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (((s->kind == IR_STORE || (s->kind == IR_ACC && s->into_buffer)) &&
+		     strcmp(s->name, buffer) == 0) || stores_into(&s->body, buffer))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+hold_release(struct hold_plan *hp)
+{
+	free(hp->h);
+	memset(hp, 0, sizeof *hp);
+}
+
+/* One loop's streams into the plan: 0, or -1 when the loop cannot run from
+ * registers (a loop written from s > 0 may only read held rows). */
+static int
+plan_loop(struct recipe_job *job, const struct ir_block *row, const struct ir_stmt *loop, long s,
+          const struct row_point *rp, struct hold_plan *hp)
+{
+	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
+	emit_collect_streams(&c, &loop->body);
+	int rc = 0;
+	for (size_t i = 0; i < c.n_streams && rc == 0; i++) {
+		const struct emit_stream *x = &c.streams[i];
+		const struct ir_expr *base = x->is_store ? NULL : strip_offset(x->inv, s);
+		if (!base || !ir_expr_uses_index(base, IR_ROW) || ir_expr_has_local(base) ||
+		    ir_expr_has_load(base) || stores_into(row, x->buffer) ||
+		    emit_max_vector(x->elem_type) < rp->vec) {
+			rc = s ? -1 : 0; /* streamed from memory beside the registers */
+			continue;
+		}
+		size_t k;
+		for (k = 0; k < hp->n && strcmp(hp->h[k].buffer, x->buffer) != 0; k++)
+			;
+		if (k < hp->n) {
+			if (!ir_expr_equal(hp->h[k].base, base))
+				rc = -1;
+			continue;
+		}
+		hp->h = egg_xrealloc(hp->h, (hp->n + 1) * sizeof *hp->h);
+		hp->h[hp->n++] = (struct held){ x->buffer, x->elem_type, base };
+	}
+	emit_ctx_release(&c);
+	return rc;
+}
+
+/* The plan for the row program b at rp: 0, or -1 (hp empty) when it has no row
+ * to hold or the rows would take more than MAX_HELD registers. */
+static int
+plan_hold(struct recipe_job *job, const struct ir_block *b, const struct row_point *rp,
+          struct hold_plan *hp)
+{
+	memset(hp, 0, sizeof *hp);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *l = b->stmts[i];
+		if (l->kind != IR_LOOP)
+			continue;
+		const struct ir_expr *root;
+		long s = bound_offset(l->bound, &root);
+		if ((hp->bound && !ir_expr_equal(hp->bound, root)) ||
+		    plan_loop(job, b, l, s, rp, hp) != 0) {
+			hold_release(hp);
+			return -1;
+		}
+		hp->bound = root;
+	}
+	if (hp->n == 0 || ir_expr_has_local(hp->bound) || ir_expr_has_load(hp->bound) ||
+	    (int)hp->n * rp->slots * rp->vec > MAX_HELD) {
+		hold_release(hp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The loop's streams, the held rows first (at the loop's own offsets), so that
+ * stream k < hp->n is the register array egg_lk. */
+static void
+held_streams(struct emit_ctx *c, const struct ir_stmt *loop, const struct hold_plan *hp)
+{
+	struct emit_ctx own = { .prog = c->prog, .var = IR_COL, .component = -1 };
+	emit_collect_streams(&own, &loop->body);
+	c->streams = egg_xcalloc(hp->n, sizeof *c->streams);
+	c->n_streams = c->n_held = hp->n;
+	for (size_t k = 0; k < hp->n; k++) {
+		c->streams[k] = (struct emit_stream){ hp->h[k].buffer, hp->h[k].base, 0, hp->h[k].type };
+		for (size_t i = 0; i < own.n_streams; i++)
+			if (!own.streams[i].is_store && strcmp(own.streams[i].buffer, hp->h[k].buffer) == 0)
+				c->streams[k].inv = own.streams[i].inv;
+	}
+	emit_collect_streams(c, &loop->body); /* the rest, after the held ones */
+	emit_ctx_release(&own);
+}
+
+static void
+emit_held_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct hold_plan *hp,
+               const struct row_point *rp, struct strbuf *out)
+{
+	const struct ir_expr *root;
+	const long s = bound_offset(loop->bound, &root);
+	const int v = rp->vec;
+	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
+	c.index_text[IR_I] = "0";
+	c.index_text[IR_ROW] = "egg_row";
+	c.index_text[IR_COL] = "0";
+	held_streams(&c, loop, hp);
+	c.vec = v;
+	c.reg_suffix = "[egg_k]";
+	strbuf_addstr(out, "\t\t{\n");
+	acc_open(&loop->body, out);
+	for (size_t i = hp->n; i < c.n_streams; i++)
+		if (!c.streams[i].is_store)
+			strbuf_addf(out, "\t\t\t%s egg_l%zu[%d];\n",
+			            emit_vector_type(c.streams[i].elem_type, v), i, rp->slots);
+	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_k = 0; egg_k < %d; egg_k++) {\n"
+	                 "\t\t\t\tconst long long egg_jv = (long long)egg_k * %d + egg_lane;\n"
+	                 "\t\t\t\tif (egg_jv < egg_rv) {\n", rp->slots, rp->g);
+	char *base = egg_xasprintf("egg_jv * %d", v);
+	emit_stream_loads(&c, base, "\t\t\t\t\t", out);
+	for (size_t i = 0; i < c.n_streams; i++)
+		if (c.streams[i].is_store)
+			strbuf_addf(out, "\t\t\t\t\t%s egg_s%zu;\n",
+			            emit_vector_type(c.streams[i].elem_type, v), i);
+	for (int k = 0; k < v; k++) {
+		char *col = s ? egg_xasprintf("(egg_jv * %d + %d - %ld)", v, k, s)
+		              : egg_xasprintf("(egg_jv * %d + %d)", v, k);
+		if (s)
+			strbuf_addf(out, "\t\t\t\t\tif (egg_jv * %d + %d >= %ld) {\n", v, k, s);
+		else
+			strbuf_addstr(out, "\t\t\t\t\t{\n");
+		c.index_text[IR_COL] = col;
+		c.component = k;
+		emit_block(&c, &loop->body, "\t\t\t\t\t\t", out);
+		c.component = -1;
+		c.index_text[IR_COL] = "0";
+		strbuf_addstr(out, "\t\t\t\t\t}\n");
+		free(col);
+	}
+	emit_stream_stores(&c, base, "\t\t\t\t\t", out);
+	strbuf_addstr(out, "\t\t\t\t}\n\t\t\t}\n");
+	acc_close(job, &loop->body, rp->g, out);
+	free(base);
+	emit_ctx_release(&c);
+}
+
+/* The test that the row fits the registers and that every stream, held or not,
+ * is aligned to the vector at the row's start. */
+static int
+emit_hold_test(struct recipe_job *job, const struct ir_block *b, const struct hold_plan *hp,
+               const struct row_point *rp, const struct emit_ctx *row, struct strbuf *out)
+{
+	struct emit_ctx u = { .prog = job->prog, .var = IR_COL, .component = -1 };
+	u.index_text[IR_I] = "0";
+	u.index_text[IR_ROW] = "egg_row";
+	u.index_text[IR_COL] = "0";
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_expr *root;
+		if (b->stmts[i]->kind == IR_LOOP && bound_offset(b->stmts[i]->bound, &root) == 0)
+			emit_collect_streams(&u, &b->stmts[i]->body);
+	}
+	if (recipe_stream_vector(&u, rp->vec) != rp->vec) {
+		emit_ctx_release(&u);
+		return -1;
+	}
+	u.vec = rp->vec;
+	strbuf_addf(out, "\t\t\tif (egg_rn <= %d && egg_rn %% %d == 0", rp->g * rp->slots * rp->vec,
+	            rp->vec);
+	for (size_t k = 0; k < hp->n; k++) {
+		strbuf_addf(out, " && (((unsigned long long)(&%s[", hp->h[k].buffer);
+		emit_expr(row, hp->h[k].base, out);
+		strbuf_addf(out, "]) & (%d * sizeof(%s) - 1)) == 0)", rp->vec, hp->h[k].type);
+	}
+	if (u.n_streams) {
+		strbuf_addstr(out, " && ");
+		emit_aligned_test(&u, "0", out);
+	}
+	strbuf_addstr(out, ") {\n");
+	emit_ctx_release(&u);
+	return 0;
+}
+
+static void
+emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row_point *rp,
+              struct strbuf *out)
+{
+	struct hold_plan hp;
+	if (!rp->slots || plan_hold(job, b, rp, &hp) != 0) {
+		emit_passes(job, b, rp, NULL, out);
+		return;
+	}
+	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
+	c.index_text[IR_I] = "0";
+	c.index_text[IR_ROW] = "egg_row";
+	c.index_text[IR_COL] = "0";
+	struct strbuf test = STRBUF_INIT;
+	if (emit_hold_test(job, b, &hp, rp, &c, &test) != 0) {
+		strbuf_release(&test);
+		hold_release(&hp);
+		emit_passes(job, b, rp, NULL, out);
+		return;
+	}
+	strbuf_addstr(out, "\t\t{\n\t\t\tconst long long egg_rn = ");
+	emit_expr(&c, hp.bound, out);
+	strbuf_addf(out, ";\n%s\t\t\tconst long long egg_rv = egg_rn / %d;\n", test.buf, rp->vec);
+	for (size_t k = 0; k < hp.n; k++)
+		strbuf_addf(out, "\t\t\t%s egg_l%zu[%d];\n", emit_vector_type(hp.h[k].type, rp->vec), k,
+		            rp->slots);
+	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_k = 0; egg_k < %d; egg_k++) {\n"
+	                 "\t\t\t\tconst long long egg_jv = (long long)egg_k * %d + egg_lane;\n"
+	                 "\t\t\t\tif (egg_jv < egg_rv) {\n", rp->slots, rp->g);
+	for (size_t k = 0; k < hp.n; k++) {
+		const char *vt = emit_vector_type(hp.h[k].type, rp->vec);
+		strbuf_addf(out, "\t\t\t\t\tegg_l%zu[egg_k] = *reinterpret_cast<const %s *>(&%s[(", k, vt,
+		            hp.h[k].buffer);
+		emit_expr(&c, hp.h[k].base, out);
+		strbuf_addf(out, ") + egg_jv * %d]);\n", rp->vec);
+	}
+	strbuf_addstr(out, "\t\t\t\t}\n\t\t\t}\n");
+	emit_passes(job, b, rp, &hp, out);
+	strbuf_addstr(out, "\t\t\t} else {\n");
+	emit_passes(job, b, rp, NULL, out);
+	strbuf_addstr(out, "\t\t\t}\n\t\t}\n");
+	strbuf_release(&test);
+	hold_release(&hp);
 }
 
 /* ---- one row over the whole grid ---- */

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -27,11 +27,15 @@ test_describe_names_the_stages_of_each_family() {
 }
 
 test_duplicate_points_are_emitted_once() {
-	# layer norm has no online pass: the online and as-written points give one code
+	# layer norm has no online pass: the online and as-written points give one
+	# code (8 + the 8 register points)
 	"$EGG" generate "$DATA/layernorm.json" >ln.json || fail "generate"
-	expect_eq "$(grep -c '"label":' ln.json)" 8 "candidates"
+	expect_eq "$(grep -c '"label":' ln.json)" 16 "candidates"
 	"$EGG" generate "$DATA/softmax.json" >sm.json || fail "generate"
-	expect_eq "$(grep -c '"label":' sm.json)" 10 "candidates"
+	expect_eq "$(grep -c '"label":' sm.json)" 18 "candidates"
+	# a single-row program (its stream does not move with the row) holds nothing
+	"$EGG" generate "$DATA/serial_norm.json" >sn.json || fail "generate"
+	expect_eq "$(grep -c 'passes=registers' sn.json)" 0 "register points"
 }
 
 test_code_outside_the_families_is_not_lifted_with_a_reason() {
@@ -69,7 +73,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 32 programs for sm_90"
+	expect_file_contains gc.out "compiled 36 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -147,6 +151,34 @@ test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
 }
 
 EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
+
+test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# small rows that fit the registers (the loop from 1 leaves out the first
+	# element), odd rows that take the passes from memory, a folded residual
+	# stored and normalized (two outputs), a row longer than a warp's registers
+	local c=$EGG_SRCDIR/builtin/tests/check
+	sed -e 's/^\tint batch = (4096);/\tint batch = (37);/' -e 's/^\tint classes = (2048);/\tint classes = (256);/' \
+		"$c/softmax_first.cu" >sm_fit.cu
+	sed -e 's/^\tint batch = (4096);/\tint batch = (9);/' -e 's/^\tint classes = (2048);/\tint classes = (1001);/' \
+		"$c/softmax_first.cu" >sm_odd.cu
+	sed -e 's/^\tint tokens = (4096);/\tint tokens = (5);/' "$c/add_rms_norm.cu" >arn.cu
+	sed -e 's/^\tint rows = (2048);/\tint rows = (7);/' -e 's/^\tint cols = (4099);/\tint cols = (1024);/' \
+		"$c/log_softmax.cu" >lsm.cu
+	# and the shared-memory tree reduction, lifted as the full reduction it computes
+	sed -e 's/^\tint n = (16777221);/\tint n = (123457);/' "$c/sumsq_tree.cu" >tree.cu
+	sed -e 's/^\tint rows = (4096);/\tint rows = (33);/' -e 's/^\tint cols = (8192);/\tint cols = (1500);/' \
+		"$c/row_mean_tree.cu" >rtree.cu
+	grep -q 'int classes = (256);' sm_fit.cu && grep -q 'int classes = (1001);' sm_odd.cu &&
+		grep -q 'int tokens = (5);' arn.cu && grep -q 'int cols = (1024);' lsm.cu &&
+		grep -q 'int n = (123457);' tree.cu && grep -q 'int cols = (1500);' rtree.cu ||
+		fail "sizes not replaced"
+	run_cmd e "$EMU_CHECK" "$T/emu" sm_fit.cu sm_odd.cu arn.cu lsm.cu tree.cu rtree.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*passes=registers' e.out)" 38 "register candidates checked"
+	expect_eq "$(grep -c 'correct=yes reduce' e.out)" 5 "tree reduction candidates checked"
+	expect_eq "$(grep -c '^CHECK row_mean .*correct=yes' e.out)" 16 "row tree candidates checked"
+}
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"

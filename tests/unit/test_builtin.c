@@ -396,7 +396,8 @@ rows_and_reductions_emit_every_point(void **state)
 	int warp = 0, block = 0;
 	for (size_t i = 0; i < o.n_candidates; i++) {
 		warp += strstr(o.candidates[i].label, "threads_per_row=32 ") != NULL;
-		block += strstr(o.candidates[i].label, "threads_per_row=1024") != NULL;
+		block += strstr(o.candidates[i].label, "threads_per_row=1024") != NULL &&
+		         !strstr(o.candidates[i].label, "passes=registers");
 		assert_non_null(strstr(o.candidates[i].source, "__shfl_xor_sync"));
 	}
 	assert_true(warp >= 2);
@@ -408,8 +409,11 @@ rows_and_reductions_emit_every_point(void **state)
 	/* the max and sum loops run as one online pass, and as written in another point */
 	assert_non_null(strstr(o.candidates[0].label, "passes=online"));
 	assert_non_null(strstr(o.candidates[0].source, "egg_om"));
-	assert_non_null(strstr(o.candidates[o.n_candidates - 1].label, "passes=as-written"));
-	assert_null(strstr(o.candidates[o.n_candidates - 1].source, "egg_om"));
+	size_t aw = 0;
+	while (aw < o.n_candidates && !strstr(o.candidates[aw].label, "passes=as-written"))
+		aw++;
+	assert_true(aw < o.n_candidates);
+	assert_null(strstr(o.candidates[aw].source, "egg_om"));
 	builtin_output_release(&o);
 
 	o = generate(make_bundle(BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",

@@ -88,6 +88,11 @@ template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
 	__syncthreads();
 	return (T)egg_emu_slots[k][(t & ~31u) | ((t & 31u) ^ (unsigned)mask)];
 }
+/* one OS thread runs every fiber, and a fiber yields only at barriers: atomics
+ * are plain read-modify-writes */
+template <class T, class U> T atomicAdd(T *p, U v) { T o = *p; *p = (T)(o + v); return o; }
+template <class T, class U> T atomicMax(T *p, U v) { T o = *p; *p = o > (T)v ? o : (T)v; return o; }
+template <class T, class U> T atomicMin(T *p, U v) { T o = *p; *p = o < (T)v ? o : (T)v; return o; }
 template <class F> void egg_emu_launch(dim3 g, dim3 b, F f)
 {
 	gridDim = g;

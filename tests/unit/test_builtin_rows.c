@@ -1,0 +1,372 @@
+/*
+ * test_builtin_rows.c -- the row family's register-resident pass (each row read
+ * from memory once whatever the number of passes over it) and the folding of a
+ * stored element-wise prologue (a residual stream) into the row program; with
+ * the near misses that must keep the passes from memory or the two launches;
+ * and the textbook shared-memory tree reductions (over the grid, or a block per
+ * row) lifted as the full or row reduction they compute, with their near misses
+ * left unlifted.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "builtin/builtin.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/builtin_helpers.h"
+
+/* The max written from the row's first element, a loop from 1 (the bench case's
+ * spelling). */
+static const char softmax_from_one[] =
+	"__global__ void sm(const float *in, float *out, int batch, int classes) {\n"
+	"  int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  if (row >= batch) return;\n"
+	"  const float *x = in + row * classes;\n"
+	"  float mx = x[0];\n"
+	"  for (int j = 1; j < classes; j++) mx = fmaxf(mx, x[j]);\n"
+	"  float s = 0.0f;\n"
+	"  for (int j = 0; j < classes; j++) s += expf(x[j] - mx);\n"
+	"  for (int j = 0; j < classes; j++) out[row * classes + j] = expf(x[j] - mx) / s;\n"
+	"}\n";
+
+/* The part of a register candidate's kernel that runs when the row fits. */
+static char *
+held_branch(const char *src)
+{
+	const char *a = strstr(src, "egg_rn = ");
+	const char *b = a ? strstr(a, "\t\t\t} else {\n") : NULL;
+	assert_non_null(b);
+	return egg_xstrndup(a, (size_t)(b - a));
+}
+
+static void
+softmax_from_the_first_element_lifts_with_a_loop_from_one(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "softmax", "const float *in:in, float *out:out, int batch:scalar, int classes:scalar",
+	                               softmax_from_one,
+	                               "void softmax(const float *in, float *out, int batch, int classes) {\n"
+	                               "  sm<<<(batch + 63) / 64, 64>>>(in, out, batch, classes);\n}\n"),
+	                   "launcher softmax\n"
+	                   "stage 0 rows kernel=sm n=batch\n"
+	                   "  let float mx_0 = in[((row * classes) + 0)]\n"
+	                   "  loop col < (classes - 1)\n"
+	                   "    acc max mx_0 <- in[(((row * classes) + 1) + col)]\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < classes\n"
+	                   "    acc sum s_0 <- expf((in[((row * classes) + col)] - mx_0))\n"
+	                   "  loop col < classes\n"
+	                   "    let float st0_0 = (expf((in[((row * classes) + col)] - mx_0)) / s_0)\n"
+	                   "    store out[((row * classes) + col)] = st0_0\n");
+}
+
+static void
+row_in_registers_is_read_once_for_all_passes(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "softmax", "const float *in:in, float *out:out, int batch:scalar, int classes:scalar",
+		softmax_from_one,
+		"void softmax(const float *in, float *out, int batch, int classes) {\n"
+		"  sm<<<(batch + 63) / 64, 64>>>(in, out, batch, classes);\n}\n"));
+	assert_null(o.not_lifted);
+	int held = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		if (!strstr(o.candidates[i].label, "passes=registers"))
+			continue;
+		held++;
+		char *h = held_branch(o.candidates[i].source);
+		/* one vector load of the row per slot, before the three passes */
+		assert_int_equal(count(h, "reinterpret_cast<const float4 *>(&in["), 1);
+		assert_non_null(strstr(h, "float4 egg_l0["));
+		/* the loop from 1 leaves out the row's first element */
+		assert_non_null(strstr(h, ">= 1) {"));
+		/* stores vectorized at the same positions; rows that do not fit fall back */
+		assert_non_null(strstr(h, "reinterpret_cast<float4 *>(&out["));
+		assert_non_null(strstr(h, "egg_rn % 4 == 0"));
+		free(h);
+	}
+	assert_true(held >= 6);
+	builtin_output_release(&o);
+}
+
+/* In the branch where the rows fit: x and r each loaded once (vectors), and h
+ * stored h_stores times. */
+static void
+expect_x_and_r_read_once(const char *src, int h_stores)
+{
+	char *h = held_branch(src);
+	assert_int_equal(count(h, "reinterpret_cast<const float4 *>(&x["), 1);
+	assert_int_equal(count(h, "reinterpret_cast<const float4 *>(&r["), 1);
+	assert_int_equal(count(h, "reinterpret_cast<float4 *>(&h["), h_stores);
+	free(h);
+}
+
+static void
+row_points_hold_no_more_than_32_registers_per_thread(void **state)
+{
+	/* two rows streamed (x and r): slots * 4 * 2 <= 32, so 8 slots are refused */
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "d", "const float *x:in, const float *r:in, float *y:out, int rows:scalar, int cols:scalar",
+		"__global__ void k(const float *x, const float *r, float *y, int rows, int cols) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= rows) return;\n"
+		"  float s = 0.0f;\n  for (int c = 0; c < cols; c++) s += x[i * cols + c] * r[i * cols + c];\n"
+		"  for (int c = 0; c < cols; c++) y[i * cols + c] = x[i * cols + c] - s * r[i * cols + c];\n}\n",
+		"void d(const float *x, const float *r, float *y, int rows, int cols) {\n"
+		"  k<<<rows / 128 + 1, 128>>>(x, r, y, rows, cols);\n}\n"));
+	assert_null(o.not_lifted);
+	int held = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		if (!strstr(o.candidates[i].label, "passes=registers"))
+			continue;
+		held++;
+		assert_null(strstr(o.candidates[i].label, "slots=8"));
+		expect_x_and_r_read_once(o.candidates[i].source, 0);
+	}
+	assert_true(held >= 4);
+	builtin_output_release(&o);
+}
+
+/* Near misses: a row program that overwrites the row it reads, or whose loops
+ * run over different lengths, keeps its passes from memory (no register point
+ * survives the removal of duplicates). */
+static void
+rows_read_in_place_or_over_other_lengths_are_not_held(void **state)
+{
+	static const char *const closures[] = {
+		"__global__ void k(float *x, float *y, int rows, int cols) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= rows) return;\n"
+		"  float s = 0.0f;\n  for (int c = 0; c < cols; c++) s += x[i * cols + c];\n"
+		"  for (int c = 0; c < cols; c++) x[i * cols + c] = x[i * cols + c] / s;\n}\n",
+		"__global__ void k(float *x, float *y, int rows, int cols) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= rows) return;\n"
+		"  float s = 0.0f;\n  for (int c = 0; c < cols; c++) s += x[i * cols + c];\n"
+		"  for (int c = 0; c < cols / 2; c++) y[i * cols + c] = x[i * cols + c] / s;\n}\n",
+	};
+	for (size_t n = 0; n < sizeof closures / sizeof *closures; n++) {
+		struct builtin_output o = generate(make_bundle(
+			BUNDLE_LAUNCHER, "f", "float *x:inout, float *y:out, int rows:scalar, int cols:scalar",
+			closures[n],
+			"void f(float *x, float *y, int rows, int cols) {\n"
+			"  k<<<rows / 128 + 1, 128>>>(x, y, rows, cols);\n}\n"));
+		assert_null(o.not_lifted);
+		assert_true(o.n_candidates >= 4);
+		for (size_t i = 0; i < o.n_candidates; i++)
+			assert_null(strstr(o.candidates[i].label, "passes=registers"));
+		builtin_output_release(&o);
+	}
+}
+
+static const char add_norm_closure[] =
+	"__global__ void add(const float *x, const float *r, float *h, int n) {\n"
+	"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) h[i] = x[i] + r[i];\n}\n"
+	"__global__ void norm(const float *h, const float *w, float *y, int t, int d, float eps) {\n"
+	"  int row = blockIdx.x * blockDim.x + threadIdx.x;\n  if (row >= t) return;\n"
+	"  float ss = 0.0f;\n  for (int k = 0; k < d; k++) ss += h[row * d + k] * h[row * d + k];\n"
+	"  float sc = rsqrtf(ss / d + eps);\n"
+	"  for (int k = 0; k < d; k++) y[row * d + k] = h[row * d + k] * sc * w[k];\n}\n";
+
+static struct builtin_output
+add_norm(const char *map_count)
+{
+	char *target = egg_xasprintf(
+		"void an(const float *x, const float *r, const float *w, float *h, float *y, int t, int d, float eps) {\n"
+		"  int n = %s;\n  add<<<(n + 255) / 256, 256>>>(x, r, h, n);\n"
+		"  norm<<<(t + 127) / 128, 128>>>(h, w, y, t, d, eps);\n}\n", map_count);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "an",
+		"const float *x:in, const float *r:in, const float *w:in, float *h:out, float *y:out, int t:scalar, int d:scalar, float eps:scalar",
+		add_norm_closure, target));
+	free(target);
+	return o;
+}
+
+static void
+stored_residual_folds_into_the_row_program(void **state)
+{
+	struct builtin_output o = add_norm("t * d");
+	assert_null(o.not_lifted);
+	/* the description shows the code as written: two launches */
+	assert_non_null(strstr(o.description, "stage 0 map kernel=add"));
+	assert_non_null(strstr(o.description, "stage 1 rows kernel=norm"));
+	int held = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		assert_null(strstr(o.candidates[i].label, "elementwise"));
+		if (!strstr(o.candidates[i].label, "auto"))
+			assert_int_equal(count(src, "<<<"), 1);
+		/* h is written (vectorized or not) and never read back: every mention
+		 * of it is a store (or the alignment test of its vector store) */
+		int stores = count(src, "reinterpret_cast<float4 *>(&h[") + count(src, "\th[((") +
+		             count(src, "(unsigned long long)(&h[");
+		assert_true(stores >= 1);
+		assert_int_equal(count(src, "h["), stores + count(src, "*>(&h[") -
+		                                   count(src, "reinterpret_cast<float4 *>(&h["));
+		if (strstr(o.candidates[i].label, "passes=registers")) {
+			held++;
+			expect_x_and_r_read_once(src, 1);
+		}
+	}
+	assert_true(held >= 3);
+	builtin_output_release(&o);
+}
+
+static void
+residual_that_does_not_cover_the_rows_keeps_two_launches(void **state)
+{
+	/* the map writes more (or other) elements than the row program's rows x
+	 * columns: folding it would leave some unwritten */
+	static const char *const counts[] = { "t * d + 1", "d * d" };
+	for (size_t n = 0; n < sizeof counts / sizeof *counts; n++) {
+		struct builtin_output o = add_norm(counts[n]);
+		assert_null(o.not_lifted);
+		for (size_t i = 0; i < o.n_candidates; i++)
+			assert_true(count(o.candidates[i].source, "<<<") >= 2);
+		builtin_output_release(&o);
+	}
+}
+
+/* The textbook block reduction; %s are the guard's other side, the block size,
+ * the tree step and the loop's barrier. */
+static struct builtin_output
+tree_reduction(const char *past, const char *block, const char *step, const char *barrier)
+{
+	char *closure = egg_xasprintf(
+		"__global__ void k(const float *x, float *out, int n) {\n"
+		"  __shared__ float sh[256];\n  int tid = threadIdx.x;\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  float v = i < n ? x[i] : %s;\n  sh[tid] = v * v;\n  __syncthreads();\n"
+		"  for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n    if (tid < s) %s;\n    %s\n  }\n"
+		"  if (tid == 0) atomicAdd(out, sh[0]);\n}\n", past, step, barrier);
+	char *target = egg_xasprintf(
+		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, sizeof(float));\n"
+		"  k<<<(n + %s - 1) / %s, %s>>>(x, out, n);\n}\n", block, block, block);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar", closure, target));
+	free(closure);
+	free(target);
+	return o;
+}
+
+static void
+block_tree_reduction_lifts_as_a_full_reduction(void **state)
+{
+	struct builtin_output o = tree_reduction("0.0f", "256", "sh[tid] += sh[tid + s]", "__syncthreads();");
+	assert_null(o.not_lifted);
+	assert_string_equal(o.description,
+	                    "launcher ss\n"
+	                    "stage 0 memset buffer=out n=sizeof(float)\n"
+	                    "stage 1 reduce kernel=k n=n\n"
+	                    "  let float v_1 = ((i < n) ? x[i] : 0.0f)\n"
+	                    "  acc sum out[0] <- (v_1 * v_1)\n");
+	assert_true(o.n_candidates >= 4);
+	builtin_output_release(&o);
+	/* the step spelled out in full, and a literal block size */
+	o = tree_reduction("0", "128", "sh[tid] = sh[tid] + sh[s + tid]", "__syncthreads();");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "acc sum out[0] <- (v_1 * v_1)"));
+	builtin_output_release(&o);
+}
+
+static void
+tree_reductions_that_do_not_sum_every_thread_are_not_lifted(void **state)
+{
+	struct {
+		const char *past, *block, *step, *barrier;
+	} near[] = {
+		{ "1.0f", "256", "sh[tid] += sh[tid + s]", "__syncthreads();" }, /* threads past n add 1 */
+		{ "0.0f", "192", "sh[tid] += sh[tid + s]", "__syncthreads();" }, /* not a power of two */
+		{ "0.0f", "256", "sh[tid] += sh[tid + s]", ";" },                /* no barrier in the tree */
+		{ "0.0f", "256", "sh[tid] += sh[tid + 2 * s]", "__syncthreads();" }, /* other partner */
+		{ "0.0f", "256", "sh[tid] = fmaxf(sh[tid], sh[tid + s])", "__syncthreads();" }, /* a max, added */
+	};
+	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+		struct builtin_output o = tree_reduction(near[i].past, near[i].block, near[i].step, near[i].barrier);
+		assert_non_null(strstr(o.description, "not lifted: a local array or shared memory ('sh')"));
+		builtin_output_release(&o);
+	}
+}
+
+/* A block per row summing a strided column loop through the tree; %s are the
+ * loop's stride, its update, the slot filled, and thread 0's store. */
+static struct builtin_output
+row_tree(const char *stride, const char *update, const char *fill, const char *store)
+{
+	char *closure = egg_xasprintf(
+		"#define BLOCK 256\n"
+		"__global__ void k(const float *x, float *m, int rows, int cols) {\n"
+		"  __shared__ float part[BLOCK];\n  int row = blockIdx.x;\n  float s = 0.0f;\n"
+		"  for (int c = threadIdx.x; c < cols; c += %s) %s;\n"
+		"  part[threadIdx.x] = %s;\n  __syncthreads();\n"
+		"  for (int st = BLOCK / 2; st > 0; st >>= 1) {\n"
+		"    if (threadIdx.x < st) part[threadIdx.x] += part[threadIdx.x + st];\n    __syncthreads();\n  }\n"
+		"  if (threadIdx.x == 0) %s;\n}\n", stride, update, fill, store);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "rm", "const float *x:in, float *m:out, int rows:scalar, int cols:scalar", closure,
+		"void rm(const float *x, float *m, int rows, int cols) {\n  k<<<rows, BLOCK>>>(x, m, rows, cols);\n}\n"));
+	free(closure);
+	return o;
+}
+
+static void
+block_per_row_tree_lifts_as_a_row_program(void **state)
+{
+	struct builtin_output o = row_tree("BLOCK", "s += x[(size_t)row * cols + c]", "s", "m[row] = part[0] / cols");
+	assert_null(o.not_lifted);
+	assert_string_equal(o.description,
+	                    "launcher rm\n"
+	                    "stage 0 rows kernel=k n=(rows)\n"
+	                    "  let float s_0 = 0.0f\n"
+	                    "  loop col < cols\n"
+	                    "    acc sum s_0 <- x[((((size_t)row) * cols) + col)]\n"
+	                    "  let float st0_0 = (s_0 / cols)\n"
+	                    "  store m[row] = st0_0\n");
+	assert_true(o.n_candidates >= 8);
+	builtin_output_release(&o);
+	o = row_tree("blockDim.x", "s = s + x[row * cols + c] * x[row * cols + c]", "s", "m[row] = sqrtf(part[0])");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "store m[row] = st0_0"));
+	builtin_output_release(&o);
+}
+
+static void
+row_trees_that_do_not_sum_the_row_are_not_lifted(void **state)
+{
+	struct {
+		const char *stride, *update, *fill, *store;
+	} near[] = {
+		{ "128", "s += x[row * cols + c]", "s", "m[row] = part[0]" },         /* strides half the row */
+		{ "BLOCK", "s = fmaxf(s, x[row * cols + c])", "s", "m[row] = part[0]" }, /* maxima, summed */
+		{ "BLOCK", "s += x[row * cols + c]", "s * 2.0f", "m[row] = part[0]" },   /* not the sum itself */
+		{ "BLOCK", "s += x[row * cols + c]", "s", "m[row] = part[1]" },         /* another slot */
+		{ "BLOCK", "s += x[row * cols + threadIdx.x]", "s", "m[row] = part[0]" }, /* the thread, not the column */
+	};
+	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+		struct builtin_output o = row_tree(near[i].stride, near[i].update, near[i].fill, near[i].store);
+		assert_non_null(strstr(o.description, "not lifted: a local array or shared memory ('part')"));
+		builtin_output_release(&o);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(softmax_from_the_first_element_lifts_with_a_loop_from_one),
+		cmocka_unit_test(row_in_registers_is_read_once_for_all_passes),
+		cmocka_unit_test(row_points_hold_no_more_than_32_registers_per_thread),
+		cmocka_unit_test(rows_read_in_place_or_over_other_lengths_are_not_held),
+		cmocka_unit_test(stored_residual_folds_into_the_row_program),
+		cmocka_unit_test(residual_that_does_not_cover_the_rows_keeps_two_launches),
+		cmocka_unit_test(block_tree_reduction_lifts_as_a_full_reduction),
+		cmocka_unit_test(tree_reductions_that_do_not_sum_every_thread_are_not_lifted),
+		cmocka_unit_test(block_per_row_tree_lifts_as_a_row_program),
+		cmocka_unit_test(row_trees_that_do_not_sum_the_row_are_not_lifted),
+	};
+	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
+}
