@@ -32,6 +32,7 @@ struct emit_ctx {
 	int component;             /* -1: no stream replacement (scalar code); else k */
 	const char *reg_suffix;    /* "[egg_u]" when streams are per-u arrays, else "" */
 	const char *component_tail; /* code appended to each component's block, or NULL */
+	int lane_index;            /* declare egg_lane = k at the head of component k's block */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

@@ -10,6 +10,9 @@
  * run-time alignment test and a scalar tail; broadcast operands (bias[i % c])
  * stay scalar loads through the read-only path.
  *
+ * The grid is one wave of resident blocks (the SM count times the blocks the
+ * kernel fits per SM, asked at run time), each thread striding over the rest.
+ *
  * Points: threads per block x vector width x accesses in flight.
  */
 #include "config.h"
@@ -22,6 +25,7 @@
 
 static const struct { int tpb, vec, inflight; } points[] = {
 	{ 256, 4, 2 }, { 256, 4, 4 }, { 512, 4, 1 }, { 128, 4, 4 }, { 256, 1, 4 }, { 1024, 4, 2 },
+	{ 256, 4, 8 }, { 512, 4, 2 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
@@ -179,8 +183,8 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		strbuf_addch(&units, '(');
 		emit_expr(&c, st->n, &units);
 		strbuf_addf(&units, ") / %d", points[pt].vec);
-		recipe_host_launch(job, name, units.buf, (long)points[pt].tpb * points[pt].inflight,
-		                   points[pt].tpb, 1);
+		recipe_host_launch_wave(job, name, units.buf, (long)points[pt].tpb * points[pt].inflight,
+		                        points[pt].tpb);
 		strbuf_release(&units);
 	}
 	free(name);

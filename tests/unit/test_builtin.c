@@ -383,6 +383,36 @@ chain_with_the_count_in_a_launcher_local_fuses(void **state)
 	builtin_output_release(&o);
 }
 
+/* A broadcast operand's column (i % cols) and an NCHW channel ((i / hw) % c) are
+ * divided once per vector, each lane stepping from there; the vector path asks
+ * for divisors its one-wrap stepping holds for, and the scalar path keeps the
+ * division as written. */
+static void
+divisions_by_an_invariant_are_done_once_per_vector(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bn", "const float *x:in, const float *s:in, const float *b:in, float *y:out, int n:scalar, int c:scalar, int hw:scalar",
+		"__global__ void k(const float *x, const float *s, const float *b, float *y, int n, int c, int hw) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n * c * hw) { int ch = (i / hw) % c; y[i] = x[i] * s[ch] + b[i % hw]; }\n}\n",
+		"void bn(const float *x, const float *s, const float *b, float *y, int n, int c, int hw) {\n"
+		"  k<<<(n * c * hw + 255) / 256, 256>>>(x, s, b, y, n, c, hw);\n}\n"));
+	assert_null(o.not_lifted);
+	const char *src = o.candidates[0].source;
+	assert_non_null(strstr(o.candidates[0].label, "vec=4"));
+	assert_non_null(strstr(src, "egg_q = egg_b / (hw), egg_r = egg_b - egg_q * (hw)"));
+	assert_non_null(strstr(src, "egg_m = egg_q % (c)"));
+	assert_non_null(strstr(src, "int ch_0 = egg_dm0[egg_lane];"));
+	assert_non_null(strstr(src, "__ldg(&b[egg_dr0[egg_lane]])"));
+	assert_non_null(strstr(src, "&& (hw) >= 4 && (c) >= 1)"));
+	assert_int_equal(count(src, "const int egg_lane = "), 4);
+	assert_non_null(strstr(src, "int ch_0 = ((egg_e / hw) % c);"));
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (strstr(o.candidates[i].label, "vec=1"))
+			assert_null(strstr(o.candidates[i].source, "egg_lane"));
+	builtin_output_release(&o);
+}
+
 static void
 map_into_a_temp_folds_into_the_row_program(void **state)
 {
@@ -544,6 +574,7 @@ main(void)
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
+		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
