@@ -121,17 +121,46 @@ struct lane_divs {
 	const struct ir_expr *x[MAX_LANE_DIVS], *y[MAX_LANE_DIVS]; /* y: NULL or the outer % */
 	size_t n;
 	enum ir_index var;
+	const struct ir_program *prog;
 };
 
 static int
-lane_invariant(const struct ir_expr *e)
+integral_type(const char *t)
 {
-	if (e->kind == IR_IDX || e->kind == IR_LOAD || e->kind == IR_LOCAL)
-		return 0;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (!lane_invariant(e->kids[i]))
+	static const char *const names[] = { "int", "unsigned", "unsigned int", "long", "long long",
+		                             "unsigned long", "unsigned long long", "size_t",
+		                             "int64_t", "int32_t", "uint32_t", "uint64_t",
+		                             "short", "unsigned short", "ptrdiff_t" };
+	if (egg_str_starts(t, "const "))
+		t += 6;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(t, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* An integer the same in every lane: integer literals and scalar parameters of
+ * an integral type under integer arithmetic (i / 2.0f is a float division,
+ * and a host expression's type is not known here: both stay as written). */
+static int
+lane_invariant(const struct lane_divs *d, const struct ir_expr *e)
+{
+	switch (e->kind) {
+	case IR_NUM:
+		return strspn(e->text, "0123456789") == strlen(e->text);
+	case IR_VAR: {
+		const struct ir_param *q = ir_program_param(d->prog, e->text);
+		return q && !q->is_pointer && integral_type(q->type);
+	}
+	case IR_CAST:
+		return integral_type(e->text) && lane_invariant(d, e->kids[0]);
+	case IR_BIN:
+		if (!strchr("+-*/%", e->text[0]) || e->text[1])
 			return 0;
-	return 1;
+		return lane_invariant(d, e->kids[0]) && lane_invariant(d, e->kids[1]);
+	default:
+		return 0;
+	}
 }
 
 /* i / X or i % X with X invariant: X, else NULL. */
@@ -139,7 +168,7 @@ static const struct ir_expr *
 lane_divisor(const struct lane_divs *d, const struct ir_expr *e, char op)
 {
 	return e->kind == IR_BIN && e->text[0] == op && e->text[1] == '\0' &&
-	       e->kids[0]->kind == IR_IDX && e->kids[0]->idx == d->var && lane_invariant(e->kids[1]) ?
+	       e->kids[0]->kind == IR_IDX && e->kids[0]->idx == d->var && lane_invariant(d, e->kids[1]) ?
 	               e->kids[1] : NULL;
 }
 
@@ -176,7 +205,7 @@ hoist_expr(struct lane_divs *d, const struct ir_expr *e)
 	const struct ir_expr *x;
 	struct ir_expr *l = NULL;
 	if (e->kind == IR_BIN && strcmp(e->text, "%") == 0 && (x = lane_divisor(d, e->kids[0], '/')) &&
-	    lane_invariant(e->kids[1]))
+	    lane_invariant(d, e->kids[1]))
 		l = lane_local(d, x, e->kids[1], 'm');
 	else if ((x = lane_divisor(d, e, '/')) || (x = lane_divisor(d, e, '%')))
 		l = lane_local(d, x, NULL, e->text[0] == '/' ? 'q' : 'r');
@@ -271,7 +300,7 @@ recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struc
 	strbuf_addf(&base, "egg_w * %d", c.vec);
 	c.reg_suffix = "[egg_u]";
 	emit_stream_loads(&c, base.buf, "\t\t\t\t\t", &loads);
-	struct lane_divs d = { .var = sp->var };
+	struct lane_divs d = { .var = sp->var, .prog = job->prog };
 	struct ir_block hoisted = { 0 };
 	if (c.vec > 1 && sp->var == IR_I) {
 		hoisted = hoist_block(&d, sp->body);

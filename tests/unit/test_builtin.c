@@ -411,6 +411,19 @@ divisions_by_an_invariant_are_done_once_per_vector(void **state)
 		if (strstr(o.candidates[i].label, "vec=1"))
 			assert_null(strstr(o.candidates[i].source, "egg_lane"));
 	builtin_output_release(&o);
+	/* a float divisor divides as a float, and a divisor of unknown type stays */
+	o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "fd", "const float *x:in, float *y:out, int n:scalar, float s:scalar",
+		"__global__ void k(const float *x, float *y, int n, float s) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) y[i] = x[i] * (i / s) + (float)(i / 2.0f);\n}\n",
+		"void fd(const float *x, float *y, int n, float s) {\n"
+		"  k<<<(n + 255) / 256, 256>>>(x, y, n, s);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates > 0);
+	for (size_t i = 0; i < o.n_candidates; i++)
+		assert_null(strstr(o.candidates[i].source, "egg_lane"));
+	builtin_output_release(&o);
 }
 
 static void
