@@ -119,6 +119,7 @@ recipe_stream_vector(struct emit_ctx *c, int want)
 
 struct lane_divs {
 	const struct ir_expr *x[MAX_LANE_DIVS], *y[MAX_LANE_DIVS]; /* y: NULL or the outer % */
+	int used_q[MAX_LANE_DIVS], used_r[MAX_LANE_DIVS]; /* the body reads these lanes' arrays */
 	size_t n;
 	enum ir_index var;
 	const struct ir_program *prog;
@@ -191,6 +192,10 @@ lane_local(struct lane_divs *d, const struct ir_expr *x, const struct ir_expr *y
 	}
 	if (y)
 		d->y[j] = y;
+	if (what == 'q')
+		d->used_q[j] = 1;
+	if (what == 'r')
+		d->used_r[j] = 1;
 	char *t = egg_xasprintf("egg_d%c%zu[egg_lane]", what, j);
 	struct ir_expr *l = ir_expr_new(IR_LOCAL, t);
 	free(t);
@@ -256,10 +261,14 @@ lane_div_code(const struct emit_ctx *c, const struct lane_divs *d, struct strbuf
 		struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 		paren(c, d->x[j], &x);
 		strbuf_addf(cond, " && %s >= %d", x.buf, c->vec);
-		strbuf_addf(pre, "%slong long egg_dq%zu[%d], egg_dr%zu[%d], egg_dm%zu[%d];\n"
-		                 "%s(void)egg_dq%zu;\n%s(void)egg_dr%zu;\n%s(void)egg_dm%zu;\n%s{\n"
-		                 "%s\tconst long long egg_b = egg_w * %d, egg_q = egg_b / %s, egg_r = egg_b - egg_q * %s;\n",
-		            in, j, c->vec, j, c->vec, j, c->vec, in, j, in, j, in, j, in, in, c->vec, x.buf, x.buf);
+		/* only the arrays the body reads (nvcc warns of the others) */
+		const struct { int used; char what; } arr[] = { { d->used_q[j], 'q' }, { d->used_r[j], 'r' },
+			                                      { d->y[j] != NULL, 'm' } };
+		for (size_t a = 0; a < 3; a++)
+			if (arr[a].used)
+				strbuf_addf(pre, "%slong long egg_d%c%zu[%d];\n", in, arr[a].what, j, c->vec);
+		strbuf_addf(pre, "%s{\n%s\tconst long long egg_b = egg_w * %d, egg_q = egg_b / %s, egg_r = egg_b - egg_q * %s;\n",
+		            in, in, c->vec, x.buf, x.buf);
 		if (d->y[j]) {
 			paren(c, d->y[j], &y);
 			strbuf_addf(cond, " && %s >= 1", y.buf);
@@ -267,10 +276,13 @@ lane_div_code(const struct emit_ctx *c, const struct lane_divs *d, struct strbuf
 			            in, y.buf, y.buf);
 		}
 		strbuf_addf(pre, "#pragma unroll\n%s\tfor (int egg_k = 0; egg_k < %d; egg_k++) {\n"
-		                 "%s\t\tconst bool egg_o = egg_r + egg_k >= %s;\n"
-		                 "%s\t\tegg_dq%zu[egg_k] = egg_o ? egg_q + 1 : egg_q;\n"
-		                 "%s\t\tegg_dr%zu[egg_k] = egg_o ? egg_r + egg_k - %s : egg_r + egg_k;\n",
-		            in, c->vec, in, x.buf, in, j, in, j, x.buf);
+		                 "%s\t\tconst bool egg_o = egg_r + egg_k >= %s;\n",
+		            in, c->vec, in, x.buf);
+		if (d->used_q[j])
+			strbuf_addf(pre, "%s\t\tegg_dq%zu[egg_k] = egg_o ? egg_q + 1 : egg_q;\n", in, j);
+		if (d->used_r[j])
+			strbuf_addf(pre, "%s\t\tegg_dr%zu[egg_k] = egg_o ? egg_r + egg_k - %s : egg_r + egg_k;\n",
+			            in, j, x.buf);
 		if (d->y[j])
 			strbuf_addf(pre, "%s\t\tegg_dm%zu[egg_k] = egg_o ? egg_m1 : egg_m;\n", in, j);
 		strbuf_addf(pre, "%s\t}\n%s}\n", in, in);

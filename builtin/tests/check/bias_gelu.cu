@@ -80,16 +80,12 @@ __global__ void __launch_bounds__(256) egg_bias_gelu_c0_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -202,16 +198,12 @@ __global__ void __launch_bounds__(256) egg_bias_gelu_c1_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -324,16 +316,12 @@ __global__ void __launch_bounds__(512) egg_bias_gelu_c2_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 1; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -446,16 +434,12 @@ __global__ void __launch_bounds__(128) egg_bias_gelu_c3_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -654,16 +638,12 @@ __global__ void __launch_bounds__(1024) egg_bias_gelu_c5_k0(const float *__restr
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -776,16 +756,12 @@ __global__ void __launch_bounds__(256) egg_bias_gelu_c6_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 8; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -898,16 +874,12 @@ __global__ void __launch_bounds__(512) egg_bias_gelu_c7_k0(const float *__restri
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}

@@ -69,16 +69,12 @@ __global__ void __launch_bounds__(256) egg_bias_relu_2d_c0_k0(const float *__res
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -191,16 +187,12 @@ __global__ void __launch_bounds__(256) egg_bias_relu_2d_c1_k0(const float *__res
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -313,16 +305,12 @@ __global__ void __launch_bounds__(512) egg_bias_relu_2d_c2_k0(const float *__res
 			for (int egg_u = 0; egg_u < 1; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -435,16 +423,12 @@ __global__ void __launch_bounds__(128) egg_bias_relu_2d_c3_k0(const float *__res
 			for (int egg_u = 0; egg_u < 4; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -643,16 +627,12 @@ __global__ void __launch_bounds__(1024) egg_bias_relu_2d_c5_k0(const float *__re
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -765,16 +745,12 @@ __global__ void __launch_bounds__(256) egg_bias_relu_2d_c6_k0(const float *__res
 			for (int egg_u = 0; egg_u < 8; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
@@ -887,16 +863,12 @@ __global__ void __launch_bounds__(512) egg_bias_relu_2d_c7_k0(const float *__res
 			for (int egg_u = 0; egg_u < 2; egg_u++) {
 				const long long egg_w = egg_w0 + egg_u * egg_stride;
 				if (egg_w < egg_nv) {
-					long long egg_dq0[4], egg_dr0[4], egg_dm0[4];
-					(void)egg_dq0;
-					(void)egg_dr0;
-					(void)egg_dm0;
+					long long egg_dr0[4];
 					{
 						const long long egg_b = egg_w * 4, egg_q = egg_b / (cols), egg_r = egg_b - egg_q * (cols);
 #pragma unroll
 						for (int egg_k = 0; egg_k < 4; egg_k++) {
 							const bool egg_o = egg_r + egg_k >= (cols);
-							egg_dq0[egg_k] = egg_o ? egg_q + 1 : egg_q;
 							egg_dr0[egg_k] = egg_o ? egg_r + egg_k - (cols) : egg_r + egg_k;
 						}
 					}
