@@ -312,6 +312,8 @@ emit_components(struct emit_ctx *c, const struct ir_block *b, const char *base_t
 		c->index_text[c->var] = ix;
 		c->component = k;
 		strbuf_addf(out, "%s{\n", indent);
+		if (c->lane_index)
+			strbuf_addf(out, "%sconst int egg_lane = %d;\n%s(void)egg_lane;\n", in2.buf, k, in2.buf);
 		emit_block(c, b, in2.buf, out);
 		if (c->component_tail)
 			strbuf_addf(out, "%s%s\n", in2.buf, c->component_tail);

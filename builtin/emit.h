@@ -33,6 +33,7 @@ struct emit_ctx {
 	const char *reg_suffix;    /* "[egg_u]" when streams are per-u arrays, else "" */
 	const char *component_tail; /* code appended to each component's block, or NULL */
 	size_t n_held;             /* streams [0, n_held) already sit in registers: not loaded */
+	int lane_index;            /* declare egg_lane = k at the head of component k's block */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

@@ -65,6 +65,25 @@ recipe_host_launch(struct recipe_job *job, const char *name, const char *units, 
 	strbuf_addstr(h, ");\n\t}\n");
 }
 
+void
+recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *units,
+                        long per_block, int tpb)
+{
+	struct strbuf *h = job->host;
+	strbuf_addf(h, "\t{\n\t\tstatic int egg_occ = 0;\n\t\tif (egg_occ <= 0) {\n"
+	               "\t\t\tif (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, %s, %d, 0) != cudaSuccess || egg_occ <= 0)\n"
+	               "\t\t\t\tegg_occ = %d;\n\t\t}\n"
+	               "\t\tlong long egg_g = ((long long)(%s) + %ld - 1) / %ld;\n"
+	               "\t\tconst long long egg_cap = (long long)egg_builtin_sm_count() * egg_occ;\n"
+	               "\t\tif (egg_g > egg_cap)\n\t\t\tegg_g = egg_cap;\n",
+	            name, tpb, 2048 / tpb, units, per_block, per_block);
+	strbuf_addf(h, "\t\tif (egg_g > 2147483647LL)\n\t\t\tegg_g = 2147483647LL;\n"
+	               "\t\tif (egg_g < 1)\n\t\t\tegg_g = 1;\n\t\t%s<<<(unsigned)egg_g, %d>>>(",
+	            name, tpb);
+	emit_kernel_args(job->prog, h);
+	strbuf_addstr(h, ");\n\t}\n");
+}
+
 int
 recipe_fill(const char *tmpl, const char *const *keys, const char *const *vals, size_t n,
             struct strbuf *out, struct strbuf *why)
@@ -89,6 +108,189 @@ recipe_stream_vector(struct emit_ctx *c, int want)
 	return v;
 }
 
+/* The vector path's divisions by an invariant (i / X, i % X: a broadcast
+ * operand's column; (i / X) % Y: an NCHW channel) are done once per vector:
+ * with b = egg_w * V, q = b / X and r = b - q * X, lane k's quotient and
+ * remainder are q or q + 1 and r + k or r + k - X, one wrap at most when
+ * X >= V, and its (i / X) % Y is m = q % Y or the next one, m + 1 wrapped to 0 at
+ * Y.  X >= V and Y >= 1 join the vector path's condition; other divisors take
+ * the scalar path, which divides as written. */
+#define MAX_LANE_DIVS 4
+
+struct lane_divs {
+	const struct ir_expr *x[MAX_LANE_DIVS], *y[MAX_LANE_DIVS]; /* y: NULL or the outer % */
+	int used_q[MAX_LANE_DIVS], used_r[MAX_LANE_DIVS]; /* the body reads these lanes' arrays */
+	size_t n;
+	enum ir_index var;
+	const struct ir_program *prog;
+};
+
+static int
+integral_type(const char *t)
+{
+	static const char *const names[] = { "int", "unsigned", "unsigned int", "long", "long long",
+		                             "unsigned long", "unsigned long long", "size_t",
+		                             "int64_t", "int32_t", "uint32_t", "uint64_t",
+		                             "short", "unsigned short", "ptrdiff_t" };
+	if (egg_str_starts(t, "const "))
+		t += 6;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strcmp(t, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* An integer the same in every lane: integer literals and scalar parameters of
+ * an integral type under integer arithmetic (i / 2.0f is a float division,
+ * and a host expression's type is not known here: both stay as written). */
+static int
+lane_invariant(const struct lane_divs *d, const struct ir_expr *e)
+{
+	switch (e->kind) {
+	case IR_NUM:
+		return strspn(e->text, "0123456789") == strlen(e->text);
+	case IR_VAR: {
+		const struct ir_param *q = ir_program_param(d->prog, e->text);
+		return q && !q->is_pointer && integral_type(q->type);
+	}
+	case IR_CAST:
+		return integral_type(e->text) && lane_invariant(d, e->kids[0]);
+	case IR_BIN:
+		if (!strchr("+-*/%", e->text[0]) || e->text[1])
+			return 0;
+		return lane_invariant(d, e->kids[0]) && lane_invariant(d, e->kids[1]);
+	default:
+		return 0;
+	}
+}
+
+/* i / X or i % X with X invariant: X, else NULL. */
+static const struct ir_expr *
+lane_divisor(const struct lane_divs *d, const struct ir_expr *e, char op)
+{
+	return e->kind == IR_BIN && e->text[0] == op && e->text[1] == '\0' &&
+	       e->kids[0]->kind == IR_IDX && e->kids[0]->idx == d->var && lane_invariant(d, e->kids[1]) ?
+	               e->kids[1] : NULL;
+}
+
+/* The local of (x, y) ("q", "r" or, with y, "m"), or NULL when the table is full. */
+static struct ir_expr *
+lane_local(struct lane_divs *d, const struct ir_expr *x, const struct ir_expr *y, char what)
+{
+	/* one division per divisor: a quotient or remainder takes any entry of x,
+	 * a channel the entry of (x, y) or one of x still without its y */
+	size_t j;
+	for (j = 0; j < d->n; j++)
+		if (ir_expr_equal(d->x[j], x) && (!y || !d->y[j] || ir_expr_equal(d->y[j], y)))
+			break;
+	if (j == MAX_LANE_DIVS)
+		return NULL;
+	if (j == d->n) {
+		d->x[j] = x;
+		d->y[j] = NULL;
+		d->n++;
+	}
+	if (y)
+		d->y[j] = y;
+	if (what == 'q')
+		d->used_q[j] = 1;
+	if (what == 'r')
+		d->used_r[j] = 1;
+	char *t = egg_xasprintf("egg_d%c%zu[egg_lane]", what, j);
+	struct ir_expr *l = ir_expr_new(IR_LOCAL, t);
+	free(t);
+	return l;
+}
+
+static struct ir_expr *
+hoist_expr(struct lane_divs *d, const struct ir_expr *e)
+{
+	if (!e)
+		return NULL;
+	const struct ir_expr *x;
+	struct ir_expr *l = NULL;
+	if (e->kind == IR_BIN && strcmp(e->text, "%") == 0 && (x = lane_divisor(d, e->kids[0], '/')) &&
+	    lane_invariant(d, e->kids[1]))
+		l = lane_local(d, x, e->kids[1], 'm');
+	else if ((x = lane_divisor(d, e, '/')) || (x = lane_divisor(d, e, '%')))
+		l = lane_local(d, x, NULL, e->text[0] == '/' ? 'q' : 'r');
+	if (l)
+		return l;
+	struct ir_expr *c = ir_expr_new(e->kind, e->text);
+	c->idx = e->idx;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_add(c, hoist_expr(d, e->kids[i]));
+	return c;
+}
+
+/* A copy of b (no loops) with the divisions rewritten; divisors borrowed from b. */
+static struct ir_block
+hoist_block(struct lane_divs *d, const struct ir_block *b)
+{
+	struct ir_block out = { 0 };
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		struct ir_stmt *c = ir_stmt_new(s->kind);
+		*c = *s;
+		c->name = s->name ? egg_xstrdup(s->name) : NULL;
+		c->type = s->type ? egg_xstrdup(s->type) : NULL;
+		c->combine_fn = s->combine_fn ? egg_xstrdup(s->combine_fn) : NULL;
+		c->index = hoist_expr(d, s->index);
+		c->value = hoist_expr(d, s->value);
+		c->bound = ir_expr_copy(s->bound);
+		c->body = (struct ir_block){ 0 };
+		ir_block_add(&out, c);
+	}
+	return out;
+}
+
+static void
+paren(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out)
+{
+	strbuf_addch(out, '(');
+	emit_expr(c, e, out);
+	strbuf_addch(out, ')');
+}
+
+static void
+lane_div_code(const struct emit_ctx *c, const struct lane_divs *d, struct strbuf *pre,
+              struct strbuf *cond)
+{
+	const char *in = "\t\t\t\t\t";
+	for (size_t j = 0; j < d->n; j++) {
+		struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+		paren(c, d->x[j], &x);
+		strbuf_addf(cond, " && %s >= %d", x.buf, c->vec);
+		/* only the arrays the body reads (nvcc warns of the others) */
+		const struct { int used; char what; } arr[] = { { d->used_q[j], 'q' }, { d->used_r[j], 'r' },
+			                                      { d->y[j] != NULL, 'm' } };
+		for (size_t a = 0; a < 3; a++)
+			if (arr[a].used)
+				strbuf_addf(pre, "%slong long egg_d%c%zu[%d];\n", in, arr[a].what, j, c->vec);
+		strbuf_addf(pre, "%s{\n%s\tconst long long egg_b = egg_w * %d, egg_q = egg_b / %s, egg_r = egg_b - egg_q * %s;\n",
+		            in, in, c->vec, x.buf, x.buf);
+		if (d->y[j]) {
+			paren(c, d->y[j], &y);
+			strbuf_addf(cond, " && %s >= 1", y.buf);
+			strbuf_addf(pre, "%s\tconst long long egg_m = egg_q %% %s, egg_m1 = egg_m + 1 == %s ? 0 : egg_m + 1;\n",
+			            in, y.buf, y.buf);
+		}
+		strbuf_addf(pre, "#pragma unroll\n%s\tfor (int egg_k = 0; egg_k < %d; egg_k++) {\n"
+		                 "%s\t\tconst bool egg_o = egg_r + egg_k >= %s;\n",
+		            in, c->vec, in, x.buf);
+		if (d->used_q[j])
+			strbuf_addf(pre, "%s\t\tegg_dq%zu[egg_k] = egg_o ? egg_q + 1 : egg_q;\n", in, j);
+		if (d->used_r[j])
+			strbuf_addf(pre, "%s\t\tegg_dr%zu[egg_k] = egg_o ? egg_r + egg_k - %s : egg_r + egg_k;\n",
+			            in, j, x.buf);
+		if (d->y[j])
+			strbuf_addf(pre, "%s\t\tegg_dm%zu[egg_k] = egg_o ? egg_m1 : egg_m;\n", in, j);
+		strbuf_addf(pre, "%s\t}\n%s}\n", in, in);
+		strbuf_release(&x);
+		strbuf_release(&y);
+	}
+}
+
 int
 recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struct strbuf *out,
                      struct strbuf *why)
@@ -110,7 +312,16 @@ recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struc
 	strbuf_addf(&base, "egg_w * %d", c.vec);
 	c.reg_suffix = "[egg_u]";
 	emit_stream_loads(&c, base.buf, "\t\t\t\t\t", &loads);
-	emit_components(&c, sp->body, base.buf, "\t\t\t\t\t", &compute);
+	struct lane_divs d = { .var = sp->var, .prog = job->prog };
+	struct ir_block hoisted = { 0 };
+	if (c.vec > 1 && sp->var == IR_I) {
+		hoisted = hoist_block(&d, sp->body);
+		lane_div_code(&c, &d, &compute, &aligned);
+	}
+	c.lane_index = d.n > 0;
+	emit_components(&c, d.n ? &hoisted : sp->body, base.buf, "\t\t\t\t\t", &compute);
+	c.lane_index = 0;
+	ir_block_free(&hoisted);
 	c.reg_suffix = NULL;
 	emit_block(&c, sp->body, "\t\t", &scalar);
 	strbuf_addf(&vs, "%d", c.vec);

@@ -17,6 +17,13 @@ struct stream_spec {
 	                               one-row program's column loop) */
 };
 
+/* Host block launching name over `units` work items, per_block per block, on at
+ * most one wave of resident blocks: the SM count times the blocks of tpb threads
+ * the kernel fits per SM (its registers and shared memory, asked once at run
+ * time), so a grid-stride kernel has no second, partial wave. */
+void recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *units,
+                             long per_block, int tpb);
+
 /* The widest V <= want that every stream of c supports. */
 int recipe_stream_vector(struct emit_ctx *c, int want);
 /* Appends a kernel from templates/stream.cu. */

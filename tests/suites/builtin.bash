@@ -190,7 +190,7 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 56 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 74 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -355,6 +355,77 @@ launch_chain_fuses_into_one_pass_without_the_temp(void **state)
 	builtin_output_release(&o);
 }
 
+/* The count reaches one kernel as its own guard (i < rows * cols) and the next
+ * as a launcher local (int n = rows * cols): the same extent, so one pass, and
+ * the first store, overwritten in place by the second, is never written. */
+static void
+chain_with_the_count_in_a_launcher_local_fuses(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bg", "const float *x:in, const float *b:in, float *y:out, int rows:scalar, int cols:scalar",
+		"__global__ void add(const float *x, const float *b, float *y, int rows, int cols) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < rows * cols) y[i] = x[i] + b[i % cols];\n}\n"
+		"__global__ void act(float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) { float v = y[i]; y[i] = 0.5f * v * (1.0f + erff(v)); }\n}\n",
+		"void bg(const float *x, const float *b, float *y, int rows, int cols) {\n"
+		"  int n = rows * cols;\n"
+		"  add<<<(n + 255) / 256, 256>>>(x, b, y, rows, cols);\n  act<<<(n + 255) / 256, 256>>>(y, n);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates >= 4);
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *s = o.candidates[i].source;
+		assert_int_equal(count(s, "<<<"), 1);
+		assert_int_equal(count(s, "__global__"), 1);
+		assert_non_null(strstr(s, "erff("));
+		assert_null(strstr(s, "= y["));      /* the intermediate is never read back */
+	}
+	builtin_output_release(&o);
+}
+
+/* A broadcast operand's column (i % cols) and an NCHW channel ((i / hw) % c) are
+ * divided once per vector, each lane stepping from there; the vector path asks
+ * for divisors its one-wrap stepping holds for, and the scalar path keeps the
+ * division as written. */
+static void
+divisions_by_an_invariant_are_done_once_per_vector(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "bn", "const float *x:in, const float *s:in, const float *b:in, float *y:out, int n:scalar, int c:scalar, int hw:scalar",
+		"__global__ void k(const float *x, const float *s, const float *b, float *y, int n, int c, int hw) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n * c * hw) { int ch = (i / hw) % c; y[i] = x[i] * s[ch] + b[i % hw]; }\n}\n",
+		"void bn(const float *x, const float *s, const float *b, float *y, int n, int c, int hw) {\n"
+		"  k<<<(n * c * hw + 255) / 256, 256>>>(x, s, b, y, n, c, hw);\n}\n"));
+	assert_null(o.not_lifted);
+	const char *src = o.candidates[0].source;
+	assert_non_null(strstr(o.candidates[0].label, "vec=4"));
+	assert_non_null(strstr(src, "egg_q = egg_b / (hw), egg_r = egg_b - egg_q * (hw)"));
+	assert_non_null(strstr(src, "egg_m = egg_q % (c)"));
+	assert_non_null(strstr(src, "int ch_0 = egg_dm0[egg_lane];"));
+	assert_non_null(strstr(src, "__ldg(&b[egg_dr0[egg_lane]])"));
+	assert_non_null(strstr(src, "&& (hw) >= 4 && (c) >= 1)"));
+	assert_int_equal(count(src, "const int egg_lane = "), 4);
+	assert_non_null(strstr(src, "int ch_0 = ((egg_e / hw) % c);"));
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (strstr(o.candidates[i].label, "vec=1"))
+			assert_null(strstr(o.candidates[i].source, "egg_lane"));
+	builtin_output_release(&o);
+	/* a float divisor divides as a float, and a divisor of unknown type stays */
+	o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "fd", "const float *x:in, float *y:out, int n:scalar, float s:scalar",
+		"__global__ void k(const float *x, float *y, int n, float s) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) y[i] = x[i] * (i / s) + (float)(i / 2.0f);\n}\n",
+		"void fd(const float *x, float *y, int n, float s) {\n"
+		"  k<<<(n + 255) / 256, 256>>>(x, y, n, s);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates > 0);
+	for (size_t i = 0; i < o.n_candidates; i++)
+		assert_null(strstr(o.candidates[i].source, "egg_lane"));
+	builtin_output_release(&o);
+}
+
 static void
 map_into_a_temp_folds_into_the_row_program(void **state)
 {
@@ -519,6 +590,8 @@ main(void)
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
+		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
+		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),

@@ -291,8 +291,8 @@ stencil_candidates_read_taps_from_a_haloed_tile(void **state)
 	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "st", JACOBI_PARAMS, jacobi_closure,
 	                                               jacobi_launcher));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 7);
-	int tiled = 0;
+	assert_int_equal(o.n_candidates, 13);
+	int tiled = 0, windowed = 0;
 	for (size_t i = 0; i < o.n_candidates; i++) {
 		const char *s = o.candidates[i].source;
 		if (strstr(o.candidates[i].label, "tile=shared")) {
@@ -301,11 +301,29 @@ stencil_candidates_read_taps_from_a_haloed_tile(void **state)
 			assert_non_null(strstr(s, "egg_sb0[egg_ly + 0][egg_lx + 1]"));
 			assert_non_null(strstr(s, "egg_sb0[egg_ly + 1][egg_lx + 2]"));
 			assert_null(strstr(s, "u[((((int)egg_r - 1)"));
+		} else if (strstr(o.candidates[i].label, "tile=registers")) {
+			windowed++;
+			/* the same taps from the strip's register tile inside the domain and
+			 * from the sliding window at its edges; rows in and out 16 bytes wide */
+			assert_non_null(strstr(s, "egg_t0[egg_k + 0][egg_x + 1]"));
+			assert_non_null(strstr(s, "egg_t0[egg_k + 1][egg_x + 2]"));
+			assert_non_null(strstr(s, "egg_w0[0][egg_x + 1]"));
+			assert_non_null(strstr(s, "egg_w0[1][egg_x + 2]"));
+			assert_null(strstr(s, "u[((((int)egg_r - 1)"));
+			const char *vt = strstr(o.candidates[i].label, "columns=4") ? "float4" : "float2";
+			char *ld = egg_xasprintf("__ldg(reinterpret_cast<const %s *>(&u[egg_f]))", vt);
+			char *st = egg_xasprintf("*reinterpret_cast<%s *>(&v[egg_r * egg_C + egg_c0]) = egg_v;", vt);
+			assert_non_null(strstr(s, ld));
+			assert_non_null(strstr(s, st));
+			free(ld);
+			free(st);
+			assert_int_equal(count(s, "<<<"), 1);
 		} else {
 			assert_non_null(strstr(s, "u[((((int)egg_r - 1) * w) + (int)egg_c)]"));
 		}
 	}
 	assert_int_equal(tiled, 6);
+	assert_int_equal(windowed, 6);
 	builtin_output_release(&o);
 }
 

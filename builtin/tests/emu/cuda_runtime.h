@@ -46,6 +46,8 @@ typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
 inline cudaError_t cudaDeviceGetAttribute(int *v, int, int) { *v = 4; return 0; }
+/* one wave: 2 resident blocks per SM, whatever the kernel (grids stay small) */
+template <class K> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, K, int, size_t) { *n = 2; return 0; }
 inline cudaError_t cudaGetLastError() { return 0; }
 inline cudaError_t cudaPeekAtLastError() { return 0; }
 inline cudaError_t cudaDeviceSynchronize() { return 0; }
