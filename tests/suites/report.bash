@@ -296,6 +296,22 @@ test_a_winner_that_does_not_compile_is_reported_as_a_fallback() {
 	expect_eq "$(winners_in k2.o)" 3 "winners linked"
 }
 
+# A source named in an options file is compiled as it is (egg rewrites only the
+# user's own argv): its winners are reported as fallbacks with that reason.
+test_winners_of_a_source_in_an_options_file_are_reported_as_fallbacks() {
+	setup_example
+	search
+	echo "-c kernels.cu -o k.o" >opts
+	EGG_MODE=cache run_cmd r "$EGG_CC" --egg-report=rep.jsonl -O3 -arch=sm_90 -optf opts ||
+		fail "the build failed: $(cat r.err)"
+	expect_file_contains r.err "named in an options file"
+	expect_eq "$(winners_in k.o)" 0 "winners linked"
+	expect_file_lines rep.jsonl 3
+	expect_eq "$(outcomes rep.jsonl | grep -c '=fallback$')" 3 "fallbacks"
+	field rep.jsonl 2 reason | grep -q "^the source was named in an options file" ||
+		fail "reason: $(field rep.jsonl 2 reason)"
+}
+
 # Replaces an entry's transcript the way the model search writes one, with a
 # checksum recomputed as egg computes it.
 put_model_transcript() { # FILE
