@@ -19,14 +19,13 @@
 #include "agents/llm.h"
 #include "agents/llm_parse.h"
 #include "common/fsutil.h"
+#include "common/sigpipe.h"
 #include "common/strvec.h"
 #include "common/util.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,26 +498,16 @@ on_header(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* curl_easy_perform with SIGPIPE blocked in this thread.  With CURLOPT_NOSIGNAL
- * (needed for threads and timeouts) libcurl no longer ignores SIGPIPE itself,
- * and a TLS write to a server that hung up could otherwise kill the build that
- * asked for a kernel.  A SIGPIPE raised meanwhile is taken off before the mask
- * is restored. */
+/* curl_easy_perform under the SIGPIPE guard (common/sigpipe.h): a server that
+ * hangs up mid-request is a failed attempt, never the death of the build that
+ * asked for a kernel. */
 static CURLcode
 perform_without_sigpipe(CURL *h)
 {
-	sigset_t pipe_set, old;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	struct sigpipe_guard g;
+	sigpipe_guard_begin(&g);
 	CURLcode cc = curl_easy_perform(h);
-	if (!sigismember(&old, SIGPIPE)) {
-		sigset_t pending;
-		struct timespec zero = { 0, 0 };
-		if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE))
-			sigtimedwait(&pipe_set, NULL, &zero);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	sigpipe_guard_end(&g);
 	return cc;
 }
 

@@ -42,8 +42,8 @@ UNIT_TESTS += tests/unit/test_builtin_rows
 
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
-	tests/data/builtin/emu/shim.h tests/data/builtin/emu/drivers.cpp \
-	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h \
+	tests/data/builtin/gemm_driver.cpp \
+	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h builtin/tests/emu/launches.py \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
 	builtin/tests/check/bias_relu_2d.cu \

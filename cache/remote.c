@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "cache/remote.h"
+#include "common/sigpipe.h"
 #include "common/strvec.h"
 #include "common/util.h"
 
@@ -239,7 +240,11 @@ request(struct endpoint *ep, const char *method, const char *key, struct body *b
 		curl_easy_setopt(c, CURLOPT_READDATA, body);
 		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)body->upload_len);
 	}
+	/* A remote that hangs up mid-upload must cost a warning, not the build. */
+	struct sigpipe_guard guard;
+	sigpipe_guard_begin(&guard);
 	CURLcode rc = curl_easy_perform(c);
+	sigpipe_guard_end(&guard);
 	long status = -1;
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

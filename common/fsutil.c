@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,4 +189,33 @@ fs_find_in_path(const char *name, const char *path, const char *skip)
 			return NULL;
 		p = end + 1;
 	}
+}
+
+int
+fs_append_locked(const char *path, const void *data, size_t len, const char **step)
+{
+	*step = "open";
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int rc = -1;
+	*step = "lock";
+	if (flock(fd, LOCK_EX) == 0) {
+		*step = "write";
+		ssize_t n;
+		do
+			n = write(fd, data, len);
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)len)
+			rc = 0;
+		else if (n >= 0)
+			errno = ENOSPC;
+	}
+	int e = errno;
+	if (close(fd) < 0 && rc == 0) {
+		*step = "write";
+		return -1;
+	}
+	errno = e;
+	return rc;
 }

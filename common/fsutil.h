@@ -15,6 +15,12 @@
  * Fails with EFBIG if it is larger than max bytes (0: no limit). */
 int fs_read_file(const char *path, size_t max, char **data, size_t *len);
 
+/* Appends data to path (created 0644) with one write(2) on an O_APPEND
+ * descriptor held under flock(2), so that concurrent writers (make -j) never
+ * interleave or tear it.  0, or -1 with errno set and *step naming what failed
+ * ("open", "lock" or "write"; a short write is ENOSPC). */
+int fs_append_locked(const char *path, const void *data, size_t len, const char **step);
+
 /* Writes data to a temporary file next to path, fsyncs it and renames it over
  * path: readers see the old file or the new one, never a torn one. */
 int fs_write_atomic(const char *path, const void *data, size_t len);

@@ -5,7 +5,8 @@ libeggcommon_a_SOURCES = \
 	common/strbuf.c common/strbuf.h \
 	common/strvec.c common/strvec.h \
 	common/fsutil.c common/fsutil.h \
-	common/child.c common/child.h
+	common/child.c common/child.h \
+	common/sigpipe.c common/sigpipe.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
 # read a bundle (egg-cc's fast path) do not link cJSON.
@@ -18,3 +19,9 @@ tests_unit_test_child_SOURCES = tests/unit/test_child.c
 tests_unit_test_child_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_child_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_child
+
+check_PROGRAMS += tests/unit/test_sigpipe
+tests_unit_test_sigpipe_SOURCES = tests/unit/test_sigpipe.c
+tests_unit_test_sigpipe_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sigpipe_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_sigpipe

@@ -12,6 +12,7 @@
  *     egg-plan 1
  *     rewrite<TAB>INPUT-INDEX<TAB>PATH-OF-REWRITTEN-SOURCE
  *     fail<TAB>REASON        (EGG_STRICT: an annotation could not be used)
+ *     report<TAB>PATH        the report that waits for this compile's outcome
  *     end
  * The rewritten source has the input's own basename, in a temporary directory, so
  * nvcc derives the same default output names.  Quoted includes of the user's file
@@ -21,7 +22,10 @@
  *
  * If the rewritten compile fails, the reference is compiled with the user's exact
  * command line; a warning is printed only when that succeeds (otherwise the error
- * is the user's own, and nvcc's messages say so).
+ * is the user's own, and nvcc's messages say so).  Either way the report, when
+ * one is configured, gets records that say which code was compiled: the planner
+ * leaves them in the temporary directory, as planned and as fallbacks, and
+ * egg-cc appends the set that came true (compile_annotated.h).
  */
 #include "config.h"
 #include "driver/compile_annotated.h"
@@ -47,6 +51,7 @@ struct plan {
 	struct plan_rewrite *rewrites;
 	size_t n;
 	char *fail; /* strict mode: why the build must stop */
+	char *report; /* the report whose records wait in the temporary directory, or NULL */
 };
 
 /* A child of the compiler driver: signals aimed at egg-cc reach it, its output
@@ -69,6 +74,7 @@ plan_release(struct plan *p)
 		free(p->rewrites[i].path);
 	free(p->rewrites);
 	free(p->fail);
+	free(p->report);
 	memset(p, 0, sizeof *p);
 }
 
@@ -90,6 +96,11 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 		if (egg_str_starts(line, "fail\t")) {
 			if (!p->fail)
 				p->fail = egg_xstrdup(line + 5);
+			continue;
+		}
+		if (egg_str_starts(line, "report\t") && line[7]) {
+			free(p->report);
+			p->report = egg_xstrdup(line + 7);
 			continue;
 		}
 		char *idx = NULL, *path = NULL;
@@ -302,6 +313,27 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 	return ok ? 0 : -1;
 }
 
+/* Appends the planner's waiting records in tmpdir/file (PLAN_REPORT_*) to the
+ * report, when the plan named one; a report that cannot be written is a warning. */
+static void
+report_outcome(const struct plan *p, const char *tmpdir, const char *file)
+{
+	if (!p->report)
+		return;
+	char *path = fs_join(tmpdir, file), *records;
+	size_t len;
+	const char *step = "read";
+	if (fs_read_file(path, 0, &records, &len) == 0) {
+		if (len > 0 && fs_append_locked(p->report, records, len, &step) < 0)
+			egg_warn("egg: cannot %s the report %s: %s; the build goes on without it", step,
+			         p->report, strerror(errno));
+		free(records);
+	} else {
+		egg_warn("egg: cannot read the planned report records %s: %s", path, strerror(errno));
+	}
+	free(path);
+}
+
 /* 1 when every input the plan rewrites was a token of the user's own argv. */
 static int
 rewritable(const struct args *a, const struct plan *p)
@@ -335,16 +367,21 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 	} else if (p.n > 0 && !rewritable(a, &p)) {
 		egg_warn("egg: an annotated source was named in an options file or NVCC_*_FLAGS, "
 		         "which egg does not rewrite; compiling the reference");
+		report_outcome(&p, tmpdir, PLAN_REPORT_FALLBACK_OPTIONS);
 	} else if (p.n > 0) {
 		struct child_status st;
 		if (compile_rewritten(inv, a, &p, tmpdir, &st) == 0) {
+			report_outcome(&p, tmpdir, PLAN_REPORT_USED);
 			status = 0;
 		} else if (st.signaled) {
 			if (!keep_temps)
 				remove_tree(tmpdir);
 			child_exit_like(&st);
 		} else {
-			/* Compile the reference; say so only if that works (else the error is the user's). */
+			/* Compile the reference; say so only if that works (else the error is the user's).
+			 * The winners were not used either way, and the report says so first:
+			 * exec-like exits follow. */
+			report_outcome(&p, tmpdir, PLAN_REPORT_FALLBACK_COMPILE);
 			struct child_status ref;
 			strvec_insert(&inv->args, 0, inv->nvcc);
 			if (run_forwarding(inv->nvcc, strvec_argv(&inv->args), -1, -1, &ref, &err) < 0) {

@@ -20,6 +20,7 @@
 #include "agents/prompts.h"
 #include "builtin/builtin.h"
 #include "driver/pipeline_search.h"
+#include "driver/compile_annotated.h"
 #include "driver/pipeline_verify.h"
 #include "driver/report.h"
 #include "driver/rewrite.h"
@@ -223,6 +224,7 @@ struct plan_ctx {
 	const char *miss_reason; /* why a miss does not search (NULL: the mode says it) */
 	const char *hit_reason;  /* why a hit was not verified in verify mode */
 	int report_failed;       /* the report could not be written (warned once) */
+	int report_pending;      /* records wait in the temporary directory for egg-cc */
 };
 
 /* The request to search or verify k under key: the build's nvcc and flags, the
@@ -368,21 +370,22 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 	k->wall_s = now_s() - t0;
 }
 
-/* Appends each kernel's record to the report, when one is configured; a report
+/* Appends each kernel's record to path; with fallback_why, a kernel that would
+ * link a winner is recorded as a fallback for that reason instead.  A report
  * that cannot be written is one warning per plan, never a failed build. */
 static void
-report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan *kp, size_t n)
+append_records(struct plan_ctx *c, const char *path, const char *source,
+               const struct kernel_plan *kp, size_t n, const char *fallback_why)
 {
-	const char *path = egg_config_get(c->req->cfg, "report");
-	if (!path || !*path || c->report_failed)
-		return;
 	struct cache_generator gen = pipeline_generator(c->req->cfg);
 	for (size_t i = 0; i < n && !c->report_failed; i++) {
+		int falls_back = fallback_why && kp[i].outcome && report_outcome_is_winner(kp[i].outcome);
 		struct report_kernel r = {
 			.source = source, .kernel = kp[i].bundle ? kp[i].bundle->name : NULL,
 			.key = kp[i].key[0] ? kp[i].key : NULL, .arch = kp[i].arch_name,
 			.mode = egg_mode_name(egg_config_mode(c->req->cfg)),
-			.outcome = kp[i].outcome, .reason = kp[i].reason, .result_json = kp[i].result_json,
+			.outcome = falls_back ? "fallback" : kp[i].outcome,
+			.reason = falls_back ? fallback_why : kp[i].reason, .result_json = kp[i].result_json,
 			.backend = gen.backend, .model = gen.model, .recipe = gen.recipe,
 			.when = time(NULL), .wall_s = kp[i].wall_s,
 		};
@@ -397,6 +400,36 @@ report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan 
 	}
 }
 
+/* Reports the kernels of one input, when a report is configured: straight to
+ * the report, or, when the input is rewritten, to the files in the temporary
+ * directory that egg-cc picks from once the rewritten unit compiled or not
+ * (compile_annotated.h). */
+static void
+report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan *kp, size_t n,
+               int rewritten)
+{
+	const char *path = egg_config_get(c->req->cfg, "report");
+	if (!path || !*path || c->report_failed)
+		return;
+	if (!rewritten) {
+		append_records(c, path, source, kp, n, NULL);
+		return;
+	}
+	static const struct {
+		const char *file, *why;
+	} pending[] = {
+		{ PLAN_REPORT_USED, NULL },
+		{ PLAN_REPORT_FALLBACK_COMPILE, PLAN_REPORT_FALLBACK_COMPILE_WHY },
+		{ PLAN_REPORT_FALLBACK_OPTIONS, PLAN_REPORT_FALLBACK_OPTIONS_WHY },
+	};
+	for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++) {
+		char *file = fs_join(c->req->tmpdir, pending[i].file);
+		append_records(c, file, source, kp, n, pending[i].why);
+		free(file);
+	}
+	c->report_pending = 1;
+}
+
 /* The record of an annotated source that egg could not plan at all (the cache,
  * nvcc or the analyzer failed): no kernel is known, the source and why are. */
 static void
@@ -405,7 +438,7 @@ report_source_failure(struct plan_ctx *c, const char *path, const char *why)
 	struct kernel_plan k = { 0 };
 	note(&k, "fallback", why);
 	k.wall_s = -1;
-	report_kernels(c, path, &k, 1);
+	report_kernels(c, path, &k, 1, 0);
 	free(k.reason);
 }
 
@@ -515,7 +548,7 @@ plan_modes(struct plan_ctx *c)
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0 };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0, 0 };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
@@ -567,13 +600,14 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			kp[b].bundle = res.bundles[b];
 			plan_kernel(&c, &kp[b]);
 		}
+		size_t plan_len = plan->len;
 		if (rewrite_input(req, i, in->path, kp, res.n_bundles, plan, err) < 0) {
 			rc = -1;
 			for (size_t b = 0; b < res.n_bundles; b++)
 				if (kp[b].winner)
 					note(&kp[b], "fallback", err->buf);
 		}
-		report_kernels(&c, in->path, kp, res.n_bundles);
+		report_kernels(&c, in->path, kp, res.n_bundles, plan->len > plan_len);
 		for (size_t b = 0; b < res.n_bundles; b++) {
 			free(kp[b].winner);
 			free(kp[b].reason);
@@ -582,6 +616,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		free(kp);
 		analyzer_result_free(&res);
 	}
+	if (c.report_pending && !c.report_failed)
+		strbuf_addf(plan, "report\t%s\n", egg_config_get(req->cfg, "report"));
 	strbuf_addstr(plan, "end\n");
 	strvec_clear(&c.archs);
 	strvec_clear(&clang_args);

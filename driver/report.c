@@ -12,16 +12,14 @@
  */
 #include "config.h"
 #include "driver/report.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 static void
 add_string_or_null(cJSON *o, const char *name, const char *value)
@@ -243,30 +241,10 @@ report_append(const char *path, const void *record, struct strbuf *err)
 	}
 	char *line = egg_xasprintf("%s\n", text);
 	cJSON_free(text);
-	size_t len = strlen(line);
-	int rc = -1;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		strbuf_addf(err, "cannot open the report %s: %s", path, strerror(errno));
-	} else if (flock(fd, LOCK_EX) < 0) {
-		strbuf_addf(err, "cannot lock the report %s: %s", path, strerror(errno));
-	} else {
-		ssize_t n;
-		do
-			n = write(fd, line, len);
-		while (n < 0 && errno == EINTR);
-		if (n == (ssize_t)len)
-			rc = 0;
-		else if (n < 0)
-			strbuf_addf(err, "cannot write the report %s: %s", path, strerror(errno));
-		else
-			strbuf_addf(err, "cannot write the report %s: only %zd of %zu bytes written", path,
-			            n, len);
-	}
-	if (fd >= 0 && close(fd) < 0 && rc == 0) {
-		strbuf_addf(err, "cannot write the report %s: %s", path, strerror(errno));
-		rc = -1;
-	}
+	const char *step;
+	int rc = fs_append_locked(path, line, strlen(line), &step);
+	if (rc < 0)
+		strbuf_addf(err, "cannot %s the report %s: %s", step, path, strerror(errno));
 	free(line);
 	return rc;
 }

@@ -1,32 +1,37 @@
 # builtin_gemm.bash -- the gemm family's candidates compute the right product: each
-# check bundle's candidates run on a CPU emulation of CUDA (tests/data/builtin/emu:
-# a thread per CUDA thread, __syncthreads as a barrier) against a float64 reference,
-# on edge sizes, aligned (the float4 path must run) and misaligned; and the
-# benchmark's GEMM-like and unliftable cases give candidates that compile.
+# check bundle's candidates run on the CPU stand-in for CUDA (builtin/tests/emu:
+# a block's threads as fibers that meet at each __syncthreads) against a float64
+# reference (tests/data/builtin/gemm_driver.cpp), on edge sizes, aligned (the
+# float4 path must run) and misaligned; and the benchmark's GEMM-like and
+# unliftable cases give candidates that compile.
 
-EMU=$EGG_SRCDIR/tests/data/builtin/emu
+EMU=$EGG_SRCDIR/builtin/tests/emu
+DRIVER=$EGG_SRCDIR/tests/data/builtin/gemm_driver.cpp
 DATA=$EGG_SRCDIR/tests/data/builtin
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 
 suite_probe() {
 	command -v jq >/dev/null || { echo "no jq"; return 1; }
 	command -v g++ >/dev/null || { echo "no g++"; return 1; }
-	printf '#include <barrier>\nint main(){std::barrier<> b(1);b.arrive_and_wait();}\n' >/tmp/egg-probe-$$.cpp
-	g++ -std=c++20 -pthread /tmp/egg-probe-$$.cpp -o /tmp/egg-probe-$$ 2>/dev/null ||
-		{ rm -f /tmp/egg-probe-$$*; echo "no C++20 std::barrier"; return 1; }
-	rm -f /tmp/egg-probe-$$*
+	command -v python3 >/dev/null || { echo "no python3"; return 1; }
+}
+
+# build_candidate CASE HEADER PROGRAM: the driver for CASE around HEADER, with the
+# stand-in's multiprocessor count an H200's (the launchers size grids by it)
+build_candidate() {
+	g++ -std=c++20 -O1 -I"$EMU" -DEGG_EMU_SM_COUNT=132 -D"$1" -DCAND="\"$T/$2\"" "$DRIVER" -o "$3"
 }
 
 # emulate BUNDLE CASE K: builds candidate K of BUNDLE as ./BUNDLE.K
 emulate() {
 	"$EGG" generate "$DATA/$1.json" >"$1.json" || fail "generate $1"
 	{
-		echo '#include "shim.h"'
-		jq -r ".candidates[$3].source" "$1.json" |
-			sed 's/\([A-Za-z0-9_]*<\(true\|false\)>\)<<<\(dim3(.*)\), \([0-9]*\)>>>(/egg_launch(\1, \3, dim3(\4), /'
+		echo '#include <cuda_runtime.h>'
+		jq -r ".candidates[$3].source" "$1.json" | python3 "$EMU/launches.py" -
 	} >"$1.$3.h"
-	grep -q 'egg_launch(' "$1.$3.h" || fail "$1 candidate $3: no launch rewritten"
-	g++ -std=c++20 -O1 -pthread -I"$EMU" -D"$2" -DCAND="\"$T/$1.$3.h\"" "$EMU/drivers.cpp" -o "$1.$3" 2>"$1.$3.err" ||
+	grep -q 'egg_emu_launch(' "$1.$3.h" || fail "$1 candidate $3: no launch rewritten"
+	grep -q '<<<' "$1.$3.h" && fail "$1 candidate $3: a launch left as it was: $(grep -m1 '<<<' "$1.$3.h")"
+	build_candidate "$2" "$1.$3.h" "$1.$3" 2>"$1.$3.err" ||
 		fail "$1 candidate $3 does not build: $(head -c 1500 "$1.$3.err")"
 }
 
@@ -73,8 +78,7 @@ test_a_wrong_candidate_is_caught() {
 	sed 's/egg_c\[egg_i\]\[egg_j\] = fmaf(egg_fa\[egg_i\], egg_fb\[egg_j\], egg_c\[egg_i\]\[egg_j\]);/egg_c[egg_i][egg_j] = fmaf(egg_fa[egg_i], egg_fb[egg_j] * 1.01f, egg_c[egg_i][egg_j]);/' \
 		gemm_awkward.1.h >broken.h
 	cmp -s broken.h gemm_awkward.1.h && fail "the breakage did not apply"
-	g++ -std=c++20 -O1 -pthread -I"$EMU" -DCASE_AW -DCAND="\"$T/broken.h\"" "$EMU/drivers.cpp" -o broken ||
-		fail "broken candidate does not build"
+	build_candidate CASE_AW broken.h broken || fail "broken candidate does not build"
 	./broken 77 65 45 0 >b.out 2>&1 && fail "a wrong product passed: $(cat b.out)"
 	expect_file_contains b.out "BAD"
 }

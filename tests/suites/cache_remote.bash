@@ -15,6 +15,21 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# A python3 prelude for a stand-in server: the listening socket s on the
+# loopback port given as its first argument.
+PY_LISTEN='import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)'
+
+wait_for_port() { # PORT: returns once something listens there (5 s at most)
+	python3 -c "import socket,time
+for _ in range(100):
+    try: socket.create_connection(('127.0.0.1', $1), 0.1); break
+    except OSError: time.sleep(0.05)"
+}
+
 # Starts nginx with: /rw/ (PUT), /rw2/ (PUT), /ro/ (GET only), /err/ (500),
 # /auth/ (basic auth egg:pw), /bearer/ (token tok123).  Sets PORT and WEB.
 start_nginx() {
@@ -156,12 +171,7 @@ test_remote_answering_500_is_one_warning_and_a_miss() {
 test_stalled_remote_times_out_with_one_warning() {
 	local port
 	port=$(free_port)
-	python3 - "$port" <<'PY' &
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(8)
+	python3 -c "$PY_LISTEN"'
 held = []
 end = time.time() + 20
 s.settimeout(0.5)
@@ -171,12 +181,9 @@ while time.time() < end:
         held.append(c)  # read nothing, answer nothing
     except socket.timeout:
         pass
-PY
+' "$port" &
 	local spid=$!
-	python3 -c "import socket,time
-for _ in range(100):
-    try: socket.create_connection(('127.0.0.1', $port), 0.1); break
-    except OSError: time.sleep(0.05)"
+	wait_for_port "$port"
 	export EGG_REMOTE_STORAGE="http://127.0.0.1:$port/rw|timeout=400"
 	local start end
 	start=$(date +%s%N)
@@ -188,6 +195,55 @@ for _ in range(100):
 	[ $(((end - start) / 1000000)) -lt 3000 ] || fail "took $(((end - start) / 1000000)) ms"
 	expect_file_lines g.err 1
 	expect_file_contains g.err "timed out"
+}
+
+# A remote that accepts an upload and hangs up in the middle of it (unread data
+# left, so the kernel answers the next writes with a reset) must cost one
+# warning, never the process: the client runs with SIGPIPE at its default action
+# (deadly), as a build started from a shell that does not ignore it would.
+test_remote_that_hangs_up_mid_upload_is_a_warning_not_sigpipe() {
+	local port
+	port=$(free_port)
+	python3 -c "$PY_LISTEN"'
+import struct
+s.settimeout(0.5)
+end = time.time() + 30
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    c.settimeout(5)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = c.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    if head.startswith(b"PUT "):
+        if b"100-continue" in head.lower():
+            c.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        c.recv(65536)  # a little of the body, then gone: a reset, not a clean close
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    else:
+        c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    c.close()
+' "$port" &
+	local spid=$!
+	wait_for_port "$port"
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$port/rw|timeout=5000"
+	# an entry of 16 MB: far more than the socket buffers hold, so the client is
+	# still writing when the server hangs up
+	run_cmd p python3 -c 'import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$CACHE_TOOL" put hangup 16000000
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	[ "$(cat p.rc)" -ne 141 ] || fail "killed by SIGPIPE"
+	expect_eq "$(cat p.rc)" 0 "the local store's status"
+	expect_file_lines p.err 1
+	expect_file_contains p.err "PUT failed"
+	run_cmd g "$CACHE_TOOL" get hangup || fail "not in the local store"
 }
 
 test_wrong_basic_credentials_are_refused_and_never_printed() {

@@ -249,14 +249,73 @@ test_key_shows_the_builtin_transcript_and_the_result() {
 	expect_file_lacks f.out "--full shows them"
 }
 
+# edit_entry FILE PYTHON: runs PYTHON on the entry's document (doc), then
+# recomputes the checksum as egg computes it, so that the entry stays valid.
+edit_entry() {
+	python3 -c 'import hashlib, json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+exec(sys.argv[2])
+doc.pop("checksum")
+canon = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+doc["checksum"] = hashlib.sha256(canon.encode()).hexdigest()
+open(path, "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n")' "$1" "$2"
+}
+
+# Makes an entry's winner a source that no compiler accepts (a valid entry).
+break_winner() { # FILE
+	edit_entry "$1" 'doc["source"] += "\n#error this winner does not compile\n"'
+}
+
+# Issue 8: a winner that does not compile in this build falls back to the
+# reference with one warning, and the report says so for every kernel of that
+# unit (none of its winners was linked) instead of claiming cache hits.
+test_a_winner_that_does_not_compile_is_reported_as_a_fallback() {
+	setup_example
+	search
+	local key
+	key=$("$EGG" cache ls | awk '$NF == "bias_gelu" {print $1}')
+	break_winner "$EGG_CACHE_DIR/${key:0:2}/${key:2}"
+	EGG_MODE=cache run_cmd r "$EGG_CC" --egg-report=rep.jsonl -O3 -arch=sm_90 -c kernels.cu -o k.o ||
+		fail "the build failed: $(cat r.err)"
+	expect_file_contains r.err "the optimized code did not compile in this build"
+	expect_file_lacks r.err "error:"
+	expect_eq "$(winners_in k.o)" 0 "winners linked"
+	expect_file_lines rep.jsonl 3
+	outcomes rep.jsonl >o.txt
+	expect_file_contains o.txt "bias_gelu=fallback"
+	expect_file_contains o.txt "softmax_forward=fallback"
+	expect_file_contains o.txt "row_sum=fallback"
+	expect_eq "$(field rep.jsonl 1 reason)" "the rewritten unit did not compile; compiled the reference"
+	expect_eq "$(field rep.jsonl 1 key)" "$(awk '$NF == "softmax_forward" {print $1}' <("$EGG" cache ls))"
+	# the same build with the entry mended links winners and reports hits
+	EGG_CACHE_DIR=$T/fresh search
+	EGG_CACHE_DIR=$T/fresh EGG_MODE=cache run_cmd r2 "$EGG_CC" --egg-report=rep2.jsonl -O3 -arch=sm_90 \
+		-c kernels.cu -o k2.o || fail "$(cat r2.err)"
+	expect_eq "$(outcomes rep2.jsonl | grep -c '=cache-hit$')" 3 "cache hits"
+	expect_eq "$(winners_in k2.o)" 3 "winners linked"
+}
+
+# A source named in an options file is compiled as it is (egg rewrites only the
+# user's own argv): its winners are reported as fallbacks with that reason.
+test_winners_of_a_source_in_an_options_file_are_reported_as_fallbacks() {
+	setup_example
+	search
+	echo "-c kernels.cu -o k.o" >opts
+	EGG_MODE=cache run_cmd r "$EGG_CC" --egg-report=rep.jsonl -O3 -arch=sm_90 -optf opts ||
+		fail "the build failed: $(cat r.err)"
+	expect_file_contains r.err "named in an options file"
+	expect_eq "$(winners_in k.o)" 0 "winners linked"
+	expect_file_lines rep.jsonl 3
+	expect_eq "$(outcomes rep.jsonl | grep -c '=fallback$')" 3 "fallbacks"
+	field rep.jsonl 2 reason | grep -q "^the source was named in an options file" ||
+		fail "reason: $(field rep.jsonl 2 reason)"
+}
+
 # Replaces an entry's transcript the way the model search writes one, with a
 # checksum recomputed as egg computes it.
 put_model_transcript() { # FILE
-	python3 - "$1" <<'PY'
-import hashlib, json, sys
-path = sys.argv[1]
-doc = json.load(open(path))
-prompt = "\n".join("prompt line %d" % i for i in range(1, 31))
+	edit_entry "$1" 'prompt = "\n".join("prompt line %d" % i for i in range(1, 31))
 doc["transcript"] = [
     {"stage": "1/structure", "role": "code", "kind": "prompt", "text": prompt,
      "tokens": {"in": 1200, "out": 0}},
@@ -269,11 +328,7 @@ doc["transcript"] = [
     {"stage": "2/memory", "role": "debug", "kind": "note", "text": "repaired a missing __syncthreads"},
     "a step this egg does not know",
 ]
-doc.pop("checksum")
-canon = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
-doc["checksum"] = hashlib.sha256(canon.encode()).hexdigest()
-open(path, "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False) + "\n")
-PY
+'
 }
 
 test_key_shows_a_model_transcript_with_cut_prompts_and_unknown_fields() {

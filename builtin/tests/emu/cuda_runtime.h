@@ -1,14 +1,19 @@
 /*
  * cuda_runtime.h -- a CPU stand-in for the CUDA runtime, enough of it to run the
- * builtin generator's check programs (builtin/tests/check/*.cu) on a machine
- * without a GPU, through builtin/tests/emu-check.sh, which rewrites launches
- * into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
+ * builtin generator's check programs (builtin/tests/check/*.cu, through
+ * builtin/tests/emu-check.sh) and single candidates against a reference
+ * (tests/suites/builtin_gemm.bash) on a machine without a GPU.  launches.py
+ * beside it rewrites kernel launches into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
  * after another, and a block's threads are fibers on one OS thread that run
  * round robin from barrier to barrier, so a thread never passes
  * __syncthreads() before every thread of its block has reached it (a missing
  * barrier shows as a wrong result).  Shared memory is a function's static
  * array (one block at a time); warp shuffles exchange through a barrier.
- * Device memory is host memory.  Not emulated: atomics, streams, timing.
+ * __ldg of a vector type checks the alignment a GPU would demand (a misaligned
+ * load aborts) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
+ * tell that the vectorized path ran.  Device memory is host memory.  The device
+ * has EGG_EMU_SM_COUNT multiprocessors (default 4: small grids, quick runs).
+ * Not emulated: atomics, streams, timing.
  */
 #pragma once
 #include <ucontext.h>
@@ -19,6 +24,7 @@
 #include <vector>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
 struct uint3 { unsigned x, y, z; };
 inline uint3 threadIdx, blockIdx;
@@ -31,11 +37,26 @@ inline dim3 blockDim, gridDim;
 #define __launch_bounds__(...)
 #define __forceinline__ inline
 inline void __syncwarp(unsigned = 0xffffffffu) {}
-template <class T> T __ldg(const T *p) { return *p; }
+#define __align__(n) __attribute__((aligned(n)))
+#ifndef EGG_EMU_SM_COUNT
+#define EGG_EMU_SM_COUNT 4
+#endif
+inline int egg_emu_vec_loads; /* 16-byte __ldg loads seen */
+template <class T> T __ldg(const T *p)
+{
+	if (alignof(T) >= 16)
+		egg_emu_vec_loads++;
+	if ((uintptr_t)p % alignof(T)) {
+		fprintf(stderr, "misaligned %zu-byte load\n", sizeof(T));
+		abort();
+	}
+	return *p;
+}
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 struct alignas(16) float4 { float x, y, z, w; };
+inline float4 make_float4(float a, float b, float c, float d) { return float4{ a, b, c, d }; }
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(8) int2 { int x, y; };
@@ -45,7 +66,7 @@ typedef void *cudaEvent_t;
 typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
-inline cudaError_t cudaDeviceGetAttribute(int *v, int, int) { *v = 4; return 0; }
+inline cudaError_t cudaDeviceGetAttribute(int *v, int, int) { *v = EGG_EMU_SM_COUNT; return 0; }
 /* one wave: 2 resident blocks per SM, whatever the kernel (grids stay small) */
 template <class K> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, K, int, size_t) { *n = 2; return 0; }
 inline cudaError_t cudaGetLastError() { return 0; }

@@ -1,7 +1,9 @@
-// drivers.cpp -- runs one builtin gemm candidate (CAND, made emulable from
-// `egg generate` output) on the CPU emulation (shim.h) against a float64
-// reference for the bundle named by CASE_*, on the sizes given on the command
-// line; prints "vec=0|1 max_err=E OK|BAD" and exits 1 on a wrong or NaN result.
+// gemm_driver.cpp -- runs one builtin gemm candidate (CAND, made emulable from
+// `egg generate` output) on the CPU stand-in for CUDA
+// (builtin/tests/emu/cuda_runtime.h) against a float64 reference for the bundle
+// named by CASE_*, on the sizes given on the command line; prints
+// "vec=0|1 max_err=E OK|BAD" (vec=1: a 16-byte load ran) and exits 1 on a wrong
+// or NaN result.
 #include CAND
 
 static float rnd() { return (float)rand() / RAND_MAX * 2 - 1; }
@@ -85,6 +87,6 @@ int main(int argc, char **argv)
 				expect(s, c[z * m * n + i * n + j]);
 			}
 #endif
-	printf("vec=%d max_err=%g %s\n", egg_vec_loads > 0, maxe, bad ? "BAD" : "OK");
+	printf("vec=%d max_err=%g %s\n", egg_emu_vec_loads > 0, maxe, bad ? "BAD" : "OK");
 	return bad;
 }
