@@ -15,6 +15,10 @@ import os
 TORCH_DTYPE = {"BT_F32": "float32", "BT_F64": "float64", "BT_I32": "int32", "BT_I64": "int64",
                "BT_U32": "uint32", "BT_U64": "uint64", "BT_I8": "int8", "BT_U8": "uint8"}
 
+# Two timings of one binary differ by up to this fraction (tests/gpu/results:
+# the same candidate timed twice, 1-2.5%).
+NOISE = 0.02
+
 COLUMNS = ("case", "family", "ref ms", "egg ms", "torch ms", "floor ms", "egg/ref", "egg/torch",
            "ref %floor", "egg %floor", "torch %floor", "correct ref/egg")
 
@@ -75,7 +79,11 @@ def summarize(rows):
         s["geomean_" + key + "_without_generic"] = geomean([d[key] for d in lifted])
     s["egg_correct"] = sum(d["egg_correct"] == "yes" for d in ds)
     s["ref_correct"] = sum(d["ref_correct"] == "yes" for d in ds)
-    s["egg_slower_than_ref"] = [r["case"] for r in rows if (r["derived"]["egg_over_ref"] or 1) < 1]
+    # Where nothing beat the reference, egg-cc compiles the reference as written:
+    # the two columns time one binary twice, so a difference inside NOISE is not
+    # a loss; such cases are listed apart.
+    s["egg_slower_than_ref"] = [r["case"] for r in rows if (r["derived"]["egg_over_ref"] or 1) < 1 - NOISE]
+    s["egg_level_with_ref"] = [r["case"] for r in rows if 1 - NOISE <= (r["derived"]["egg_over_ref"] or 1) < 1]
     s["cases"] = len(rows)
     return s
 
@@ -113,7 +121,9 @@ def summary_lines(s):
             "without the generic family: geomean floor fraction egg %s, torch %s; egg over torch %s" % (
                 _pct(s["geomean_egg_floor_frac_without_generic"]), _pct(s["geomean_torch_floor_frac_without_generic"]),
                 _x(s["geomean_egg_over_torch_without_generic"])),
-            "egg slower than its reference: %s" % (", ".join(s["egg_slower_than_ref"]) or "none")]
+            "egg slower than its reference (by more than %d%%, the run-to-run noise): %s%s" % (
+                round(NOISE * 100), ", ".join(s["egg_slower_than_ref"]) or "none",
+                "; within the noise: " + ", ".join(s["egg_level_with_ref"]) if s["egg_level_with_ref"] else "")]
 
 
 def overhead_lines(meta, rows):

@@ -291,3 +291,21 @@ print("merged", len(m["cases"]))
 EOF2
 	expect_file_contains out.txt "merged 3"
 }
+
+test_report_calls_a_case_within_timing_noise_level_not_slower() {
+	python3 - "$BENCH" <<'EOF2' >out.txt || fail "report: $(cat out.txt)"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import report
+meta = {"date": "d", "commit": "c", "flags": "-O3", "nvcc": "nvcc", "egg_cc": "egg-cc",
+        "ceilings": {"gpu": "g", "copy_bytes_per_s": 1e12, "fp32_flops_per_s": 1e13, "measured": True}}
+def row(name, ref, egg):
+    col = lambda ms: {"build": {"exe": "x"}, "run": {"ms": ms}, "check": {"correct": True}}
+    return {"case": name, "family": "generic", "bytes": 1e9, "flops": 0, "ref": col(ref), "egg": col(egg),
+            "torch": {"ms": 1.0}}
+report.write_all(".", meta, [row("same", 2.594, 2.596), row("lost", 1.0, 1.05)], measured=False)
+s = json.load(open("results.json"))["summary"]
+assert s["egg_slower_than_ref"] == ["lost"] and s["egg_level_with_ref"] == ["same"], s
+EOF2
+	expect_file_contains out.txt "egg slower than its reference (by more than 2%, the run-to-run noise): lost; within the noise: same"
+}
