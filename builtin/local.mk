@@ -25,7 +25,7 @@ dist_templates_DATA = \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
-	builtin/templates/stencil_window.cu
+	builtin/templates/stencil_window.cu builtin/templates/planes.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -59,6 +59,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/embedding.cu \
 	builtin/tests/check/embedding_odd.cu \
 	builtin/tests/check/gather_scale.cu \
+	builtin/tests/check/batchnorm_infer.cu \
 	builtin/tests/check/stencil5.cu \
 	builtin/tests/check/stencil5_odd.cu \
 	builtin/tests/check/stencil9.cu \
@@ -98,6 +99,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/embedding.json \
 	tests/data/builtin/embedding_odd.json \
 	tests/data/builtin/gather_scale.json \
+	tests/data/builtin/batchnorm_infer.json \
 	tests/data/builtin/stencil5.json \
 	tests/data/builtin/stencil5_odd.json \
 	tests/data/builtin/stencil9.json \

@@ -140,28 +140,31 @@ integral_type(const char *t)
 	return 0;
 }
 
-/* An integer the same in every lane: integer literals and scalar parameters of
- * an integral type under integer arithmetic (i / 2.0f is a float division,
- * and a host expression's type is not known here: both stay as written). */
-static int
-lane_invariant(const struct lane_divs *d, const struct ir_expr *e)
+int
+recipe_int_invariant(const struct ir_program *p, const struct ir_expr *e)
 {
 	switch (e->kind) {
 	case IR_NUM:
 		return strspn(e->text, "0123456789") == strlen(e->text);
 	case IR_VAR: {
-		const struct ir_param *q = ir_program_param(d->prog, e->text);
+		const struct ir_param *q = ir_program_param(p, e->text);
 		return q && !q->is_pointer && integral_type(q->type);
 	}
 	case IR_CAST:
-		return integral_type(e->text) && lane_invariant(d, e->kids[0]);
+		return integral_type(e->text) && recipe_int_invariant(p, e->kids[0]);
 	case IR_BIN:
 		if (!strchr("+-*/%", e->text[0]) || e->text[1])
 			return 0;
-		return lane_invariant(d, e->kids[0]) && lane_invariant(d, e->kids[1]);
+		return recipe_int_invariant(p, e->kids[0]) && recipe_int_invariant(p, e->kids[1]);
 	default:
 		return 0;
 	}
+}
+
+static int
+lane_invariant(const struct lane_divs *d, const struct ir_expr *e)
+{
+	return recipe_int_invariant(d->prog, e);
 }
 
 /* i / X or i % X with X invariant: X, else NULL. */

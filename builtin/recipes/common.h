@@ -24,6 +24,11 @@ struct stream_spec {
 void recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *units,
                              long per_block, int tpb);
 
+/* An integer the same in every thread: integer literals and scalar parameters
+ * of an integral type under integer arithmetic (i / 2.0f is a float division,
+ * and a host expression's type is not known here: both stay as written). */
+int recipe_int_invariant(const struct ir_program *p, const struct ir_expr *e);
+
 /* The widest V <= want that every stream of c supports. */
 int recipe_stream_vector(struct emit_ctx *c, int want);
 /* Appends a kernel from templates/stream.cu. */

@@ -13,7 +13,13 @@
  * The grid is one wave of resident blocks (the SM count times the blocks the
  * kernel fits per SM, asked at run time), each thread striding over the rest.
  *
- * Points: threads per block x vector width x accesses in flight.
+ * Where the map's gathers are the same over runs of X consecutive elements
+ * (per-channel operands of an NCHW map, mean[(i / hw) % c]), a planes pass
+ * (templates/planes.cu) instead gives each block whole planes of X: what depends
+ * on the plane only (the channel, its gathers, sqrtf(var[ch] + eps)) is computed
+ * once per plane and the plane is streamed like the pass above.
+ *
+ * Points: threads per block x vector width x accesses in flight (x planes).
  */
 #include "config.h"
 
@@ -23,17 +29,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { int tpb, vec, inflight; } points[] = {
-	{ 256, 4, 2 }, { 256, 4, 4 }, { 512, 4, 1 }, { 128, 4, 4 }, { 256, 1, 4 }, { 1024, 4, 2 },
-	{ 256, 4, 8 }, { 512, 4, 2 },
+/* planes: the planes pass where the map supports it (below), else the streamed
+ * pass of the same geometry (an earlier point's code: a lone map drops it as a
+ * duplicate) */
+static const struct { int tpb, vec, inflight, planes; } points[] = {
+	{ 256, 4, 2, 0 }, { 256, 4, 4, 0 }, { 512, 4, 1, 0 }, { 128, 4, 4, 0 }, { 256, 1, 4, 0 },
+	{ 1024, 4, 2, 0 }, { 256, 4, 8, 0 }, { 512, 4, 2, 0 }, { 256, 4, 4, 1 }, { 512, 4, 2, 1 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d", points[pt].tpb, points[pt].vec,
-	            points[pt].inflight);
+	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s", points[pt].tpb, points[pt].vec,
+	            points[pt].inflight, points[pt].planes ? " planes (else streamed)" : "");
 }
 
 /* A store of the fused run so far: loads of (buffer, index) later read local. */
@@ -159,6 +168,267 @@ drop_dead_stores(const struct ir_program *p, size_t after, struct ir_block *b)
 	b->n = w;
 }
 
+/* The planes pass.  When every i / X of the body divides by one invariant X and
+ * every load that is not a stream (x[i]) reads at an index that, with i / X
+ * read as the plane p, depends on nothing else that changes along the plane
+ * (mean[(i / hw) % c]), the elements are planes of X that share those loads:
+ * lets and maximal subexpressions over the plane only (a load or call in them)
+ * are computed once per plane, the rest per element.  Subexpressions under a
+ * condition's branches or && / ||'s right side stay where they are (a guarded
+ * load stays guarded). */
+struct planes {
+	const struct ir_program *prog;
+	const struct ir_block *src;
+	const struct ir_expr *x;  /* the plane length */
+	struct ir_block pre;      /* per plane */
+	struct ir_block body;     /* per element, i / X read as egg_p */
+	const char **inv;         /* locals of the plane */
+	size_t n_inv;
+	unsigned n_h, n_loads;    /* hoisted temporaries; gathers among what is hoisted */
+	int bad;
+};
+
+static int
+is_div_i(const struct ir_expr *e)
+{
+	return e->kind == IR_BIN && strcmp(e->text, "/") == 0 && e->kids[0]->kind == IR_IDX &&
+	       e->kids[0]->idx == IR_I;
+}
+
+/* Finds X; bad when two divisors differ or one is not an integer invariant. */
+static void
+plane_divisor(struct planes *pl, const struct ir_expr *e)
+{
+	if (!e)
+		return;
+	if (is_div_i(e)) {
+		if (!recipe_int_invariant(pl->prog, e->kids[1]) || (pl->x && !ir_expr_equal(pl->x, e->kids[1])))
+			pl->bad = 1;
+		else
+			pl->x = e->kids[1];
+		return;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		plane_divisor(pl, e->kids[i]);
+}
+
+/* Does b have a statement of this kind (IR_STORE, IR_ASSIGN) into name? */
+static int
+writes(const struct ir_block *b, enum ir_stmt_kind kind, const char *name)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->stmts[i]->kind == kind && strcmp(b->stmts[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* e (i / X already read as egg_p) is the same over the plane */
+static int
+plane_const(const struct planes *pl, const struct ir_expr *e)
+{
+	switch (e->kind) {
+	case IR_IDX:
+		return 0;
+	case IR_LOCAL:
+		if (strcmp(e->text, "egg_p") == 0)
+			return 1;
+		for (size_t i = 0; i < pl->n_inv; i++)
+			if (strcmp(pl->inv[i], e->text) == 0)
+				return 1;
+		return 0;
+	case IR_LOAD:
+		if (writes(pl->src, IR_STORE, e->text))
+			return 0;
+		break;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!plane_const(pl, e->kids[i]))
+			return 0;
+	return 1;
+}
+
+static int
+has_call(const struct ir_expr *e)
+{
+	if (e->kind == IR_CALL)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (has_call(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+static unsigned
+count_loads(const struct ir_expr *e)
+{
+	unsigned n = e->kind == IR_LOAD;
+	for (size_t i = 0; i < e->n_kids; i++)
+		n += count_loads(e->kids[i]);
+	return n;
+}
+
+static struct ir_expr *
+plane_read(const struct ir_expr *e)
+{
+	if (is_div_i(e))
+		return ir_expr_new(IR_LOCAL, "egg_p");
+	struct ir_expr *c = ir_expr_new(e->kind, e->text);
+	c->idx = e->idx;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_add(c, plane_read(e->kids[i]));
+	return c;
+}
+
+static void
+pre_let(struct planes *pl, const char *type, const char *name, struct ir_expr *value)
+{
+	struct ir_stmt *s = ir_stmt_new(IR_LET);
+	s->type = egg_xstrdup(type);
+	s->name = egg_xstrdup(name);
+	pl->n_loads += count_loads(value);
+	s->value = value;
+	ir_block_add(&pl->pre, s);
+}
+
+/* e (read with plane_read) with its per-plane parts moved to egg_hN; consumes e */
+static struct ir_expr *
+plane_hoist(struct planes *pl, struct ir_expr *e)
+{
+	if (plane_const(pl, e) && (ir_expr_has_load(e) || has_call(e))) {
+		char *n = egg_xasprintf("egg_h%u", pl->n_h++);
+		pre_let(pl, "const auto", n, e);
+		struct ir_expr *l = ir_expr_new(IR_LOCAL, n);
+		free(n);
+		return l;
+	}
+	size_t upto = e->n_kids;
+	if (e->kind == IR_COND || (e->kind == IR_BIN && (strcmp(e->text, "&&") == 0 || strcmp(e->text, "||") == 0)))
+		upto = 1;
+	for (size_t i = 0; i < upto; i++)
+		e->kids[i] = plane_hoist(pl, e->kids[i]);
+	return e;
+}
+
+/* a stream's index: i, or inv + i with inv free of i and of loads */
+static int
+stream_index(const struct ir_expr *ix)
+{
+	if (ix->kind == IR_IDX)
+		return ix->idx == IR_I;
+	if (ix->kind != IR_BIN || strcmp(ix->text, "+") != 0)
+		return 0;
+	for (int k = 0; k < 2; k++)
+		if (ix->kids[k]->kind == IR_IDX && ix->kids[k]->idx == IR_I &&
+		    !ir_expr_uses_index(ix->kids[1 - k], IR_I) && !ir_expr_has_load(ix->kids[1 - k]))
+			return 1;
+	return 0;
+}
+
+/* every load left per element is a stream */
+static int
+only_streams(const struct ir_expr *e)
+{
+	if (e->kind == IR_LOAD && !stream_index(e->kids[0]))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!only_streams(e->kids[i]))
+			return 0;
+	return 1;
+}
+
+static void
+planes_release(struct planes *pl)
+{
+	ir_block_free(&pl->pre);
+	ir_block_free(&pl->body);
+	free(pl->inv);
+}
+
+/* 1 with pl filled when the body is planes of shared gathers, else 0 */
+static int
+planes_of(const struct ir_program *prog, const struct ir_block *b, struct planes *pl)
+{
+	*pl = (struct planes){ .prog = prog, .src = b };
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (s->kind != IR_LET && s->kind != IR_ASSIGN && s->kind != IR_STORE)
+			return 0;
+		plane_divisor(pl, s->value);
+		plane_divisor(pl, s->index);
+	}
+	if (pl->bad || !pl->x)
+		return 0;
+	for (size_t i = 0; i < b->n && !pl->bad; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		struct ir_expr *v = plane_read(s->value);
+		if (s->kind == IR_LET && !writes(b, IR_ASSIGN, s->name) && plane_const(pl, v)) {
+			pre_let(pl, s->type, s->name, v);
+			pl->inv = egg_xrealloc(pl->inv, (pl->n_inv + 1) * sizeof *pl->inv);
+			pl->inv[pl->n_inv++] = s->name;
+			continue;
+		}
+		struct ir_stmt *c = ir_stmt_new(s->kind);
+		c->name = egg_xstrdup(s->name);
+		c->type = s->type ? egg_xstrdup(s->type) : NULL;
+		c->index = s->index ? plane_read(s->index) : NULL;
+		c->value = plane_hoist(pl, v);
+		ir_block_add(&pl->body, c);
+		if (!only_streams(c->value) || (c->index && !stream_index(c->index)))
+			pl->bad = 1;
+	}
+	if (pl->bad || pl->n_loads == 0) {
+		planes_release(pl);
+		return 0;
+	}
+	return 1;
+}
+
+static int
+emit_planes(struct recipe_job *job, const struct planes *pl, const struct ir_stage *st,
+            const struct ir_block *body, size_t pt, const char *lab, const char *sig, struct strbuf *out,
+            struct strbuf *why)
+{
+	struct emit_ctx c = { .prog = job->prog, .var = IR_I, .component = -1 };
+	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
+	c.index_text[IR_I] = "egg_e";
+	emit_collect_streams(&c, &pl->body);
+	c.vec = recipe_stream_vector(&c, points[pt].vec);
+	struct strbuf n = STRBUF_INIT, x = STRBUF_INIT, aligned = STRBUF_INIT, hoist = STRBUF_INIT,
+	              decl = STRBUF_INIT, loads = STRBUF_INIT, compute = STRBUF_INIT,
+	              pscalar = STRBUF_INIT, scalar = STRBUF_INIT, vs = STRBUF_INIT, us = STRBUF_INIT;
+	const char *base = "(egg_o + egg_w * %d)";
+	char *basetext = egg_xasprintf(base, c.vec);
+	emit_expr(&c, st->n, &n);
+	emit_expr(&c, pl->x, &x);
+	emit_aligned_test(&c, "0", &aligned);
+	emit_block(&c, &pl->pre, "\t\t", &hoist);
+	for (size_t i = 0; i < c.n_streams; i++)
+		if (!c.streams[i].is_store)
+			strbuf_addf(&decl, "\t\t\t\t%s egg_l%zu[%d];\n",
+			            emit_vector_type(c.streams[i].elem_type, c.vec), i, points[pt].inflight);
+	c.reg_suffix = "[egg_u]";
+	emit_stream_loads(&c, basetext, "\t\t\t\t\t\t", &loads);
+	emit_components(&c, &pl->body, basetext, "\t\t\t\t\t\t", &compute);
+	c.reg_suffix = NULL;
+	emit_block(&c, &pl->body, "\t\t\t\t", &pscalar);
+	emit_block(&c, body, "\t\t", &scalar);
+	strbuf_addf(&vs, "%d", c.vec);
+	strbuf_addf(&us, "%d", points[pt].inflight);
+	const char *keys[] = { "LABEL", "SIG", "N", "X", "V", "U", "ALIGNED", "HOIST", "LOADDECL",
+		               "LOADS", "COMPUTE", "PLANESCALAR", "SCALAR" };
+	const char *vals[] = { lab, sig, n.buf, x.buf, vs.buf, us.buf, aligned.buf, hoist.buf,
+		               decl.buf, loads.buf, compute.buf, pscalar.buf, scalar.buf };
+	int rc = recipe_fill("planes.cu", keys, vals, sizeof keys / sizeof *keys, out, why);
+	struct strbuf *bufs[] = { &n, &x, &aligned, &hoist, &decl, &loads, &compute, &pscalar, &scalar, &vs, &us };
+	for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+		strbuf_release(bufs[i]);
+	free(basetext);
+	emit_ctx_release(&c);
+	return rc;
+}
+
 static int
 emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, size_t after,
            size_t pt, struct strbuf *why)
@@ -176,8 +446,28 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &f->body, points[pt].vec,
 		                  points[pt].inflight, NULL, NULL, IR_I };
 	struct strbuf *out = job->prog->is_kernel ? job->body : job->device;
-	int rc = recipe_stream_kernel(job, &sp, out, why);
-	if (rc == 0 && !job->prog->is_kernel) {
+	struct planes pl;
+	int planes = points[pt].planes && !job->prog->is_kernel && planes_of(job->prog, &f->body, &pl);
+	int rc;
+	if (planes) {
+		rc = emit_planes(job, &pl, st, &f->body, pt, lab.buf, sig.buf, out, why);
+		if (rc == 0) {
+			struct strbuf units = STRBUF_INIT;
+			struct emit_ctx c = { .prog = job->prog, .component = -1 };
+			struct strbuf x = STRBUF_INIT;
+			emit_expr(&c, pl.x, &x);
+			strbuf_addf(&units, "(%s) > 0 ? (long long)(", x.buf);
+			emit_expr(&c, st->n, &units);
+			strbuf_addf(&units, ") / (%s) : 0", x.buf);
+			strbuf_release(&x);
+			recipe_host_launch_wave(job, name, units.buf, 1, points[pt].tpb);
+			strbuf_release(&units);
+		}
+		planes_release(&pl);
+	} else {
+		rc = recipe_stream_kernel(job, &sp, out, why);
+	}
+	if (rc == 0 && !planes && !job->prog->is_kernel) {
 		struct strbuf units = STRBUF_INIT;
 		struct emit_ctx c = { .prog = job->prog, .component = -1 };
 		strbuf_addch(&units, '(');

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -73,7 +73,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 36 programs for sm_90"
+	expect_file_contains gc.out "compiled 37 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -151,6 +151,22 @@ test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
 }
 
 EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
+
+test_planes_of_shared_gathers_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# planes that take the vector path (1100 = 4 * 275) and odd ones that take the
+	# scalar pass with the values hoisted per plane
+	local c=$EGG_SRCDIR/builtin/tests/check/batchnorm_infer.cu
+	sed -e 's/^\tint n = (64);/\tint n = (2);/' -e 's/^\tint c = (256);/\tint c = (5);/' \
+		-e 's/^\tint hw = (4096);/\tint hw = (1100);/' "$c" >bn_vec.cu
+	sed -e 's/^\tint n = (64);/\tint n = (3);/' -e 's/^\tint c = (256);/\tint c = (7);/' \
+		-e 's/^\tint hw = (4096);/\tint hw = (49);/' "$c" >bn_odd.cu
+	grep -q 'int hw = (1100);' bn_vec.cu && grep -q 'int hw = (49);' bn_odd.cu || fail "sizes not replaced"
+	run_cmd e "$EMU_CHECK" "$T/emu" bn_vec.cu bn_odd.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.* planes' e.out)" 4 "planes candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 20 "candidates checked"
+}
 
 test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"

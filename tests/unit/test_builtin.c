@@ -426,6 +426,86 @@ divisions_by_an_invariant_are_done_once_per_vector(void **state)
 	builtin_output_release(&o);
 }
 
+static struct builtin_output
+nchw_map(const char *body)
+{
+	char *closure = egg_xasprintf(
+		"__global__ void k(const float *x, const float *m, const float *v, float *y, int n, int c, int hw, float eps) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n * c * hw) { %s }\n}\n", body);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "nm", "const float *x:in, const float *m:in, const float *v:in, float *y:out, int n:scalar, int c:scalar, int hw:scalar, float eps:scalar",
+		closure,
+		"void nm(const float *x, const float *m, const float *v, float *y, int n, int c, int hw, float eps) {\n"
+		"  k<<<(n * c * hw + 255) / 256, 256>>>(x, m, v, y, n, c, hw, eps);\n}\n"));
+	free(closure);
+	return o;
+}
+
+static size_t
+planes_candidates(const struct builtin_output *o)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < o->n_candidates; i++)
+		if (strstr(o->candidates[i].label, "planes")) {
+			assert_non_null(strstr(o->candidates[i].source, "egg_p"));
+			n++;
+		} else {
+			assert_null(strstr(o->candidates[i].source, "egg_np"));
+		}
+	return n;
+}
+
+static void
+planes_pass_computes_what_depends_on_the_channel_once_per_plane(void **state)
+{
+	struct builtin_output o = nchw_map("int ch = (i / hw) % c; y[i] = (x[i] - m[ch]) / sqrtf(v[ch] + eps);");
+	assert_null(o.not_lifted);
+	assert_int_equal(planes_candidates(&o), 2);
+	const struct builtin_candidate *cd = &o.candidates[o.n_candidates - 1];
+	assert_string_equal(cd->label, "elementwise tpb=512 vec=4 inflight=2 planes (else streamed)");
+	const char *src = cd->source;
+	/* per plane: the channel, its gathers and the square root */
+	assert_non_null(strstr(src, "const long long egg_x = hw;"));
+	assert_non_null(strstr(src, "\t\tint ch_0 = (egg_p % c);\n"
+	                            "\t\tconst auto egg_h0 = __ldg(&m[ch_0]);\n"
+	                            "\t\tconst auto egg_h1 = sqrtf((__ldg(&v[ch_0]) + eps));\n"));
+	/* per element: the stream and the arithmetic that needs it, 16 bytes at a time */
+	assert_non_null(strstr(src, "egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&x[(egg_o + egg_w * 4)]));"));
+	assert_non_null(strstr(src, "float st0_0 = ((egg_l0[egg_u].w - egg_h0) / egg_h1);"));
+	assert_non_null(strstr(src, "*reinterpret_cast<float4 *>(&y[(egg_o + egg_w * 4)]) = egg_s1;"));
+	assert_non_null(strstr(src, "egg_x % 4 == 0"));
+	/* an odd plane goes scalar with the hoisted values; the elements after the last
+	 * whole plane as written */
+	assert_non_null(strstr(src, "float st0_0 = ((__ldg(&x[egg_e]) - egg_h0) / egg_h1);"));
+	assert_non_null(strstr(src, "int ch_0 = ((egg_e / hw) % c);"));
+	assert_int_equal(count(src, "sqrtf("), 2);
+	/* a block per plane, at most one wave */
+	assert_non_null(strstr(src, "long long egg_g = ((long long)((hw) > 0 ? (long long)(((n * c) * hw)) / (hw) : 0) + 1 - 1) / 1;"));
+	builtin_output_release(&o);
+}
+
+static void
+planes_pass_is_not_used_where_a_gather_changes_along_the_plane(void **state)
+{
+	static const char *const bodies[] = {
+		/* a broadcast operand read by the position inside the plane */
+		"int ch = (i / hw) % c; y[i] = x[i] * m[ch] + v[i % hw];",
+		/* no gather at all */
+		"y[i] = x[i] > 0.0f ? x[i] : 0.0f;",
+		/* two plane lengths */
+		"y[i] = x[i] * m[i / hw] + v[i / c];",
+		/* a gather under a condition stays guarded, per element */
+		"y[i] = x[i] > eps ? x[i] * m[(i / hw) % c] : 0.0f;",
+	};
+	for (size_t b = 0; b < sizeof bodies / sizeof *bodies; b++) {
+		struct builtin_output o = nchw_map(bodies[b]);
+		assert_null(o.not_lifted);
+		assert_true(o.n_candidates > 0);
+		assert_int_equal(planes_candidates(&o), 0);
+		builtin_output_release(&o);
+	}
+}
+
 static void
 map_into_a_temp_folds_into_the_row_program(void **state)
 {
@@ -592,6 +672,8 @@ main(void)
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
 		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),
+		cmocka_unit_test(planes_pass_computes_what_depends_on_the_channel_once_per_plane),
+		cmocka_unit_test(planes_pass_is_not_used_where_a_gather_changes_along_the_plane),
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
