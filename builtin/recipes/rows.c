@@ -16,7 +16,14 @@
  * emitted as one online pass (running max and rescaled sum, merged pairwise across
  * the group), saving a read of the row.
  *
- * Points: threads per row x threads per block x vector width x unroll x online.
+ * Row programs that only map (gathers, row copies) also get points that keep
+ * several vector loads per lane in flight before the stores, on one-wave grids;
+ * row programs whose column strides memory (a sum over a tensor's middle
+ * dimension) get a thread per row, so that neighbouring threads read
+ * neighbouring elements, with the column loop unrolled.
+ *
+ * Points: threads per row x threads per block x vector width x unroll x online
+ * (x registers, loads in flight, grid).
  */
 #include "config.h"
 
