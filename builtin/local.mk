@@ -58,6 +58,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/blur_inner.cu \
 	builtin/tests/check/embedding.cu \
 	builtin/tests/check/embedding_odd.cu \
+	builtin/tests/check/mid_sum.cu \
 	builtin/tests/check/gather_scale.cu \
 	builtin/tests/check/batchnorm_infer.cu \
 	builtin/tests/check/stencil5.cu \
@@ -98,6 +99,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/blur_inner.json \
 	tests/data/builtin/embedding.json \
 	tests/data/builtin/embedding_odd.json \
+	tests/data/builtin/mid_sum.json \
 	tests/data/builtin/gather_scale.json \
 	tests/data/builtin/batchnorm_infer.json \
 	tests/data/builtin/stencil5.json \

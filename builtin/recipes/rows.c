@@ -16,7 +16,14 @@
  * emitted as one online pass (running max and rescaled sum, merged pairwise across
  * the group), saving a read of the row.
  *
- * Points: threads per row x threads per block x vector width x unroll x online.
+ * Row programs that only map (gathers, row copies) also get points that keep
+ * several vector loads per lane in flight before the stores, on one-wave grids;
+ * row programs whose column strides memory (a sum over a tensor's middle
+ * dimension) get a thread per row, so that neighbouring threads read
+ * neighbouring elements, with the column loop unrolled.
+ *
+ * Points: threads per row x threads per block x vector width x unroll x online
+ * (x registers, loads in flight, grid).
  */
 #include "config.h"
 
@@ -36,20 +43,34 @@
 struct row_point {
 	int g, tpb, vec, unroll, online; /* g == 0: auto, chosen per call by the row length */
 	int slots;
+	/* inflight: column loops that only map (no accumulator) issue this many
+	 * vector loads per thread before the first store; wave: the grid is one wave
+	 * of resident blocks (rows strided over it) instead of a block per R rows.
+	 * Points with inflight apply only to stages that have such a loop. */
+	int inflight, wave;
 };
+/* g == 1 (a thread per row, no group) is for rows whose column strides memory
+ * (the column index multiplies a stride): neighbouring threads own neighbouring
+ * rows, so each load of the column loop is coalesced across the warp, and the
+ * loop unrolled keeps that many loads in flight per thread.  Those points apply
+ * only to such stages (strided_stage). */
 static const struct row_point points[] = {
-	{ 32, 256, 4, 1, 1, 0 }, { 0, 0, 4, 1, 1, 0 }, { 32, 128, 4, 2, 1, 0 }, { 128, 128, 4, 1, 1, 0 },
-	{ 256, 256, 4, 1, 1, 0 }, { 512, 512, 4, 1, 1, 0 }, { 1024, 1024, 4, 1, 1, 0 }, { 32, 256, 1, 4, 1, 0 },
-	{ 32, 256, 4, 1, 0, 0 }, { 256, 256, 4, 1, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0 },
+	{ 32, 256, 4, 1, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0 },
 	/* the row in registers: up to 512, 1024, 2048, 2048, 4096, 4096, 8192, 16384 columns */
-	{ 32, 256, 4, 1, 1, 4 }, { 32, 256, 4, 1, 1, 8 }, { 128, 128, 4, 1, 1, 4 }, { 256, 256, 4, 1, 1, 2 },
-	{ 256, 256, 4, 1, 1, 4 }, { 128, 128, 4, 1, 1, 8 }, { 512, 512, 4, 1, 1, 4 }, { 1024, 1024, 4, 1, 1, 4 },
+	{ 32, 256, 4, 1, 1, 4, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0 },
+	{ 256, 256, 4, 1, 1, 4, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0 },
+	/* loads in flight for mapping loops (gathers, copies), one-wave grids */
+	{ 32, 256, 4, 1, 1, 0, 8, 1 }, { 32, 256, 4, 1, 1, 0, 4, 1 }, { 128, 128, 4, 1, 1, 0, 2, 1 }, { 64, 256, 4, 1, 1, 0, 4, 0 },
+	/* a thread per row for strided columns */
+	{ 1, 256, 1, 8, 1, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
 /* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
 #define AUTO_WARP_MAX 2048
-static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0 }, auto_block = { 512, 512, 4, 1, 1, 0 };
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
@@ -65,15 +86,53 @@ label(size_t pt, struct strbuf *out)
 	if (points[pt].slots)
 		strbuf_addf(out, " slots=%d (rows up to %d columns, else online)", points[pt].slots,
 		            points[pt].g * points[pt].slots * points[pt].vec);
+	if (points[pt].inflight)
+		strbuf_addf(out, " inflight=%d", points[pt].inflight);
+	if (points[pt].wave)
+		strbuf_addstr(out, " grid=wave");
 }
 
+/* An accumulator into name (any name when NULL) among b's first upto statements. */
 static int
 has_acc(const struct ir_block *b, size_t upto, const char *name)
 {
 	for (size_t i = 0; i < upto; i++)
-		if (b->stmts[i]->kind == IR_ACC && strcmp(b->stmts[i]->name, name) == 0)
+		if (b->stmts[i]->kind == IR_ACC && (!name || strcmp(b->stmts[i]->name, name) == 0))
 			return 1;
 	return 0;
+}
+
+/* A mapping column loop's vector part, rp->inflight vectors per thread at a
+ * time: every stream's loads first (all in flight together), then the element
+ * code and the stores.  Leaves egg_jv at the first vector it did not do, for the
+ * one-at-a-time loop after it. */
+static void
+emit_inflight(struct emit_ctx *c, const struct ir_block *b, const struct row_point *rp,
+              struct strbuf *out)
+{
+	const int u = rp->inflight, g = rp->g;
+	strbuf_addf(out, "\t\t\t\tfor (; egg_jv + %d < egg_cv; egg_jv += %d) {\n", (u - 1) * g, u * g);
+	for (size_t i = 0; i < c->n_streams; i++)
+		if (!c->streams[i].is_store)
+			strbuf_addf(out, "\t\t\t\t\t%s egg_l%zu[%d];\n",
+			            emit_vector_type(c->streams[i].elem_type, c->vec), i, u);
+	char *base = egg_xasprintf("(egg_jv + egg_u * %d) * %d", g, c->vec);
+	c->reg_suffix = "[egg_u]";
+	strbuf_addf(out, "#pragma unroll\n\t\t\t\t\tfor (int egg_u = 0; egg_u < %d; egg_u++) {\n", u);
+	emit_stream_loads(c, base, "\t\t\t\t\t\t", out);
+	strbuf_addf(out, "\t\t\t\t\t}\n#pragma unroll\n\t\t\t\t\tfor (int egg_u = 0; egg_u < %d; egg_u++) {\n", u);
+	emit_components(c, b, base, "\t\t\t\t\t\t", out);
+	strbuf_addstr(out, "\t\t\t\t\t}\n\t\t\t\t}\n");
+	c->reg_suffix = NULL;
+	free(base);
+}
+
+/* The barrier that ends a loop: none for a thread per row (it sees its own
+ * stores), the warp's, or the block's. */
+static const char *
+group_sync(int g)
+{
+	return g == 1 ? "" : g == 32 ? "\t\t\t__syncwarp();\n" : "\t\t\t__syncthreads();\n";
 }
 
 /* The per-thread partials of a loop's accumulators... */
@@ -96,13 +155,14 @@ acc_close(struct recipe_job *job, const struct ir_block *b, int g, struct strbuf
 		if (a->kind != IR_ACC || has_acc(b, i, a->name))
 			continue;
 		char *p = egg_xasprintf("egg_p_%s", a->name);
-		emit_group_reduce(a, p, g, "\t\t\t", job->uniq++, out);
+		if (g > 1)
+			emit_group_reduce(a, p, g, "\t\t\t", job->uniq++, out);
 		strbuf_addf(out, "\t\t\t%s = ", a->name);
 		emit_combine(a, a->name, p, out);
 		strbuf_addstr(out, ";\n");
 		free(p);
 	}
-	strbuf_addf(out, "\t\t\t%s;\n\t\t}\n", g == 32 ? "__syncwarp()" : "__syncthreads()");
+	strbuf_addf(out, "%s\t\t}\n", group_sync(g));
 }
 
 static void
@@ -126,10 +186,15 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	if (c.vec > 1 && c.n_streams > 0) {
 		strbuf_addstr(out, "\t\t\tif (");
 		emit_aligned_test(&c, "0", out);
-		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n"
-		                 "#pragma unroll %d\n"
-		                 "\t\t\t\tfor (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += %d) {\n",
-		            c.vec, rp->unroll, g);
+		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n", c.vec);
+		const int inflight = rp->inflight > 1 && !has_acc(b, b->n, NULL);
+		if (inflight) {
+			strbuf_addstr(out, "\t\t\t\tlong long egg_jv = egg_lane;\n");
+			emit_inflight(&c, b, rp, out);
+		}
+		strbuf_addf(out, "#pragma unroll %d\n"
+		                 "\t\t\t\tfor (%s; egg_jv < egg_cv; egg_jv += %d) {\n",
+		            rp->unroll, inflight ? "" : "long long egg_jv = egg_lane", g);
 		char *base = egg_xasprintf("egg_jv * %d", c.vec);
 		emit_stream_loads(&c, base, "\t\t\t\t\t", out);
 		emit_components(&c, b, base, "\t\t\t\t\t", out);
@@ -239,10 +304,10 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 	const char *merge = "{ %s egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; "
 	                    "egg_os = (egg_om == -INFINITY ? 0 : egg_os * %s(egg_om - egg_nm)) + "
 	                    "(egg_m2 == -INFINITY ? 0 : egg_s2 * %s(egg_m2 - egg_nm)); egg_om = egg_nm; }\n";
-	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_o = 16; egg_o > 0; egg_o >>= 1) {\n"
+	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_o = %d; egg_o > 0; egg_o >>= 1) {\n"
 	                 "\t\t\t\tconst %s egg_m2 = __shfl_xor_sync(0xffffffffu, egg_om, egg_o);\n"
 	                 "\t\t\t\tconst %s egg_s2 = __shfl_xor_sync(0xffffffffu, egg_os, egg_o);\n\t\t\t\t",
-	            t, t);
+	            (g < 32 ? g : 32) / 2, t, t);
 	strbuf_addf(out, merge, t, ex, ex);
 	strbuf_addstr(out, "\t\t\t}\n");
 	if (g > 32) {
@@ -260,7 +325,7 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 	emit_combine(am, am->name, "egg_om", out);
 	strbuf_addf(out, ";\n\t\t\t%s = %s + (egg_om == -INFINITY ? 0 : egg_os * %s(egg_om - %s));\n",
 	            as->name, as->name, ex, am->name);
-	strbuf_addf(out, "\t\t\t%s;\n\t\t}\n", g == 32 ? "__syncwarp()" : "__syncthreads()");
+	strbuf_addf(out, "%s\t\t}\n", group_sync(g));
 	strbuf_release(&step);
 	ir_block_free(&vb);
 	emit_ctx_release(&c);
@@ -713,7 +778,9 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	const char *keys[] = { "LABEL", "SIG", "N", "G", "R", "TPB", "ROWBODY", "V" };
 	const char *vals[] = { lab, sig.buf, num.buf, g, rs, tpb, rowbody.buf, v };
 	int rc = recipe_fill("rows.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
-	if (rc == 0)
+	if (rc == 0 && rp->wave)
+		recipe_host_launch_wave(job, name, num.buf, r, rp->tpb);
+	else if (rc == 0)
 		recipe_host_launch(job, name, num.buf, r, rp->tpb, 0);
 	free(name);
 	strbuf_release(&sig);
@@ -742,11 +809,120 @@ common_bound(const struct ir_block *b)
 	return bound;
 }
 
+/* How the column index reaches e: 0 added (unit stride), 1 through one product
+ * by a factor free of it (a stride: e is base + col * factor), -1 otherwise
+ * (absent, twice, or under any other operation). */
+static int
+col_scale(const struct ir_expr *e)
+{
+	if (e->kind == IR_IDX)
+		return e->idx == IR_COL ? 0 : -1;
+	if (!ir_expr_uses_index(e, IR_COL))
+		return -1;
+	if (e->kind == IR_CAST)
+		return col_scale(e->kids[0]);
+	if (e->kind != IR_BIN)
+		return -1;
+	const int left = ir_expr_uses_index(e->kids[0], IR_COL);
+	if (left && ir_expr_uses_index(e->kids[1], IR_COL))
+		return -1;
+	const struct ir_expr *k = e->kids[left ? 0 : 1], *other = e->kids[left ? 1 : 0];
+	const int r = col_scale(k);
+	if (r < 0)
+		return -1;
+	if (strcmp(e->text, "+") == 0 || (strcmp(e->text, "-") == 0 && left))
+		return r; /* the base: anything free of the column */
+	/* the stride: the same for every row */
+	if (strcmp(e->text, "*") != 0 || ir_expr_uses_index(other, IR_ROW) ||
+	    ir_expr_has_local(other) || ir_expr_has_load(other))
+		return -1;
+	return other->kind == IR_NUM && strcmp(other->text, "1") == 0 ? r : 1;
+}
+
+/* Tallies the loads and stores of e by how the column reaches their index. */
+static void
+scale_expr(const struct ir_expr *e, int *strided, int *other)
+{
+	if (!e)
+		return;
+	if (e->kind == IR_LOAD && ir_expr_uses_index(e->kids[0], IR_COL))
+		*(col_scale(e->kids[0]) == 1 ? strided : other) += 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		scale_expr(e->kids[i], strided, other);
+}
+
+/* Every access of the row program's column loops that uses the column strides
+ * memory by a factor (x[(b * d + col) * inner + i]), and there is one: rows
+ * whose neighbours, not whose columns, are contiguous. */
+static int
+strided_stage(const struct ir_block *b)
+{
+	int strided = 0, other = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *l = b->stmts[i];
+		if (l->kind != IR_LOOP)
+			continue;
+		for (size_t j = 0; j < l->body.n; j++) {
+			const struct ir_stmt *s = l->body.stmts[j];
+			if (s->kind == IR_LOOP)
+				return 0;
+			scale_expr(s->value, &strided, &other);
+			scale_expr(s->index, &strided, &other);
+			if (s->index && ir_expr_uses_index(s->index, IR_COL))
+				*(col_scale(s->index) == 1 ? &strided : &other) += 1;
+		}
+	}
+	return strided > 0 && other == 0;
+}
+
+/* Every column loop only maps (no accumulator: a gather or a copy of rows), and
+ * one has a vector stream: where loads in flight are the whole story.  Row
+ * programs that reduce keep their candidates. */
+static int
+mapping_stage(struct recipe_job *job, const struct ir_block *b, int vec)
+{
+	int vector = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *l = b->stmts[i];
+		if (l->kind != IR_LOOP)
+			continue;
+		if (has_acc(&l->body, l->body.n, NULL))
+			return 0;
+		struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
+		emit_collect_streams(&c, &l->body);
+		if (c.n_streams && recipe_stream_vector(&c, vec) > 1)
+			vector = 1;
+		emit_ctx_release(&c);
+	}
+	return vector;
+}
+
+/* Whether point rp is worth emitting for stage st (else why not). */
+static int
+point_applies(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
+              struct strbuf *why)
+{
+	if (rp->g == 1 && !strided_stage(&st->body)) {
+		strbuf_addstr(why, "a thread per row is for columns that stride memory; this row "
+		                   "program reads its columns contiguously");
+		return 0;
+	}
+	if (rp->inflight > 1 && !mapping_stage(job, &st->body, rp->vec)) {
+		strbuf_addstr(why, "loads in flight are for row programs whose column loops only map, "
+		                   "with vector streams; this one reduces or has none");
+		return 0;
+	}
+	return 1;
+}
+
 static int
 emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *why)
 {
 	if (recipe_needs_launcher(job, "rows", why))
 		return -1;
+	for (size_t i = first; i < first + n; i++)
+		if (!point_applies(job, &job->prog->stages[i], &points[pt], why))
+			return -1;
 	struct strbuf lab = STRBUF_INIT;
 	label(pt, &lab);
 	int rc = 0;

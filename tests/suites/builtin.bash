@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -73,7 +73,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 37 programs for sm_90"
+	expect_file_contains gc.out "compiled 38 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -196,6 +196,26 @@ test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 	expect_eq "$(grep -c '^CHECK row_mean .*correct=yes' e.out)" 16 "row tree candidates checked"
 }
 
+test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# rows of 1024 columns (the loads-in-flight loop covers the row exactly) and of
+	# 1028 (a vector tail after it); the middle-dimension sum with neighbouring
+	# rows contiguous, at sizes with a partial block and an odd reduction
+	local c=$EGG_SRCDIR/builtin/tests/check
+	sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (9);/' -e 's/^\tint vocab = (32000);/\tint vocab = (11);/' \
+		"$c/embedding.cu" >emb_fit.cu
+	sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (9);/' -e 's/^\tint vocab = (32000);/\tint vocab = (11);/' \
+		-e 's/^\tint dim = (1024);/\tint dim = (1028);/' "$c/embedding.cu" >emb_tail.cu
+	sed -e 's/^\tint batch = (64);/\tint batch = (3);/' -e 's/^\tint dim = (512);/\tint dim = (37);/' \
+		-e 's/^\tint inner = (2048);/\tint inner = (257);/' "$c/mid_sum.cu" >mid.cu
+	grep -q 'int num_tokens = (9);' emb_fit.cu && grep -q 'int dim = (1028);' emb_tail.cu &&
+		grep -q 'int inner = (257);' mid.cu || fail "sizes not replaced"
+	run_cmd e "$EMU_CHECK" "$T/emu" emb_fit.cu emb_tail.cu mid.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 8 "loads-in-flight candidates checked"
+	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 3 "thread-per-row candidates checked"
+}
+
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# awkward sizes: tails in both dimensions, odd row lengths (the scalar paths), wrapping
@@ -206,7 +226,7 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 74 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 82 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

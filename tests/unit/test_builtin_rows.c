@@ -353,6 +353,142 @@ row_trees_that_do_not_sum_the_row_are_not_lifted(void **state)
 	}
 }
 
+/* ---- loads in flight for gathers; a thread per row for strided columns ---- */
+
+static struct builtin_output
+embedding_bundle(void)
+{
+	return generate(make_bundle(
+		BUNDLE_LAUNCHER, "emb", "const int64_t *ids:in, const float *table:in, float *out:out, int n:scalar, int dim:scalar",
+		"__global__ void k(const int64_t *ids, const float *table, float *out, int n, int dim) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n * dim) { int t = i / dim; int d = i % dim; out[i] = table[ids[t] * dim + d]; }\n}\n",
+		"void emb(const int64_t *ids, const float *table, float *out, int n, int dim) {\n"
+		"  k<<<(n * dim + 255) / 256, 256>>>(ids, table, out, n, dim);\n}\n"));
+}
+
+static const struct builtin_candidate *
+find_label(const struct builtin_output *o, const char *part)
+{
+	for (size_t i = 0; i < o->n_candidates; i++)
+		if (strstr(o->candidates[i].label, part))
+			return &o->candidates[i];
+	return NULL;
+}
+
+static void
+gather_keeps_several_vector_loads_in_flight_before_storing(void **state)
+{
+	struct builtin_output o = embedding_bundle();
+	assert_null(o.not_lifted);
+	const struct builtin_candidate *c = find_label(&o, "inflight=8 grid=wave");
+	assert_non_null(c);
+	const char *src = c->source;
+	/* eight vectors per lane, all loaded before the first store */
+	const char *arr = strstr(src, "float4 egg_l0[8];");
+	const char *load = strstr(src, "egg_l0[egg_u] = __ldg(reinterpret_cast<const float4 *>(&table[");
+	const char *store = strstr(src, "*reinterpret_cast<float4 *>(&out[");
+	assert_non_null(arr);
+	assert_non_null(load);
+	assert_non_null(store);
+	assert_true(arr < load && load < store);
+	assert_non_null(strstr(src, "egg_jv + 224 < egg_cv; egg_jv += 256"));
+	/* what is left of the row a vector at a time, unaligned rows and odd
+	 * lengths element by element */
+	assert_non_null(strstr(src, "for (; egg_jv < egg_cv; egg_jv += 32)"));
+	assert_non_null(strstr(src, "& (4 * sizeof(float) - 1)) == 0)"));
+	assert_non_null(strstr(src, "for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32)"));
+	/* one wave of resident blocks */
+	assert_non_null(strstr(src, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ"));
+	/* the other points keep the loop a vector at a time */
+	c = find_label(&o, "threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online");
+	assert_non_null(c);
+	assert_null(strstr(c->source, "egg_u"));
+	builtin_output_release(&o);
+}
+
+static void
+row_programs_that_reduce_get_no_in_flight_points(void **state)
+{
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "softmax", "const float *in:in, float *out:out, int batch:scalar, int classes:scalar",
+		softmax_from_one,
+		"void softmax(const float *in, float *out, int batch, int classes) {\n"
+		"  sm<<<(batch + 63) / 64, 64>>>(in, out, batch, classes);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates >= 8);
+	assert_null(find_label(&o, "inflight="));
+	assert_null(find_label(&o, "threads_per_row=1 "));
+	builtin_output_release(&o);
+}
+
+/* out[b][i] = sum over d of x[b][d][i], with the column index written as given */
+static struct builtin_output
+middle_sum(const char *index)
+{
+	char *closure = egg_xasprintf(
+		"__global__ void k(const float *x, float *y, int batch, int dim, int inner) {\n"
+		"  int idx = blockIdx.x * blockDim.x + threadIdx.x;\n  if (idx >= batch * inner) return;\n"
+		"  int b = idx / inner, i = idx %% inner;\n  float s = 0.0f;\n"
+		"  for (int d = 0; d < dim; d++) s += x[%s];\n  y[b * inner + i] = s;\n}\n", index);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "ms", "const float *x:in, float *y:out, int batch:scalar, int dim:scalar, int inner:scalar",
+		closure,
+		"void ms(const float *x, float *y, int batch, int dim, int inner) {\n"
+		"  k<<<(batch * inner + 255) / 256, 256>>>(x, y, batch, dim, inner);\n}\n"));
+	free(closure);
+	return o;
+}
+
+static void
+middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight(void **state)
+{
+	struct builtin_output o = middle_sum("(b * dim + d) * inner + i");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "acc sum s_0 <- x[((((b_0 * dim) + col) * inner) + i_0)]"));
+	int n = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		if (!strstr(o.candidates[i].label, "threads_per_row=1 "))
+			continue;
+		n++;
+		/* neighbouring threads own neighbouring rows; no group to reduce over or
+		 * wait for */
+		assert_non_null(strstr(src, "threadIdx.x / 1;"));
+		assert_non_null(strstr(src, "egg_j < egg_cn; egg_j += 1)"));
+		assert_true(strstr(src, "#pragma unroll 8\n") || strstr(src, "#pragma unroll 16\n"));
+		const char *k = strstr(src, "__global__");
+		assert_non_null(k);
+		assert_null(strstr(k, "__shfl_xor_sync"));
+		assert_null(strstr(k, "__syncthreads"));
+		assert_null(strstr(k, "__syncwarp"));
+	}
+	assert_int_equal(n, 3);
+	builtin_output_release(&o);
+	/* written with the stride first */
+	o = middle_sum("i + inner * (d + dim * b)");
+	assert_null(o.not_lifted);
+	assert_non_null(find_label(&o, "threads_per_row=1 "));
+	builtin_output_release(&o);
+}
+
+static void
+columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row(void **state)
+{
+	const char *near[] = {
+		"(b * inner + i) * dim + d", /* the column contiguous: rows as usual */
+		"(b * dim + d) * i + i",     /* a stride that changes with the row */
+		"(b * dim + d * d) * inner + i", /* the column twice */
+	};
+	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
+		struct builtin_output o = middle_sum(near[i]);
+		assert_null(o.not_lifted);
+		assert_true(o.n_candidates > 0);
+		assert_null(find_label(&o, "threads_per_row=1 "));
+		builtin_output_release(&o);
+	}
+}
+
 int
 main(void)
 {
@@ -367,6 +503,10 @@ main(void)
 		cmocka_unit_test(tree_reductions_that_do_not_sum_every_thread_are_not_lifted),
 		cmocka_unit_test(block_per_row_tree_lifts_as_a_row_program),
 		cmocka_unit_test(row_trees_that_do_not_sum_the_row_are_not_lifted),
+		cmocka_unit_test(gather_keeps_several_vector_loads_in_flight_before_storing),
+		cmocka_unit_test(row_programs_that_reduce_get_no_in_flight_points),
+		cmocka_unit_test(middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight),
+		cmocka_unit_test(columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
