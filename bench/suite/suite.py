@@ -50,6 +50,8 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel reference builds")
     p.add_argument("--budget-ms", type=float, default=1000.0, help="timing budget per case and column")
     p.add_argument("--keep-dumps", action="store_true", help="keep the correctness dumps")
+    p.add_argument("--no-overheads", action="store_true",
+                   help="skip timing the fast path (no annotation) against nvcc: a re-run of a few cases")
     p.add_argument("--work", default=None,
                    help="where builds and dumps go (kept); default: a temporary folder, removed at the end")
     p.add_argument("--case-timeout", type=float, default=300.0, help="seconds before a case run is killed")
@@ -134,7 +136,8 @@ def build_all(cases, args, dirs, results):
             if rec.get("exe"):
                 rec["rebuild_s"] = rebuild_seconds(c, egg, args, dirs)
             results[c["name"]]["egg"]["build"] = rec
-        dirs["fastpath"] = fastpath_seconds(egg, nvcc, flags, dirs)
+        if not args.no_overheads:
+            dirs["fastpath"] = fastpath_seconds(egg, nvcc, flags, dirs)
     return True
 
 
