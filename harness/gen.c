@@ -272,20 +272,6 @@ static const char gen_f64_prelude[] =
 	"#define __frcp_rn(a) (1.0 / (a))\n#define __fsqrt_rn(a) sqrt(a)\n"
 	"#define __frsqrt_rn(a) rsqrt(a)\n#define __saturatef(a) egg_saturate64(a)\n";
 
-/* 1 if the word w (an identifier) occurs in s as a whole identifier. */
-static int
-gen_has_identifier(const char *s, const char *w)
-{
-	size_t n = strlen(w);
-	for (const char *p = s ? strstr(s, w) : NULL; p; p = strstr(p + 1, w)) {
-		int before = p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
-		if (!before && !after)
-			return 1;
-	}
-	return 0;
-}
-
 int
 gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *out,
              struct strbuf *why)
@@ -306,8 +292,8 @@ gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *out,
 		return -1;
 	}
 	for (int i = 0; vectors[i]; i++)
-		if (gen_has_identifier(b->closure, vectors[i]) ||
-		    gen_has_identifier(b->target, vectors[i])) {
+		if ((b->closure && gen_has_word(b->closure, 0, strlen(b->closure), vectors[i])) ||
+		    gen_has_word(b->target, 0, strlen(b->target), vectors[i])) {
 			strbuf_addf(why, "the reference uses %s, whose layout a float64 version cannot keep",
 			            vectors[i]);
 			return -1;

@@ -107,6 +107,9 @@ void gen_probe(struct strbuf *out);
  * never a function, kernel, class or device variable. */
 void gen_closure_decls(const char *closure, struct strbuf *out);
 
+/* gen_text.c.  1 if w occurs in text[b, e) as a whole identifier. */
+int gen_has_word(const char *text, size_t b, size_t e, const char *w);
+
 /* Appends code with `extern "C"` dropped (and the braces of an extern "C" { }
  * block): inside a contender's anonymous namespace it would give the reference
  * and the candidate one external C name. */

@@ -84,7 +84,7 @@ gen_directive_end(const char *s, size_t i)
 }
 
 /* Does text[b, e) contain the word w? */
-static int
+int
 gen_has_word(const char *text, size_t b, size_t e, const char *w)
 {
 	size_t n = strlen(w);
