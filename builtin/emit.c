@@ -289,6 +289,13 @@ emit_stream_stores(const struct emit_ctx *c, const char *base_text, const char *
 		const struct emit_stream *s = &c->streams[i];
 		if (!s->is_store)
 			continue;
+		if (c->streaming_stores) {
+			strbuf_addf(out, "%s__stcs(reinterpret_cast<%s *>(", indent,
+			            emit_vector_type(s->elem_type, c->vec));
+			stream_address(c, s, base_text, out);
+			strbuf_addf(out, "), egg_s%zu);\n", i);
+			continue;
+		}
 		strbuf_addf(out, "%s*reinterpret_cast<%s *>(", indent,
 		            emit_vector_type(s->elem_type, c->vec));
 		stream_address(c, s, base_text, out);

@@ -34,6 +34,8 @@ struct emit_ctx {
 	const char *component_tail; /* code appended to each component's block, or NULL */
 	size_t n_held;             /* streams [0, n_held) already sit in registers: not loaded */
 	int lane_index;            /* declare egg_lane = k at the head of component k's block */
+	int streaming_stores;      /* vector stores of streams as __stcs (evict-first): output
+	                              nobody reads again here leaves the L2 to the inputs */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

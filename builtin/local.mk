@@ -25,7 +25,8 @@ dist_templates_DATA = \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
-	builtin/templates/stencil_window.cu builtin/templates/planes.cu
+	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
+	builtin/templates/rows_split.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin

@@ -17,10 +17,13 @@
  * the group), saving a read of the row.
  *
  * Row programs that only map (gathers, row copies) also get points that keep
- * several vector loads per lane in flight before the stores, on one-wave grids;
- * row programs whose column strides memory (a sum over a tensor's middle
- * dimension) get a thread per row, so that neighbouring threads read
- * neighbouring elements, with the column loop unrolled.
+ * several vector loads per lane in flight before the stores, on one-wave grids,
+ * and points whose vector stores are streaming (evict-first), which leave the L2
+ * to rows a gather reads again; row programs whose column strides memory (a sum
+ * over a tensor's middle dimension) get a thread per row, so that neighbouring
+ * threads read neighbouring elements, with the column loop unrolled, and points
+ * that split each such row's columns over the warps of a block
+ * (templates/rows_split.cu) for more loads in flight.
  *
  * Points: threads per row x threads per block x vector width x unroll x online
  * (x registers, loads in flight, grid).
@@ -48,6 +51,18 @@ struct row_point {
 	 * of resident blocks (rows strided over it) instead of a block per R rows.
 	 * Points with inflight apply only to stages that have such a loop. */
 	int inflight, wave;
+	/* stcs: a mapping loop's vector stores are streaming (__stcs, evict-first), so
+	 * the output does not push the gathered rows out of the L2: rows read again by
+	 * later tokens are then found there (a gather reads its table's rows once from
+	 * memory only if they stay). */
+	int stcs;
+	/* split: with g == 1, the block is split warps of 32 rows each: lane k of
+	 * every warp owns row base + k (coalesced loads, as for g == 1) and warp w
+	 * sums the columns w, w + split, ...; the partials meet in shared memory.
+	 * split times the loads in flight of a thread per row, for row counts that
+	 * leave a thread per row short of filling the GPU.  Pure reductions only (no
+	 * stores in the column loops); tpb is 32 * split. */
+	int split;
 };
 /* g == 1 (a thread per row, no group) is for rows whose column strides memory
  * (the column index multiplies a stride): neighbouring threads own neighbouring
@@ -55,22 +70,27 @@ struct row_point {
  * loop unrolled keeps that many loads in flight per thread.  Those points apply
  * only to such stages (strided_stage). */
 static const struct row_point points[] = {
-	{ 32, 256, 4, 1, 1, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0 },
-	{ 256, 256, 4, 1, 1, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0 },
-	{ 32, 256, 4, 1, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0, 0, 0 },
 	/* the row in registers: up to 512, 1024, 2048, 2048, 4096, 4096, 8192, 16384 columns */
-	{ 32, 256, 4, 1, 1, 4, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0 },
-	{ 256, 256, 4, 1, 1, 4, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0 },
+	{ 32, 256, 4, 1, 1, 4, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 4, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0, 0, 0 },
 	/* loads in flight for mapping loops (gathers, copies), one-wave grids */
-	{ 32, 256, 4, 1, 1, 0, 8, 1 }, { 32, 256, 4, 1, 1, 0, 4, 1 }, { 128, 128, 4, 1, 1, 0, 2, 1 }, { 64, 256, 4, 1, 1, 0, 4, 0 },
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 0, 0 }, { 32, 256, 4, 1, 1, 0, 4, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 0, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 0, 0 },
+	/* the same with streaming stores, and the block-per-row point with them */
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0 },
 	/* a thread per row for strided columns */
-	{ 1, 256, 1, 8, 1, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0 },
+	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0 },
+	/* ... and its columns split over the warps of the block (one-wave grids) */
+	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8 },
+	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
 /* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
 #define AUTO_WARP_MAX 2048
-static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0 };
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
@@ -90,6 +110,10 @@ label(size_t pt, struct strbuf *out)
 		strbuf_addf(out, " inflight=%d", points[pt].inflight);
 	if (points[pt].wave)
 		strbuf_addstr(out, " grid=wave");
+	if (points[pt].stcs)
+		strbuf_addstr(out, " stores=streaming");
+	if (points[pt].split)
+		strbuf_addf(out, " split=%d", points[pt].split);
 }
 
 /* An accumulator into name (any name when NULL) among b's first upto statements. */
@@ -165,11 +189,40 @@ acc_close(struct recipe_job *job, const struct ir_block *b, int g, struct strbuf
 	strbuf_addf(out, "%s\t\t}\n", group_sync(g));
 }
 
+/* acc_close for a split row: the warps' partials of row base + lane meet in
+ * shared memory, every thread folds them in warp order (the same order in every
+ * thread, so all of the row's threads agree), and the barrier after lets the
+ * next loop or row reuse the array. */
+static void
+split_close(struct recipe_job *job, const struct ir_block *b, int split, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *a = b->stmts[i];
+		if (a->kind != IR_ACC || has_acc(b, i, a->name))
+			continue;
+		const unsigned u = job->uniq++;
+		strbuf_addf(out, "\t\t\t__shared__ %s egg_sp%u[%d][32];\n"
+		                 "\t\t\tegg_sp%u[egg_lane][threadIdx.x & 31] = egg_p_%s;\n"
+		                 "\t\t\t__syncthreads();\n"
+		                 "\t\t\tegg_p_%s = egg_sp%u[0][threadIdx.x & 31];\n"
+		                 "\t\t\tfor (int egg_w = 1; egg_w < %d; egg_w++)\n\t\t\t\tegg_p_%s = ",
+		            a->type, u, split, u, a->name, a->name, u, split, a->name);
+		char *p = egg_xasprintf("egg_p_%s", a->name), *w = egg_xasprintf("egg_sp%u[egg_w][threadIdx.x & 31]", u);
+		emit_combine(a, p, w, out);
+		strbuf_addf(out, ";\n\t\t\t%s = ", a->name);
+		emit_combine(a, a->name, p, out);
+		strbuf_addstr(out, ";\n");
+		free(p);
+		free(w);
+	}
+	strbuf_addstr(out, "\t\t\t__syncthreads();\n\t\t}\n");
+}
+
 static void
 emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_point *rp,
           struct strbuf *out)
 {
-	const int g = rp->g;
+	const int g = rp->split ? rp->split : rp->g;
 	const struct ir_block *b = &loop->body;
 	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
@@ -177,6 +230,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	c.index_text[IR_COL] = "egg_j";
 	emit_collect_streams(&c, b);
 	c.vec = recipe_stream_vector(&c, rp->vec);
+	c.streaming_stores = rp->stcs && !has_acc(b, b->n, NULL);
 
 	strbuf_addstr(out, "\t\t{\n");
 	acc_open(b, out);
@@ -206,7 +260,10 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	            c.vec > 1 ? 1 : rp->unroll, g);
 	emit_block(&c, b, "\t\t\t\t", out);
 	strbuf_addstr(out, "\t\t\t}\n");
-	acc_close(job, b, g, out);
+	if (rp->split)
+		split_close(job, b, rp->split, out);
+	else
+		acc_close(job, b, g, out);
 	emit_ctx_release(&c);
 }
 
@@ -363,7 +420,8 @@ emit_passes(struct recipe_job *job, const struct ir_block *b, const struct row_p
 		} else if (s->kind == IR_LOOP) {
 			emit_loop(job, s, rp, out);
 		} else if (s->kind == IR_STORE) {
-			strbuf_addstr(out, "\t\tif (egg_lane == 0)\n");
+			strbuf_addstr(out, rp->split ? "\t\tif (egg_lane == 0 && egg_live)\n" :
+			                               "\t\tif (egg_lane == 0)\n");
 			emit_block(&c, &one, "\t\t\t", out);
 		} else {
 			emit_block(&c, &one, "\t\t", out);
@@ -428,7 +486,7 @@ stores_into(const struct ir_block *b, const char *buffer)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
 		if (((s->kind == IR_STORE || (s->kind == IR_ACC && s->into_buffer)) &&
-		     strcmp(s->name, buffer) == 0) || stores_into(&s->body, buffer))
+		     (!buffer || strcmp(s->name, buffer) == 0)) || stores_into(&s->body, buffer))
 			return 1;
 	}
 	return 0;
@@ -766,7 +824,7 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	struct strbuf sig = STRBUF_INIT, rowbody = STRBUF_INIT, num = STRBUF_INIT;
 	struct emit_ctx c = { .prog = job->prog, .component = -1 };
 	char *name = recipe_kernel_name(job);
-	const int r = rp->tpb / rp->g;
+	const int r = rp->split ? 32 : rp->tpb / rp->g;
 	recipe_kernel_signature(job, name, rp->tpb, &sig);
 	emit_row_body(job, &st->body, rp, &rowbody);
 	emit_expr(&c, st->n, &num);
@@ -777,7 +835,8 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	snprintf(v, sizeof v, "%d", rp->vec);
 	const char *keys[] = { "LABEL", "SIG", "N", "G", "R", "TPB", "ROWBODY", "V" };
 	const char *vals[] = { lab, sig.buf, num.buf, g, rs, tpb, rowbody.buf, v };
-	int rc = recipe_fill("rows.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
+	int rc = recipe_fill(rp->split ? "rows_split.cu" : "rows.cu", keys, vals,
+	                     sizeof keys / sizeof *keys, job->device, why);
 	if (rc == 0 && rp->wave)
 		recipe_host_launch_wave(job, name, num.buf, r, rp->tpb);
 	else if (rc == 0)
@@ -897,6 +956,16 @@ mapping_stage(struct recipe_job *job, const struct ir_block *b, int vec)
 	return vector;
 }
 
+/* No column loop stores (every loop only accumulates). */
+static int
+pure_reduction(const struct ir_block *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->stmts[i]->kind == IR_LOOP && stores_into(&b->stmts[i]->body, NULL))
+			return 0;
+	return 1;
+}
+
 /* Whether point rp is worth emitting for stage st (else why not). */
 static int
 point_applies(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
@@ -907,8 +976,13 @@ point_applies(struct recipe_job *job, const struct ir_stage *st, const struct ro
 		                   "program reads its columns contiguously");
 		return 0;
 	}
-	if (rp->inflight > 1 && !mapping_stage(job, &st->body, rp->vec)) {
-		strbuf_addstr(why, "loads in flight are for row programs whose column loops only map, "
+	if (rp->split && !pure_reduction(&st->body)) {
+		strbuf_addstr(why, "columns split over warps are for row programs whose column loops "
+		                   "only accumulate; this one stores in them");
+		return 0;
+	}
+	if ((rp->inflight > 1 || rp->stcs) && !mapping_stage(job, &st->body, rp->vec)) {
+		strbuf_addstr(why, "loads in flight and streaming stores are for row programs whose column loops only map, "
 		                   "with vector streams; this one reduces or has none");
 		return 0;
 	}

@@ -199,8 +199,10 @@ test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# rows of 1024 columns (the loads-in-flight loop covers the row exactly) and of
-	# 1028 (a vector tail after it); the middle-dimension sum with neighbouring
-	# rows contiguous, at sizes with a partial block and an odd reduction
+	# 1028 (a vector tail after it), with plain and streaming stores; the
+	# middle-dimension sum with neighbouring rows contiguous, at sizes with a
+	# partial block and an odd reduction, a thread per row and split over warps
+	# (771 rows: lanes past the last row in the last tile)
 	local c=$EGG_SRCDIR/builtin/tests/check
 	sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (9);/' -e 's/^\tint vocab = (32000);/\tint vocab = (11);/' \
 		"$c/embedding.cu" >emb_fit.cu
@@ -212,8 +214,10 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 		grep -q 'int inner = (257);' mid.cu || fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" emb_fit.cu emb_tail.cu mid.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 8 "loads-in-flight candidates checked"
-	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 3 "thread-per-row candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 12 "loads-in-flight candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 6 "streaming-store candidates checked"
+	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 7 "thread-per-row candidates checked"
+	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 .*split=' e.out)" 4 "split-column candidates checked"
 }
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
@@ -226,7 +230,7 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 82 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 88 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

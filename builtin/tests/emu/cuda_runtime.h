@@ -52,6 +52,15 @@ template <class T> T __ldg(const T *p)
 	}
 	return *p;
 }
+/* a streaming store: the same alignment demand as a vector load */
+template <class T> void __stcs(T *p, T v)
+{
+	if ((uintptr_t)p % alignof(T)) {
+		fprintf(stderr, "misaligned %zu-byte store\n", sizeof(T));
+		abort();
+	}
+	*p = v;
+}
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
