@@ -11,7 +11,10 @@
  * stay scalar loads through the read-only path.
  *
  * The grid is one wave of resident blocks (the SM count times the blocks the
- * kernel fits per SM, asked at run time), each thread striding over the rest.
+ * kernel fits per SM, asked at run time), each thread striding over the rest;
+ * points marked grid=full instead launch a block per tpb x inflight vectors, so
+ * that each thread does its accesses once and the block scheduler balances the
+ * SMs as blocks finish.
  *
  * Where the map's gathers are the same over runs of X consecutive elements
  * (per-channel operands of an NCHW map, mean[(i / hw) % c]), a planes pass
@@ -32,17 +35,19 @@
 /* planes: the planes pass where the map supports it (below), else the streamed
  * pass of the same geometry (an earlier point's code: a lone map drops it as a
  * duplicate) */
-static const struct { int tpb, vec, inflight, planes; } points[] = {
-	{ 256, 4, 2, 0 }, { 256, 4, 4, 0 }, { 512, 4, 1, 0 }, { 128, 4, 4, 0 }, { 256, 1, 4, 0 },
-	{ 1024, 4, 2, 0 }, { 256, 4, 8, 0 }, { 512, 4, 2, 0 }, { 256, 4, 4, 1 }, { 512, 4, 2, 1 },
+static const struct { int tpb, vec, inflight, planes, full; } points[] = {
+	{ 256, 4, 2, 0, 0 }, { 256, 4, 4, 0, 0 }, { 512, 4, 1, 0, 0 }, { 128, 4, 4, 0, 0 }, { 256, 1, 4, 0, 0 },
+	{ 1024, 4, 2, 0, 0 }, { 256, 4, 8, 0, 0 }, { 512, 4, 2, 0, 0 }, { 256, 4, 4, 1, 0 }, { 512, 4, 2, 1, 0 },
+	{ 128, 4, 1, 0, 1 }, { 256, 4, 2, 0, 1 }, { 512, 4, 1, 0, 1 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s", points[pt].tpb, points[pt].vec,
-	            points[pt].inflight, points[pt].planes ? " planes (else streamed)" : "");
+	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s%s", points[pt].tpb, points[pt].vec,
+	            points[pt].inflight, points[pt].planes ? " planes (else streamed)" : "",
+	            points[pt].full ? " grid=full" : "");
 }
 
 /* A store of the fused run so far: loads of (buffer, index) later read local. */
@@ -473,8 +478,12 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		strbuf_addch(&units, '(');
 		emit_expr(&c, st->n, &units);
 		strbuf_addf(&units, ") / %d", points[pt].vec);
-		recipe_host_launch_wave(job, name, units.buf, (long)points[pt].tpb * points[pt].inflight,
-		                        points[pt].tpb);
+		if (points[pt].full)
+			recipe_host_launch(job, name, units.buf,
+			                   (long)points[pt].tpb * points[pt].inflight, points[pt].tpb, 0);
+		else
+			recipe_host_launch_wave(job, name, units.buf,
+			                        (long)points[pt].tpb * points[pt].inflight, points[pt].tpb);
 		strbuf_release(&units);
 	}
 	free(name);

@@ -455,13 +455,51 @@ planes_candidates(const struct builtin_output *o)
 	return n;
 }
 
+/* grid=full points launch a block per tpb x inflight vectors with no cap; the
+ * others one wave of resident blocks, sized by the occupancy asked at run time */
+static void
+full_grid_points_launch_a_block_per_chunk_without_the_wave_cap(void **state)
+{
+	struct builtin_output o = nchw_map("y[i] = x[i] * 2.0f;");
+	assert_null(o.not_lifted);
+	size_t full = 0, wave = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source, *launcher = strstr(src, "egg_g =");
+		assert_non_null(launcher);
+		if (strstr(o.candidates[i].label, "grid=full")) {
+			full++;
+			assert_null(strstr(src, "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+			assert_null(strstr(src, "egg_cap"));
+		} else if (!strstr(o.candidates[i].label, "planes")) {
+			wave++;
+			assert_non_null(strstr(src, "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+		}
+	}
+	assert_int_equal(full, 3);
+	assert_true(wave > 0);
+	/* tpb=256 inflight=2 at 4 floats per vector: 512 vectors per block */
+	const struct builtin_candidate *cd = NULL;
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (strcmp(o.candidates[i].label, "elementwise tpb=256 vec=4 inflight=2 grid=full") == 0)
+			cd = &o.candidates[i];
+	assert_non_null(cd);
+	assert_non_null(strstr(cd->source, " + 512 - 1) / 512;"));
+	assert_non_null(strstr(cd->source, "<<<(unsigned)egg_g, 256>>>"));
+	builtin_output_release(&o);
+	(void)state;
+}
+
 static void
 planes_pass_computes_what_depends_on_the_channel_once_per_plane(void **state)
 {
 	struct builtin_output o = nchw_map("int ch = (i / hw) % c; y[i] = (x[i] - m[ch]) / sqrtf(v[ch] + eps);");
 	assert_null(o.not_lifted);
 	assert_int_equal(planes_candidates(&o), 2);
-	const struct builtin_candidate *cd = &o.candidates[o.n_candidates - 1];
+	const struct builtin_candidate *cd = NULL;
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (strstr(o.candidates[i].label, "planes"))
+			cd = &o.candidates[i];
+	assert_non_null(cd);
 	assert_string_equal(cd->label, "elementwise tpb=512 vec=4 inflight=2 planes (else streamed)");
 	const char *src = cd->source;
 	/* per plane: the channel, its gathers and the square root */
@@ -673,6 +711,7 @@ main(void)
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
 		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),
 		cmocka_unit_test(planes_pass_computes_what_depends_on_the_channel_once_per_plane),
+		cmocka_unit_test(full_grid_points_launch_a_block_per_chunk_without_the_wave_cap),
 		cmocka_unit_test(planes_pass_is_not_used_where_a_gather_changes_along_the_plane),
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),

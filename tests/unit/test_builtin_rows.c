@@ -18,6 +18,7 @@
 #include "common/util.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tests/unit/builtin_helpers.h"
@@ -449,7 +450,8 @@ middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight(void **state)
 	int n = 0;
 	for (size_t i = 0; i < o.n_candidates; i++) {
 		const char *src = o.candidates[i].source;
-		if (!strstr(o.candidates[i].label, "threads_per_row=1 "))
+		if (!strstr(o.candidates[i].label, "threads_per_row=1 ") ||
+		    strstr(o.candidates[i].label, "split="))
 			continue;
 		n++;
 		/* neighbouring threads own neighbouring rows; no group to reduce over or
@@ -470,6 +472,71 @@ middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight(void **state)
 	assert_null(o.not_lifted);
 	assert_non_null(find_label(&o, "threads_per_row=1 "));
 	builtin_output_release(&o);
+}
+
+/* Split points: lane k of every warp owns row base + k, warp w takes columns w,
+ * w + split, ...; the partials meet in shared memory in warp order, lanes past the
+ * last row compute the last row and store nothing. */
+static void
+middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory(void **state)
+{
+	struct builtin_output o = middle_sum("(b * dim + d) * inner + i");
+	assert_null(o.not_lifted);
+	int n = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source, *label = o.candidates[i].label;
+		const char *sp = strstr(label, "split=");
+		if (!sp)
+			continue;
+		n++;
+		int split = atoi(sp + 6);
+		char want[96];
+		assert_non_null(strstr(src, "const int egg_lane = threadIdx.x >> 5;"));
+		assert_non_null(strstr(src, "const long long egg_row = egg_live ? egg_rt : egg_rows - 1;"));
+		snprintf(want, sizeof want, "egg_j < egg_cn; egg_j += %d)", split);
+		assert_non_null(strstr(src, want));
+		snprintf(want, sizeof want, "[%d][32];", split);
+		assert_non_null(strstr(src, want));
+		snprintf(want, sizeof want, "for (int egg_w = 1; egg_w < %d; egg_w++)", split);
+		assert_non_null(strstr(src, want));
+		assert_non_null(strstr(src, "if (egg_lane == 0 && egg_live)\n"));
+		snprintf(want, sizeof want, "__launch_bounds__(%d)", 32 * split);
+		assert_non_null(strstr(src, want));
+		assert_null(strstr(strstr(src, "__global__"), "__shfl_xor_sync"));
+	}
+	assert_int_equal(n, 4);
+	builtin_output_release(&o);
+	(void)state;
+}
+
+/* A row program whose strided column loop also stores gets no split point (a
+ * thread per row keeps them). */
+static void
+split_points_are_for_column_loops_that_only_accumulate(void **state)
+{
+	char *closure = egg_xstrdup(
+		"__global__ void k(const float *x, float *y, float *z, int batch, int dim, int inner) {\n"
+		"\tint idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"\tif (idx >= batch * inner) return;\n"
+		"\tint b = idx / inner, i = idx % inner;\n"
+		"\tfloat s = 0.0f;\n"
+		"\tfor (int d = 0; d < dim; d++) {\n"
+		"\t\ts += x[(b * dim + d) * inner + i];\n"
+		"\t\tz[(b * dim + d) * inner + i] = 2.0f * x[(b * dim + d) * inner + i];\n"
+		"\t}\n"
+		"\ty[b * inner + i] = s;\n"
+		"}\n");
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "ms", "const float *x:in, float *y:out, float *z:out, int batch:scalar, "
+		"int dim:scalar, int inner:scalar", closure,
+		"void ms(const float *x, float *y, float *z, int batch, int dim, int inner) {\n"
+		"  k<<<(batch * inner + 255) / 256, 256>>>(x, y, z, batch, dim, inner);\n}\n"));
+	free(closure);
+	assert_null(o.not_lifted);
+	assert_non_null(find_label(&o, "threads_per_row=1 "));
+	assert_null(find_label(&o, "split="));
+	builtin_output_release(&o);
+	(void)state;
 }
 
 static void
@@ -507,6 +574,8 @@ main(void)
 		cmocka_unit_test(row_programs_that_reduce_get_no_in_flight_points),
 		cmocka_unit_test(middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight),
 		cmocka_unit_test(columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row),
+		cmocka_unit_test(middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory),
+		cmocka_unit_test(split_points_are_for_column_loops_that_only_accumulate),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
