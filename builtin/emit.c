@@ -275,7 +275,11 @@ emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *i
 			strbuf_addf(out, "const %s ", vt);
 		strbuf_addf(out, "egg_l%zu%s = ", i, arrays ? c->reg_suffix : "");
 		int ldg = read_only(c, s->buffer);
-		strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" : "*reinterpret_cast<const %s *>(", vt);
+		if (ldg && c->keep_loads)
+			strbuf_addf(out, "egg_ldg_keep<%d>(reinterpret_cast<const %s *>(", c->keep_loads, vt);
+		else
+			strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" :
+			                       "*reinterpret_cast<const %s *>(", vt);
 		stream_address(c, s, base_text, out);
 		strbuf_addstr(out, ldg ? "));\n" : ");\n");
 	}

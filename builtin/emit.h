@@ -36,6 +36,9 @@ struct emit_ctx {
 	int lane_index;            /* declare egg_lane = k at the head of component k's block */
 	int streaming_stores;      /* vector stores of streams as __stcs (evict-first): output
 	                              nobody reads again here leaves the L2 to the inputs */
+	int keep_loads;            /* > 0: read-only vector loads with an L2 evict-last policy
+	                              for this percentage of lines (egg_ldg_keep): a gather's
+	                              rows stay for their next reader */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

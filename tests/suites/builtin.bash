@@ -214,8 +214,9 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 		grep -q 'int inner = (257);' mid.cu || fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" emb_fit.cu emb_tail.cu mid.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 12 "loads-in-flight candidates checked"
-	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 6 "streaming-store candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 14 "loads-in-flight candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 10 "streaming-store candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*loads=keep' e.out)" 4 "L2-keeping candidates checked"
 	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 7 "thread-per-row candidates checked"
 	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 .*split=' e.out)" 4 "split-column candidates checked"
 }
@@ -230,7 +231,7 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 88 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 92 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -40,6 +40,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -118,6 +138,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -258,6 +298,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -336,6 +396,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -416,6 +496,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -494,6 +594,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -574,6 +694,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -653,6 +793,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
@@ -705,6 +865,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online inflight=8 grid=wave: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -822,6 +1002,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online inflight=4 grid=wave: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -937,6 +1137,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online inflight=2 grid=wave: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -1054,6 +1274,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=64 tpb=256 vec=4 unroll=1 passes=online inflight=4: 64 threads per row, 4 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -1161,6 +1401,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online inflight=8 grid=wave stores=streaming: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -1278,6 +1538,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online inflight=2 grid=wave stores=streaming: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -1394,6 +1674,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming: 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -1453,6 +1753,233 @@ void embedding__egg_c14(const int64_t *ids, const float *table, float *out, int 
 		if (egg_g < 1)
 			egg_g = 1;
 		egg_embedding_c24_k0<<<(unsigned)egg_g, 128>>>(ids, table, out, num_tokens, vocab, dim);
+	}
+}
+
+/* candidate 15: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming loads=keep100% */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static __attribute__((unused)) int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
+#endif
+/* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming loads=keep100%: 128 threads per row, 1 rows per block of 128; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(128) egg_embedding_c25_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+{
+	const long long egg_rows = num_tokens;
+	const int egg_lane = threadIdx.x % 128;
+	for (long long egg_row = (long long)blockIdx.x * 1 + threadIdx.x / 128; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 1) {
+		long long base0_0 = (ids[((int)egg_row)] * dim);
+		{
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&table[(base0_0) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&out[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+#pragma unroll 1
+				for (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += 128) {
+					const float4 egg_l0 = egg_ldg_keep<100>(reinterpret_cast<const float4 *>(&table[(base0_0) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = egg_l0.x;
+						egg_s1.x = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.y;
+						egg_s1.y = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.z;
+						egg_s1.z = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.w;
+						egg_s1.w = st0_0;
+					}
+					__stcs(reinterpret_cast<float4 *>(&out[((egg_row * dim)) + egg_jv * 4]), egg_s1);
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 128) {
+				float st0_0 = __ldg(&table[(base0_0 + egg_j)]);
+				out[((egg_row * dim) + egg_j)] = st0_0;
+			}
+			__syncthreads();
+		}
+
+	}
+}
+void embedding__egg_c15(const int64_t *ids, const float *table, float *out, int num_tokens, int vocab, int dim)
+{
+	{
+		long long egg_g = ((long long)(num_tokens) + 1 - 1) / 1;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_embedding_c25_k0<<<(unsigned)egg_g, 128>>>(ids, table, out, num_tokens, vocab, dim);
+	}
+}
+
+/* candidate 16: rows threads_per_row=64 tpb=256 vec=4 unroll=1 passes=online inflight=4 stores=streaming loads=keep50% */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static __attribute__((unused)) int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
+#endif
+/* rows threads_per_row=64 tpb=256 vec=4 unroll=1 passes=online inflight=4 stores=streaming loads=keep50%: 64 threads per row, 4 rows per block of 256; column loops are strided
+ * by the group with 4-element vector accesses when the row's pointers are aligned
+ * (checked per row), reductions by shuffles (and shared memory across warps). */
+__global__ void __launch_bounds__(256) egg_embedding_c26_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+{
+	const long long egg_rows = num_tokens;
+	const int egg_lane = threadIdx.x % 64;
+	for (long long egg_row = (long long)blockIdx.x * 4 + threadIdx.x / 64; egg_row < egg_rows;
+	     egg_row += (long long)gridDim.x * 4) {
+		long long base0_0 = (ids[((int)egg_row)] * dim);
+		{
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+			if ((((unsigned long long)(&table[(base0_0) + 0]) & (4 * sizeof(float) - 1)) == 0) && (((unsigned long long)(&out[((egg_row * dim)) + 0]) & (4 * sizeof(float) - 1)) == 0)) {
+				const long long egg_cv = egg_cn / 4;
+				long long egg_jv = egg_lane;
+				for (; egg_jv + 192 < egg_cv; egg_jv += 256) {
+					float4 egg_l0[4];
+#pragma unroll
+					for (int egg_u = 0; egg_u < 4; egg_u++) {
+						egg_l0[egg_u] = egg_ldg_keep<50>(reinterpret_cast<const float4 *>(&table[(base0_0) + (egg_jv + egg_u * 64) * 4]));
+					}
+#pragma unroll
+					for (int egg_u = 0; egg_u < 4; egg_u++) {
+						float4 egg_s1;
+						{
+							float st0_0 = egg_l0[egg_u].x;
+							egg_s1.x = st0_0;
+						}
+						{
+							float st0_0 = egg_l0[egg_u].y;
+							egg_s1.y = st0_0;
+						}
+						{
+							float st0_0 = egg_l0[egg_u].z;
+							egg_s1.z = st0_0;
+						}
+						{
+							float st0_0 = egg_l0[egg_u].w;
+							egg_s1.w = st0_0;
+						}
+						__stcs(reinterpret_cast<float4 *>(&out[((egg_row * dim)) + (egg_jv + egg_u * 64) * 4]), egg_s1);
+					}
+				}
+#pragma unroll 1
+				for (; egg_jv < egg_cv; egg_jv += 64) {
+					const float4 egg_l0 = egg_ldg_keep<50>(reinterpret_cast<const float4 *>(&table[(base0_0) + egg_jv * 4]));
+					float4 egg_s1;
+					{
+						float st0_0 = egg_l0.x;
+						egg_s1.x = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.y;
+						egg_s1.y = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.z;
+						egg_s1.z = st0_0;
+					}
+					{
+						float st0_0 = egg_l0.w;
+						egg_s1.w = st0_0;
+					}
+					__stcs(reinterpret_cast<float4 *>(&out[((egg_row * dim)) + egg_jv * 4]), egg_s1);
+				}
+				egg_j0 = egg_cv * 4;
+			}
+#pragma unroll 1
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 64) {
+				float st0_0 = __ldg(&table[(base0_0 + egg_j)]);
+				out[((egg_row * dim) + egg_j)] = st0_0;
+			}
+			__syncthreads();
+		}
+
+	}
+}
+void embedding__egg_c16(const int64_t *ids, const float *table, float *out, int num_tokens, int vocab, int dim)
+{
+	{
+		long long egg_g = ((long long)(num_tokens) + 4 - 1) / 4;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_embedding_c26_k0<<<(unsigned)egg_g, 256>>>(ids, table, out, num_tokens, vocab, dim);
 	}
 }
 
@@ -1955,6 +2482,62 @@ int main(void)
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
 		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "embedding", 14, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		embedding__egg_c15(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "embedding", 15, egg_ref_ms, "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming loads=keep100%", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		embedding__egg_c15(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) embedding__egg_c15(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) embedding__egg_c15(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "embedding", 15, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online stores=streaming loads=keep100%");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		embedding__egg_c16(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "embedding", 16, egg_ref_ms, "rows threads_per_row=64 tpb=256 vec=4 unroll=1 passes=online inflight=4 stores=streaming loads=keep50%", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		embedding__egg_c16(d_ids_c + 1, d_table_c + 1, d_out_c + 1, num_tokens, vocab, dim);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) embedding__egg_c16(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) embedding__egg_c16(d_ids_c, d_table_c, d_out_c, num_tokens, vocab, dim);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "embedding", 16, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=64 tpb=256 vec=4 unroll=1 passes=online inflight=4 stores=streaming loads=keep50%");
 	} while (0);
 	return 0;
 }

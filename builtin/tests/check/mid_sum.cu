@@ -41,6 +41,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -102,6 +122,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -216,6 +256,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -277,6 +337,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -348,6 +428,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -417,6 +517,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -488,6 +608,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -558,6 +698,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
@@ -620,11 +780,31 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c25_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c27_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -657,7 +837,7 @@ void sum_dim1__egg_c8(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c25_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c27_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -678,11 +858,31 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_sum_dim1_c26_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(128) egg_sum_dim1_c28_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -715,7 +915,7 @@ void sum_dim1__egg_c9(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c26_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c28_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -736,11 +936,31 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_sum_dim1_c27_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(64) egg_sum_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -773,7 +993,7 @@ void sum_dim1__egg_c10(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c27_k0<<<(unsigned)egg_g, 64>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c29_k0<<<(unsigned)egg_g, 64>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -794,12 +1014,32 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=8 passes=as-written grid=wave split=4: a row per lane, 32 rows per warp-wide tile; the block's warps split each
  * row's columns (warp w takes columns w, w + 128 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(128) egg_sum_dim1_c28_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(128) egg_sum_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -839,7 +1079,7 @@ void sum_dim1__egg_c11(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c28_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c30_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 16;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -850,7 +1090,7 @@ void sum_dim1__egg_c11(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c28_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c30_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -871,12 +1111,32 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=4 passes=as-written grid=wave split=8: a row per lane, 32 rows per warp-wide tile; the block's warps split each
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -916,7 +1176,7 @@ void sum_dim1__egg_c12(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c29_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c31_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -927,7 +1187,7 @@ void sum_dim1__egg_c12(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c29_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c31_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -948,12 +1208,32 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=as-written grid=wave split=8: a row per lane, 32 rows per warp-wide tile; the block's warps split each
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c32_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -993,7 +1273,7 @@ void sum_dim1__egg_c13(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c30_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c32_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1004,7 +1284,7 @@ void sum_dim1__egg_c13(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c30_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c32_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1025,12 +1305,32 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1 tpb=512 vec=1 unroll=4 passes=as-written grid=wave split=16: a row per lane, 32 rows per warp-wide tile; the block's warps split each
  * row's columns (warp w takes columns w, w + 512 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(512) egg_sum_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(512) egg_sum_dim1_c33_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1070,7 +1370,7 @@ void sum_dim1__egg_c14(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c31_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c33_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1081,7 +1381,7 @@ void sum_dim1__egg_c14(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c31_k0<<<(unsigned)egg_g, 512>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c33_k0<<<(unsigned)egg_g, 512>>>(x, y, batch, dim, inner);
 	}
 }
 

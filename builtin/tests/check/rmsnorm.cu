@@ -42,6 +42,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -156,6 +176,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -376,6 +416,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -490,6 +550,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -614,6 +694,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -736,6 +836,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -860,6 +980,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -983,6 +1123,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
@@ -1050,6 +1210,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 512 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -1238,6 +1418,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=8 (rows up to 1024 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -1424,6 +1624,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=4 (rows up to 2048 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -1628,6 +1848,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=2 (rows up to 2048 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -1830,6 +2070,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 4096 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -2034,6 +2294,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=8 (rows up to 4096 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -2237,6 +2517,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=registers slots=4 (rows up to 8192 columns, else online): 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -2439,6 +2739,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=registers slots=4 (rows up to 16384 columns, else online): 1024 threads per row, 1 rows per block of 1024; column loops are strided

@@ -39,6 +39,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -118,6 +138,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -268,6 +308,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
@@ -347,6 +407,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -435,6 +515,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 __device__ float egg_vector_norm_c4_k0_parts_0[4096];
@@ -566,6 +666,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 __device__ float egg_vector_norm_c5_k0_parts_0[4096];
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: a grid-stride pass over n elements; 4 elements per 16-byte access when
@@ -696,6 +816,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 __device__ float egg_vector_norm_c6_k0_parts_0[4096];
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: a grid-stride pass over n elements; 4 elements per 16-byte access when
@@ -825,6 +965,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided

@@ -45,6 +45,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=128 columns=4 rows=8 tile=registers: each thread owns 4 adjacent columns and 8 rows of the (h) x (w)
  * domain.  Inside the domain it loads the 8 + 2 * 1 rows its taps reach (one 16-byte
@@ -239,6 +259,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=32x8 per_thread=4 tile=shared: blocks of 32 x 8 threads own tiles of 32 x 32 elements of the
  * (h) x (w) domain, each thread 4 of them down a column.  The stencil's
@@ -317,6 +357,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=256 columns=4 rows=8 tile=registers: each thread owns 4 adjacent columns and 8 rows of the (h) x (w)
@@ -512,6 +572,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=32x8 per_thread=1 tile=shared: blocks of 32 x 8 threads own tiles of 8 x 32 elements of the
  * (h) x (w) domain, each thread 1 of them down a column.  The stencil's
@@ -590,6 +670,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=128 columns=4 rows=4 tile=registers: each thread owns 4 adjacent columns and 4 rows of the (h) x (w)
@@ -785,6 +885,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=32x4 per_thread=8 tile=shared: blocks of 32 x 4 threads own tiles of 32 x 32 elements of the
  * (h) x (w) domain, each thread 8 of them down a column.  The stencil's
@@ -863,6 +983,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=64 columns=4 rows=8 tile=registers: each thread owns 4 adjacent columns and 8 rows of the (h) x (w)
@@ -1058,6 +1198,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=64x4 per_thread=4 tile=shared: blocks of 64 x 4 threads own tiles of 16 x 64 elements of the
  * (h) x (w) domain, each thread 4 of them down a column.  The stencil's
@@ -1136,6 +1296,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=128 columns=2 rows=16 tile=registers: each thread owns 2 adjacent columns and 16 rows of the (h) x (w)
@@ -1321,6 +1501,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=32x16 per_thread=2 tile=shared: blocks of 32 x 16 threads own tiles of 32 x 32 elements of the
  * (h) x (w) domain, each thread 2 of them down a column.  The stencil's
@@ -1399,6 +1599,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=256 columns=2 rows=8 tile=registers: each thread owns 2 adjacent columns and 8 rows of the (h) x (w)
@@ -1584,6 +1804,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* stencil threads=128x2 per_thread=8 tile=shared: blocks of 128 x 2 threads own tiles of 16 x 128 elements of the
  * (h) x (w) domain, each thread 8 of them down a column.  The stencil's
@@ -1662,6 +1902,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* stencil threads=32x8 per_thread=4 tile=none: blocks of 32 x 8 threads own tiles of 32 x 32 elements of the

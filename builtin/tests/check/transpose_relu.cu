@@ -40,6 +40,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* transpose tile=32x32 threads=32x8: 32 x 32 tiles of the (rows) x (cols) domain, 8 rows of threads, each
  * thread 32 / 8 elements of a tile.  Accesses in the other layout go through
@@ -110,6 +130,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* transpose tile=32x32 threads=32x4: 32 x 32 tiles of the (rows) x (cols) domain, 4 rows of threads, each
@@ -182,6 +222,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* transpose tile=32x32 threads=32x16: 32 x 32 tiles of the (rows) x (cols) domain, 16 rows of threads, each
  * thread 32 / 16 elements of a tile.  Accesses in the other layout go through
@@ -252,6 +312,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* transpose tile=64x64 threads=64x8: 64 x 64 tiles of the (rows) x (cols) domain, 8 rows of threads, each
@@ -324,6 +404,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 	}
 	return sms;
 }
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
 #endif
 /* transpose tile=64x64 threads=64x16: 64 x 64 tiles of the (rows) x (cols) domain, 16 rows of threads, each
  * thread 64 / 16 elements of a tile.  Accesses in the other layout go through
@@ -394,6 +494,26 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
 			sms = 1;
 	}
 	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
 }
 #endif
 /* transpose tile=16x16 threads=16x16: 16 x 16 tiles of the (rows) x (cols) domain, 16 rows of threads, each
