@@ -17,7 +17,8 @@ libeggbuiltin_a_SOURCES = \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
-	builtin/recipes/transpose.c builtin/recipes/stencil.c
+	builtin/recipes/transpose.c builtin/recipes/stencil.c \
+	builtin/recipes/scatter.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
