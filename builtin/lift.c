@@ -321,6 +321,11 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			if (st.body.stmts[j]->kind == IR_STORE)
 				lift_refuse(&c, "stores next to an atomic %s",
 				            st.kind == IR_STAGE_REDUCE ? "reduction" : "histogram or scatter");
+	const struct ir_stmt *acc = st.kind == IR_STAGE_SCATTER ? ir_stage_buffer_acc(&st) : NULL;
+	for (size_t j = 0; acc && !c.failed && j < st.body.n; j++) /* its copies hold what others see */
+		if (ir_expr_loads(st.body.stmts[j]->value, acc->name) ||
+		    ir_expr_loads(st.body.stmts[j]->index, acc->name))
+			lift_refuse(&c, "a histogram or scatter that reads its own destination '%s'", acc->name);
 	lift_unbind_to(&c, 0);
 	free(c.env);
 	free(c.stores);

@@ -105,6 +105,10 @@ scatters_outside_the_family_are_not_lifted_with_a_reason(void **state)
 	/* stores next to the atomic */
 	expect_refused("    atomicAdd(&h[keys[i]], 1);\n    w[i] = x[i];", "nbins",
 	               "stores next to an atomic histogram or scatter");
+	/* the destination read while it is accumulated (the copies would hide the
+	 * block's own atomics) */
+	expect_refused("    atomicAdd(&h[keys[i]], h[0]);", "nbins", "reads its own destination 'h'");
+	expect_refused("    atomicAdd(&h[h[keys[i]] & 7], 1);", "nbins", "reads its own destination 'h'");
 	/* two atomics */
 	expect_refused("    atomicAdd(&h[keys[i]], 1);\n    atomicAdd(&w[keys[i]], x[i]);", "nbins",
 	               "more than one atomic");
