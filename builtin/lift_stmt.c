@@ -178,6 +178,31 @@ lift_assign(struct ctx *c, const struct ast_expr *a, enum level lv, struct ir_bl
 	c->stores[c->n_stores++] = (struct store_rec){ buffer, ix, let->name };
 }
 
+/* What an index depends on, through the locals defined before statement `pos` of
+ * the block: DEP_DATA when it loads a buffer, DEP_THREAD when it uses i outside
+ * the loads (an index of a load is the load's business). */
+enum { DEP_DATA = 1, DEP_THREAD = 2 };
+
+static int
+index_deps(const struct ir_block *b, size_t pos, const struct ir_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOAD)
+		return DEP_DATA;
+	if (e->kind == IR_IDX)
+		return e->idx == IR_I ? DEP_THREAD : 0;
+	int d = 0;
+	if (e->kind == IR_LOCAL)
+		for (size_t j = 0; j < pos; j++)
+			if ((b->stmts[j]->kind == IR_LET || b->stmts[j]->kind == IR_ASSIGN) &&
+			    strcmp(b->stmts[j]->name, e->text) == 0)
+				d |= index_deps(b, j, b->stmts[j]->value);
+	for (size_t i = 0; i < e->n_kids; i++)
+		d |= index_deps(b, pos, e->kids[i]);
+	return d;
+}
+
 static void
 lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir_block *out)
 {
@@ -194,11 +219,22 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	struct ir_expr *ix = lift_element(c, base, index, &buffer);
 	if (!ix)
 		return;
-	if (ir_expr_has_load(ix) || ir_expr_uses_index(ix, IR_I)) {
-		lift_refuse(c, "an atomic to an address that depends on the data or the thread "
-		          "(a histogram or scatter)");
+	const struct ir_param *bp = ir_program_param(c->prog, buffer);
+	int deps = index_deps(out, out->n, ix);
+	if (deps & DEP_THREAD) {
+		lift_refuse(c, "an atomic to an address computed from the thread index outside the "
+		          "data it loads");
 		ir_expr_free(ix);
 		return;
+	}
+	if (deps & DEP_DATA) {
+		if (!bp || !bp->extent) {
+			lift_refuse(c, "a histogram or scatter into '%s', whose extent the bundle does "
+			          "not give", buffer);
+			ir_expr_free(ix);
+			return;
+		}
+		c->has_scatter = 1;
 	}
 	struct ir_stmt *s = ir_stmt_new(IR_ACC);
 	s->name = egg_xstrdup(buffer);
@@ -207,11 +243,10 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	s->combine = strcmp(call->text, "atomicAdd") == 0 ? IR_SUM :
 	             strcmp(call->text, "atomicMax") == 0 ? IR_MAX : IR_MIN;
 	s->combine_fn = egg_xstrdup(s->combine == IR_SUM ? "+" : s->combine == IR_MAX ? "max" : "min");
-	const struct ir_param *bp = ir_program_param(c->prog, buffer);
 	s->type = egg_xstrdup(bp ? bp->elem_type : "float");
 	s->value = lift_expr(c, call->kids[1]);
 	ir_block_add(out, s);
-	c->has_atomic = 1;
+	c->has_atomic++;
 }
 
 static int

@@ -17,7 +17,8 @@ libeggbuiltin_a_SOURCES = \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
-	builtin/recipes/transpose.c builtin/recipes/stencil.c
+	builtin/recipes/transpose.c builtin/recipes/stencil.c \
+	builtin/recipes/scatter.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
@@ -69,6 +70,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/transpose_odd.cu \
 	builtin/tests/check/transpose_relu.cu \
 	builtin/tests/check/histogram.cu \
+	builtin/tests/check/weighted_hist.cu \
 	builtin/tests/check/layernorm.cu \
 	builtin/tests/check/linear_gelu_odd.cu \
 	builtin/tests/check/log_softmax.cu \
@@ -110,6 +112,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/transpose_odd.json \
 	tests/data/builtin/transpose_relu.json \
 	tests/data/builtin/histogram.json \
+	tests/data/builtin/weighted_hist.json \
 	tests/data/builtin/layernorm.json \
 	tests/data/builtin/linear_gelu_odd.json \
 	tests/data/builtin/log_softmax.json \
@@ -133,6 +136,11 @@ tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contr
 tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_contract_generic
+check_PROGRAMS += tests/unit/test_builtin_scatter
+tests_unit_test_builtin_scatter_SOURCES = tests/unit/test_builtin_scatter.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_scatter_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_scatter_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_scatter
 check_PROGRAMS += tests/unit/test_builtin_2d
 tests_unit_test_builtin_2d_SOURCES = tests/unit/test_builtin_2d.c tests/unit/builtin_helpers.h
 tests_unit_test_builtin_2d_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
