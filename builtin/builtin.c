@@ -27,6 +27,7 @@ static const struct recipe *const recipes[] = {
 	&recipe_gemm,
 	&recipe_transpose,
 	&recipe_stencil,
+	&recipe_scan,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 

@@ -310,7 +310,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "a data-dependent bound");
 	if (!c.failed && c.has_atomic && rows)
 		lift_refuse(&c, "atomics in a kernel with loops");
-	st.kind = rows ? IR_STAGE_ROWS : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
+	st.kind = c.has_scan ? IR_STAGE_SCAN : rows ? IR_STAGE_ROWS : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
 	st.kernel = egg_xstrdup(k->name);
 	if (!c.failed && st.kind == IR_STAGE_REDUCE)
 		for (size_t j = 0; j < st.body.n; j++)
