@@ -202,9 +202,9 @@ test_row_scans_are_correct_on_a_cpu_stand_in() {
 	# partial last tile after full vector tiles, rows shorter than a warp; an
 	# inclusive sum, an exclusive scaled sum of squares, a running max
 	local c=$EGG_SRCDIR/builtin/tests/check
-	sed -e 's/^\tint rows = (1024);/\tint rows = (37);/' -e 's/^\tint cols = (1024);/\tint cols = (1030);/' \
+	sed -e 's/^\tint rows = (16384);/\tint rows = (37);/' -e 's/^\tint cols = (4096);/\tint cols = (1030);/' \
 		"$c/scan.cu" >s_odd.cu
-	sed -e 's/^\tint rows = (1024);/\tint rows = (5);/' -e 's/^\tint cols = (1024);/\tint cols = (8204);/' \
+	sed -e 's/^\tint rows = (16384);/\tint rows = (5);/' -e 's/^\tint cols = (4096);/\tint cols = (8204);/' \
 		"$c/scan.cu" >s_tail.cu
 	sed -e 's/^\tint rows = (1024);/\tint rows = (9);/' -e 's/^\tint cols = (1030);/\tint cols = (4099);/' \
 		"$c/scan_excl.cu" >e_odd.cu

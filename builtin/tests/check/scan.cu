@@ -2299,8 +2299,8 @@ template <class T> static double egg_err(const T *r, const T *c, size_t n, doubl
 
 int main(void)
 {
-	int rows = (1024);
-	int cols = (1024);
+	int rows = (16384);
+	int cols = (4096);
 	const size_t n_x = (size_t)(rows * cols);
 	float *h_x = (float *)malloc(n_x * sizeof(float) + 1);
 	float *g_x = (float *)malloc(n_x * sizeof(float) + 1);
