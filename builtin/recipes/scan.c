@@ -19,8 +19,10 @@
  * scalar accesses.  Float sums are reassociated (the harness's tolerance judges
  * them); max and min are exact.
  *
- * Points: threads per row (a warp, or a block of 128, 256, 512) x vector width
- * (4 or 1) x slots per tile.
+ * Kernels are bounded to 64 registers a thread (1024 threads resident per SM,
+ * each with its slots' loads in flight), unbounded for tiles of more than 16
+ * elements a thread (a cap would spill them).  Points: threads per row (a warp, or a
+ * block of 128, 256, 512) x vector width (4 or 1) x slots per tile.
  */
 #include "config.h"
 
@@ -330,7 +332,15 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct scan
 	struct emit_ctx c = { .prog = job->prog, .component = -1 };
 	char *name = recipe_kernel_name(job);
 	const int r = rp->tpb / rp->g;
-	recipe_kernel_signature(job, name, rp->tpb, &sig);
+	/* at most 64 registers a thread (1024 threads resident per SM, their slots'
+	 * loads in flight) when a thread's tile is up to 16 elements; above, the
+	 * registers the tile needs (a cap spills) */
+	strbuf_addf(&sig, "__global__ void __launch_bounds__(%d", rp->tpb);
+	if (rp->slots * rp->vec <= 16)
+		strbuf_addf(&sig, ", %d", 1024 / rp->tpb);
+	strbuf_addf(&sig, ") %s(", name);
+	emit_kernel_params(job->prog, &sig);
+	strbuf_addch(&sig, ')');
 	emit_row_body(job, &st->body, at, acc, rp, &rowbody);
 	emit_expr(&c, st->n, &num);
 	char g[16], rs[16], tpb[16], v[16], s[16];

@@ -48,7 +48,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_c0_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_c0_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -220,7 +220,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -425,7 +425,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -630,7 +630,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(128) egg_row_scan_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128, 8) egg_row_scan_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -835,7 +835,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(128) egg_row_scan_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(128, 8) egg_row_scan_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1179,7 +1179,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -1384,7 +1384,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -1794,7 +1794,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_c9_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_c9_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1942,7 +1942,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_c10_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_c10_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -2123,7 +2123,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_c11_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_c11_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;

@@ -50,7 +50,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_excl_c0_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_excl_c0_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -232,7 +232,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_excl_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_excl_c1_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -447,7 +447,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_excl_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_excl_c2_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -662,7 +662,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(128) egg_row_scan_excl_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(128, 8) egg_row_scan_excl_c3_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 128;
@@ -877,7 +877,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(128) egg_row_scan_excl_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(128, 8) egg_row_scan_excl_c4_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -1241,7 +1241,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_excl_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_excl_c6_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -1456,7 +1456,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 4-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_excl_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_excl_c7_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
@@ -1886,7 +1886,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_excl_c9_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_excl_c9_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 32;
@@ -2038,7 +2038,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(256) egg_row_scan_excl_c10_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(256, 4) egg_row_scan_excl_c10_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 256;
@@ -2223,7 +2223,7 @@ static __attribute__((unused)) int egg_builtin_sm_count(void)
  * scanned by warp shuffles (and shared memory across warps), and a carry chains the
  * slots and tiles; 1-element vector accesses when the row's pointers are aligned
  * (checked per row), scalar guarded accesses for the last tile and other rows. */
-__global__ void __launch_bounds__(512) egg_row_scan_excl_c11_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
+__global__ void __launch_bounds__(512, 2) egg_row_scan_excl_c11_k0(const float *__restrict__ x, float *__restrict__ y, int rows, int cols, float scale)
 {
 	const long long egg_rows = rows;
 	const int egg_lane = threadIdx.x % 512;
