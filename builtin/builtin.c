@@ -28,6 +28,7 @@ static const struct recipe *const recipes[] = {
 	&recipe_transpose,
 	&recipe_stencil,
 	&recipe_scatter,
+	&recipe_scan,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 

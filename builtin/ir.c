@@ -312,7 +312,7 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 		case IR_LOOP:
 			strbuf_addstr(out, "loop col < ");
 			ir_expr_print(s->bound, out);
-			strbuf_addch(out, '\n');
+			strbuf_addstr(out, s->scan ? " scan\n" : "\n");
 			describe_block(&s->body, depth + 1, out);
 			continue;
 		}
@@ -321,7 +321,7 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 }
 
 static const char *const stage_names[] = { "map", "rows", "reduce", "memset", "contract",
-	                                     "transpose", "stencil", "scatter" };
+	                                     "transpose", "stencil", "scatter", "scan" };
 
 void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)

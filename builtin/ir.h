@@ -28,6 +28,13 @@
  *                    index.  An index that is a function of i alone is refused
  *                    (a map's work), and so are stores next to the atomic.
  *   IR_STAGE_MEMSET  host memset of a buffer (name) to zero bytes, count in n.
+ *   IR_STAGE_SCAN    a ROWS stage (same body) with one column loop marked scan:
+ *                    its body reads the accumulator it updates (its one IR_ACC),
+ *                    so every statement sees the running value at its column:
+ *                    statements after the ACC the inclusive prefix, before it
+ *                    the exclusive one.  The ACC's value never depends on the
+ *                    accumulator (that would be a recurrence, not lifted), so
+ *                    the loop is an associative scan the recipe may reorder.
  *
  *   IR_STAGE_TRANSPOSE, IR_STAGE_STENCIL
  *                    2-D maps: for every (row, col) of dims[0] x dims[1]: body
@@ -101,6 +108,7 @@ struct ir_stmt {
 	int into_buffer;       /* ACC: name is a buffer (atomics), else a local */
 	struct ir_expr *bound; /* LOOP */
 	struct ir_block body;  /* LOOP */
+	int scan;              /* LOOP: its statements read its accumulator's running value */
 };
 
 enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET,
@@ -109,6 +117,7 @@ enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMS
 	IR_STAGE_TRANSPOSE, /* some access is at col * rows + row (the other layout) */
 	IR_STAGE_STENCIL,   /* a buffer read at constant (row, col) offsets around the element */
 	IR_STAGE_SCATTER,   /* atomics to data-dependent elements (a histogram): above */
+	IR_STAGE_SCAN,      /* a ROWS stage whose column loop is a prefix scan (below) */
 };
 
 /* IR_STAGE_CONTRACT (lift_contract.c, recipes/gemm.c): a dense contraction.  For

@@ -313,8 +313,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "atomics in a kernel with loops");
 	if (!c.failed && c.has_scatter && c.has_atomic > 1)
 		lift_refuse(&c, "a histogram or scatter with more than one atomic");
-	st.kind = rows ? IR_STAGE_ROWS : c.has_scatter ? IR_STAGE_SCATTER :
-	          c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
+	st.kind = c.has_scan ? IR_STAGE_SCAN : rows ? IR_STAGE_ROWS :
+	          c.has_scatter ? IR_STAGE_SCATTER : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
 	st.kernel = egg_xstrdup(k->name);
 	if (!c.failed && (st.kind == IR_STAGE_REDUCE || st.kind == IR_STAGE_SCATTER))
 		for (size_t j = 0; j < st.body.n; j++)

@@ -18,7 +18,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
 	builtin/recipes/transpose.c builtin/recipes/stencil.c \
-	builtin/recipes/scatter.c
+	builtin/recipes/scatter.c builtin/recipes/scan.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
@@ -27,7 +27,7 @@ dist_templates_DATA = \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
-	builtin/templates/rows_split.cu
+	builtin/templates/rows_split.cu builtin/templates/scan.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -80,6 +80,8 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/rowsum.cu \
 	builtin/tests/check/scale_residual.cu \
 	builtin/tests/check/scan.cu \
+	builtin/tests/check/scan_excl.cu \
+	builtin/tests/check/drawdown.cu \
 	builtin/tests/check/serial_norm.cu \
 	builtin/tests/check/silu_kernel.cu \
 	builtin/tests/check/softmax.cu \
@@ -122,6 +124,8 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/rowsum.json \
 	tests/data/builtin/scale_residual.json \
 	tests/data/builtin/scan.json \
+	tests/data/builtin/scan_excl.json \
+	tests/data/builtin/drawdown.json \
 	tests/data/builtin/serial_norm.json \
 	tests/data/builtin/silu_kernel.json \
 	tests/data/builtin/softmax.json \
@@ -146,3 +150,8 @@ tests_unit_test_builtin_2d_SOURCES = tests/unit/test_builtin_2d.c tests/unit/bui
 tests_unit_test_builtin_2d_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_2d_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_2d
+check_PROGRAMS += tests/unit/test_builtin_scan
+tests_unit_test_builtin_scan_SOURCES = tests/unit/test_builtin_scan.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_scan_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_scan_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_scan

@@ -5,7 +5,7 @@
  * descriptions (layouts from strides, batch from the launch grid, epilogues),
  * variants outside the family are refused or left to the other shapes with a
  * reason, and the gemm recipe emits every point.  Generic path: code that does
- * not lift (histogram, scan, collatz bundles and variants) gets candidates that
+ * not lift (histogram, collatz bundles, a recurrence, variants) gets candidates that
  * keep its code with only safe edits, or none with a reason.
  */
 #include "config.h"
@@ -243,8 +243,13 @@ unliftable_code_gets_generic_candidates(void **state)
 	assert_non_null(strstr(s1, "atomicAdd(&hist[x[i] & 255], 1);")); /* the body as written */
 	builtin_output_release(&o);
 
-	/* loops get an unrolled variant */
-	o = generate(load("scan", NULL));
+	/* loops get an unrolled variant (a recurrence along the row: not a scan) */
+	o = generate(load("scan", "__global__ void scan_kernel(const float *x, float *y, int rows, int cols)\n"
+	                          "{\n    int r = blockIdx.x * blockDim.x + threadIdx.x;\n    if (r < rows) {\n"
+	                          "        for (int j = 0; j < cols; j++)\n"
+	                          "            y[r * cols + j] = (j > 0 ? y[r * cols + j - 1] : 0.0f) * 0.5f + x[r * cols + j];\n"
+	                          "    }\n}\n"));
+	assert_non_null(strstr(o.description, "not lifted: 'y' is read in its loop at an element another column writes"));
 	assert_string_equal(o.candidates[o.n_candidates - 1].label, "generic block=256 restrict unroll=4");
 	assert_non_null(strstr(o.candidates[o.n_candidates - 1].source, "#pragma unroll 4\n        for (int j = 0;"));
 	builtin_output_release(&o);

@@ -8,7 +8,8 @@
  * round robin from barrier to barrier, so a thread never passes
  * __syncthreads() before every thread of its block has reached it (a missing
  * barrier shows as a wrong result).  Shared memory is a function's static
- * array (one block at a time); warp shuffles exchange through a barrier.
+ * array (one block at a time); warp shuffles (xor, up, broadcast) exchange
+ * through a barrier.
  * __ldg of a vector type checks the alignment a GPU would demand (a misaligned
  * load aborts) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
  * tell that the vectorized path ran.  Device memory is host memory.  The device
@@ -133,6 +134,22 @@ template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
 	egg_emu_slots[k][t] = (double)v;
 	__syncthreads();
 	return (T)egg_emu_slots[k][(t & ~31u) | ((t & 31u) ^ (unsigned)mask)];
+}
+/* the same exchange from the lane d below (a lane below d keeps its own value) */
+template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_slots[k][t] = (double)v;
+	__syncthreads();
+	return (T)egg_emu_slots[k][(t & 31u) >= d ? t - d : t];
+}
+/* and from one lane of the warp */
+template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_slots[k][t] = (double)v;
+	__syncthreads();
+	return (T)egg_emu_slots[k][(t & ~31u) | ((unsigned)lane & 31u)];
 }
 /* one OS thread runs every fiber, and a fiber yields only at barriers: atomics
  * are plain read-modify-writes */
