@@ -89,7 +89,7 @@ static const struct row_point points[] = {
 	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0 },
 	/* ... and its columns split over the warps of the block (one-wave grids) */
 	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4, 0 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8, 0 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8, 0 },
-	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 },
+	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32

@@ -257,8 +257,8 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 14 "loads-in-flight candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 10 "streaming-store candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*loads=keep' e.out)" 4 "L2-keeping candidates checked"
-	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 7 "thread-per-row candidates checked"
-	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 .*split=' e.out)" 4 "split-column candidates checked"
+	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 8 "thread-per-row candidates checked"
+	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 .*split=' e.out)" 5 "split-column candidates checked"
 }
 
 test_scatters_are_correct_on_a_cpu_stand_in() {

@@ -544,7 +544,7 @@ middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory(void **sta
 		assert_non_null(strstr(src, want));
 		assert_null(strstr(strstr(src, "__global__"), "__shfl_xor_sync"));
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	builtin_output_release(&o);
 	(void)state;
 }

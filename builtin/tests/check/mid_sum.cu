@@ -1385,6 +1385,103 @@ void sum_dim1__egg_c14(const float *x, float *y, int batch, int dim, int inner)
 	}
 }
 
+/* candidate 15: rows threads_per_row=1 tpb=1024 vec=1 unroll=4 passes=as-written grid=wave split=32 */
+/* egg builtin generator: shared helpers (guarded: several candidates may share a file) */
+#ifndef EGG_BUILTIN_PRELUDE
+#define EGG_BUILTIN_PRELUDE
+#include <math.h>
+static __attribute__((unused)) int egg_builtin_sm_count(void)
+{
+	static int sms = 0;
+	if (sms <= 0) {
+		int dev = 0;
+		cudaGetDevice(&dev);
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+		if (sms <= 0)
+			sms = 1;
+	}
+	return sms;
+}
+/* a read-only load that asks the L2 to keep its line (evict-last policy for all
+ * lines, PCT 100, or half of them, sm_80 and later; a plain __ldg elsewhere): rows a gather
+ * will read again, when they do not all fit */
+template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(const T *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if (sizeof(T) == 16) {
+		unsigned long long pol;
+		uint4 r;
+		if (PCT >= 100)
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+		else
+			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
+		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const T *>(&r);
+	}
+#endif
+	return __ldg(p);
+}
+#endif
+/* rows threads_per_row=1 tpb=1024 vec=1 unroll=4 passes=as-written grid=wave split=32: a row per lane, 32 rows per warp-wide tile; the block's warps split each
+ * row's columns (warp w takes columns w, w + 1024 / 32, ...) and their partials meet in
+ * shared memory.  Every thread of the block runs the same number of tiles (the
+ * barriers); lanes past the last row work on the last row and store nothing. */
+__global__ void __launch_bounds__(1024) egg_sum_dim1_c34_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+{
+	const long long egg_rows = (batch * inner);
+	const int egg_lane = threadIdx.x >> 5;
+	for (long long egg_rb = (long long)blockIdx.x * 32; egg_rb < egg_rows;
+	     egg_rb += (long long)gridDim.x * 32) {
+		const long long egg_rt = egg_rb + (threadIdx.x & 31);
+		const int egg_live = egg_rt < egg_rows;
+		const long long egg_row = egg_live ? egg_rt : egg_rows - 1;
+		int b_0 = (egg_row / inner);
+		int i_0 = (egg_row % inner);
+		float s_0 = 0.0f;
+		{
+			float egg_p_s_0 = 0;
+			const long long egg_cn = dim;
+			long long egg_j0 = 0;
+#pragma unroll 4
+			for (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += 32) {
+				egg_p_s_0 = (egg_p_s_0 + __ldg(&x[((((b_0 * dim) + egg_j) * inner) + i_0)]));
+			}
+			__shared__ float egg_sp0[32][32];
+			egg_sp0[egg_lane][threadIdx.x & 31] = egg_p_s_0;
+			__syncthreads();
+			egg_p_s_0 = egg_sp0[0][threadIdx.x & 31];
+			for (int egg_w = 1; egg_w < 32; egg_w++)
+				egg_p_s_0 = (egg_p_s_0 + egg_sp0[egg_w][threadIdx.x & 31]);
+			s_0 = (s_0 + egg_p_s_0);
+			__syncthreads();
+		}
+		float st0_0 = s_0;
+		if (egg_lane == 0 && egg_live)
+			y[((b_0 * inner) + i_0)] = st0_0;
+
+	}
+}
+void sum_dim1__egg_c15(const float *x, float *y, int batch, int dim, int inner)
+{
+	{
+		static int egg_occ = 0;
+		if (egg_occ <= 0) {
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c34_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
+				egg_occ = 2;
+		}
+		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
+		const long long egg_cap = (long long)egg_builtin_sm_count() * egg_occ;
+		if (egg_g > egg_cap)
+			egg_g = egg_cap;
+		if (egg_g > 2147483647LL)
+			egg_g = 2147483647LL;
+		if (egg_g < 1)
+			egg_g = 1;
+		egg_sum_dim1_c34_k0<<<(unsigned)egg_g, 1024>>>(x, y, batch, dim, inner);
+	}
+}
+
 #define EGG_CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
 	printf("CHECK-ERROR %s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 static unsigned egg_seed = 12345u;
@@ -1869,6 +1966,34 @@ int main(void)
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
 		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sum_dim1", 14, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1 tpb=512 vec=1 unroll=4 passes=as-written grid=wave split=16");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		sum_dim1__egg_c15(d_x_c, d_y_c, batch, dim, inner);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sum_dim1", 15, egg_ref_ms, "rows threads_per_row=1 tpb=1024 vec=1 unroll=4 passes=as-written grid=wave split=32", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_y, d_y_c, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_y, g_y, n_y, 1e-4, 1e-3, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		sum_dim1__egg_c15(d_x_c + 1, d_y_c + 1, batch, dim, inner);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_y, d_y_c + 1, n_y * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_y, g_y, n_y, 1e-4, 1e-3, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) sum_dim1__egg_c15(d_x_c, d_y_c, batch, dim, inner);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) sum_dim1__egg_c15(d_x_c, d_y_c, batch, dim, inner);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sum_dim1", 15, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "rows threads_per_row=1 tpb=1024 vec=1 unroll=4 passes=as-written grid=wave split=32");
 	} while (0);
 	return 0;
 }
