@@ -172,7 +172,7 @@ test_planes_of_shared_gathers_are_correct_on_a_cpu_stand_in() {
 	run_cmd e "$EMU_CHECK" "$T/emu" bn_vec.cu bn_odd.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes.* planes' e.out)" 4 "planes candidates checked"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 20 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 26 "candidates checked"
 }
 
 test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
