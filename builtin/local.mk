@@ -12,6 +12,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
 	builtin/generic.c builtin/generic.h \
+	builtin/butterfly.c builtin/butterfly.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
@@ -25,7 +26,8 @@ dist_templates_DATA = \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
-	builtin/templates/stencil_window.cu builtin/templates/planes.cu
+	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
+	builtin/templates/butterfly.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -46,6 +48,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h builtin/tests/emu/launches.py \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
+	builtin/tests/check/bitonic.cu \
 	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/bias_softmax.cu \
 	builtin/tests/check/bmm_odd.cu \
@@ -89,6 +92,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/bias_softmax.json \
+	tests/data/builtin/bitonic.json \
 	tests/data/builtin/bmm_odd.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/gemm_awkward.json \

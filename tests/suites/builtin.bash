@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -73,7 +73,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 38 programs for sm_90"
+	expect_file_contains gc.out "compiled 39 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -214,6 +214,27 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 8 "loads-in-flight candidates checked"
 	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 3 "thread-per-row candidates checked"
+}
+
+test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# segments of 256 and 1024: part of a tile (1280 = 1024 + 256, 5120 = 2.5 tiles of
+	# 2048), less than a tile (768), whole tiles of the smaller sizes (3072)
+	local c=$EGG_SRCDIR/builtin/tests/check/bitonic.cu cfg
+	for cfg in 1280:256 768:256 5120:1024 3072:1024; do
+		sed -e "s/^\tint n = (1 << 24);/\tint n = (${cfg%%:*});/" -e "s/^\tint seg = (1024);/\tint seg = (${cfg##*:});/" \
+			"$c" >"bit_${cfg%%:*}.cu"
+		grep -q "int n = (${cfg%%:*});" "bit_${cfg%%:*}.cu" && grep -q "int seg = (${cfg##*:});" "bit_${cfg%%:*}.cu" ||
+			fail "sizes not replaced"
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" bit_1280.cu bit_768.cu bit_5120.cu bit_3072.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes butterfly' e.out)" 36 "butterfly candidates checked"
+	# and it sees a missing barrier between the queued steps
+	sed 's/^\t\t__syncthreads();$//' bit_1280.cu >nobarrier.cu
+	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
+	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
+	expect_eq "$(grep -c 'correct=no butterfly' n.out)" 9 "wrong candidates without barriers"
 }
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
