@@ -132,7 +132,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/sumsq.json
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic
-tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c
+tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c tests/unit/builtin_data.h
 tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_contract_generic
@@ -141,3 +141,9 @@ tests_unit_test_builtin_2d_SOURCES = tests/unit/test_builtin_2d.c tests/unit/bui
 tests_unit_test_builtin_2d_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_2d_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_2d
+
+check_PROGRAMS += tests/unit/test_builtin_butterfly
+tests_unit_test_builtin_butterfly_SOURCES = tests/unit/test_builtin_butterfly.c tests/unit/builtin_helpers.h tests/unit/builtin_data.h
+tests_unit_test_builtin_butterfly_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_butterfly_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_butterfly

@@ -36,16 +36,20 @@ __global__ void __launch_bounds__(@TPB@) @P@_fused(@T@ *__restrict__ egg_buf, lo
 {
 	__shared__ @T@ egg_s[@TILE@];
 	const long long egg_base = (long long)blockIdx.x * @TILE@;
-	for (int egg_e = threadIdx.x; egg_e < @TILE@; egg_e += @TPB@)
+#pragma unroll
+	for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * @TPB@;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct @P@_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct @P@_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < @TILE@; egg_e += @TPB@) {
+		for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * @TPB@;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -59,9 +63,12 @@ __global__ void __launch_bounds__(@TPB@) @P@_fused(@T@ *__restrict__ egg_buf, lo
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < @TILE@; egg_e += @TPB@)
+#pragma unroll
+	for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * @TPB@;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void @P@_flush(struct @P@_queue *egg_q)

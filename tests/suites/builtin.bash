@@ -219,17 +219,19 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# segments of 256 and 1024: part of a tile (1280 = 1024 + 256, 5120 = 2.5 tiles of
-	# 2048), less than a tile (768), whole tiles of the smaller sizes (3072)
+	# 2048), less than a tile (768), whole tiles of the smaller sizes (3072); segments
+	# of 4096, whose offsets 2048 reach past the smaller tiles: those launches flush
+	# the queue and run as written
 	local c=$EGG_SRCDIR/builtin/tests/check/bitonic.cu cfg
-	for cfg in 1280:256 768:256 5120:1024 3072:1024; do
+	for cfg in 1280:256 768:256 5120:1024 3072:1024 8192:4096; do
 		sed -e "s/^\tint n = (1 << 24);/\tint n = (${cfg%%:*});/" -e "s/^\tint seg = (1024);/\tint seg = (${cfg##*:});/" \
 			"$c" >"bit_${cfg%%:*}.cu"
 		grep -q "int n = (${cfg%%:*});" "bit_${cfg%%:*}.cu" && grep -q "int seg = (${cfg##*:});" "bit_${cfg%%:*}.cu" ||
 			fail "sizes not replaced"
 	done
-	run_cmd e "$EMU_CHECK" "$T/emu" bit_1280.cu bit_768.cu bit_5120.cu bit_3072.cu
+	run_cmd e "$EMU_CHECK" "$T/emu" bit_1280.cu bit_768.cu bit_5120.cu bit_3072.cu bit_8192.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes butterfly' e.out)" 36 "butterfly candidates checked"
+	expect_eq "$(grep -c 'correct=yes butterfly' e.out)" 45 "butterfly candidates checked"
 	# and it sees a missing barrier between the queued steps
 	sed 's/^\t\t__syncthreads();$//' bit_1280.cu >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* A bundle from a parameter list "const float *x:in, float *y:out, int n:scalar". */
-static struct egg_bundle *
+static __attribute__((unused)) struct egg_bundle *
 make_bundle(enum bundle_kind kind, const char *name, const char *params, const char *closure,
             const char *target)
 {
@@ -51,7 +51,7 @@ make_bundle(enum bundle_kind kind, const char *name, const char *params, const c
 	return b;
 }
 
-static char *
+static __attribute__((unused)) char *
 describe(struct egg_bundle *b)
 {
 	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
@@ -72,7 +72,7 @@ describe(struct egg_bundle *b)
 	free(d_); \
 } while (0)
 
-static struct builtin_output
+static __attribute__((unused)) struct builtin_output
 generate(struct egg_bundle *b)
 {
 	struct builtin_output o;
@@ -83,7 +83,7 @@ generate(struct egg_bundle *b)
 	return o;
 }
 
-static int
+static __attribute__((unused)) int
 count(const char *s, const char *needle)
 {
 	int n = 0;
@@ -92,7 +92,7 @@ count(const char *s, const char *needle)
 	return n;
 }
 
-static int
+static __attribute__((unused)) int
 builtin_test_setup(void **state)
 {
 	(void)state;

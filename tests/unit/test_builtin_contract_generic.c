@@ -17,33 +17,11 @@
 
 #include "builtin/builtin.h"
 #include "builtin/lift.h"
-#include "common/fsutil.h"
 #include "common/util.h"
+#include "tests/unit/builtin_data.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A check bundle, with its closure replaced when closure is not NULL. */
-static struct egg_bundle *
-load(const char *name, const char *closure)
-{
-	const char *src = getenv("EGG_SRCDIR");
-	char *path = egg_xasprintf("%s/tests/data/builtin/%s.json", src ? src : ".", name);
-	char *text = NULL;
-	size_t len = 0;
-	assert_int_equal(fs_read_file(path, 1 << 20, &text, &len), 0);
-	struct strbuf err = STRBUF_INIT;
-	struct egg_bundle *b = bundle_from_json(text, &err);
-	assert_non_null(b);
-	if (closure) {
-		free(b->closure);
-		b->closure = egg_xstrdup(closure);
-	}
-	strbuf_release(&err);
-	free(text);
-	free(path);
-	return b;
-}
 
 static char *
 lifted(struct egg_bundle *b)

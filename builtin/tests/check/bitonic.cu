@@ -197,16 +197,20 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c4_fused(float *__restr
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c4_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c4_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 256) {
+		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 256;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -220,9 +224,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c4_fused(float *__restr
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c4_flush(struct egg_sort_segments_c4_queue *egg_q)
@@ -347,16 +354,20 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c5_fused(float *__restr
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c5_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c5_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 512) {
+		for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 512;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -370,9 +381,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c5_fused(float *__restr
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c5_flush(struct egg_sort_segments_c5_queue *egg_q)
@@ -497,16 +511,20 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c6_fused(float *__rest
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c6_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c6_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 1024) {
+		for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 1024;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -520,9 +538,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c6_fused(float *__rest
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 1024; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c6_flush(struct egg_sort_segments_c6_queue *egg_q)
@@ -647,16 +668,20 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c7_fused(float *__restr
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c7_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c7_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 256) {
+		for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 256;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -670,9 +695,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c7_fused(float *__restr
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c7_flush(struct egg_sort_segments_c7_queue *egg_q)
@@ -797,16 +825,20 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c8_fused(float *__restr
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c8_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c8_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 512) {
+		for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 512;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -820,9 +852,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c8_fused(float *__restr
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c8_flush(struct egg_sort_segments_c8_queue *egg_q)
@@ -947,16 +982,20 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c9_fused(float *__rest
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c9_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c9_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 1024) {
+		for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 1024;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -970,9 +1009,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c9_fused(float *__rest
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 2048; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c9_flush(struct egg_sort_segments_c9_queue *egg_q)
@@ -1097,16 +1139,20 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c10_fused(float *__rest
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c10_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c10_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 256) {
+		for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 256;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -1120,9 +1166,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c10_fused(float *__rest
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 256)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c10_flush(struct egg_sort_segments_c10_queue *egg_q)
@@ -1247,16 +1296,20 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c11_fused(float *__rest
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c11_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c11_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 512) {
+		for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 512;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -1270,9 +1323,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c11_fused(float *__rest
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 512)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 512;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c11_flush(struct egg_sort_segments_c11_queue *egg_q)
@@ -1397,16 +1453,20 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c12_fused(float *__res
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
 	__syncthreads();
 	const struct egg_sort_segments_c12_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c12_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
-		for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 1024) {
+		for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 1024;
 			/* slot e takes element x, a permutation of the tile (any order is the
 			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
 			 * highest bit, so a warp holds only lower or only upper partners */
@@ -1420,9 +1480,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c12_fused(float *__res
 		}
 		__syncthreads();
 	}
-	for (int egg_e = threadIdx.x; egg_e < 4096; egg_e += 1024)
+#pragma unroll
+	for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 1024;
 		if (egg_base + egg_e < egg_extent)
 			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
 }
 
 static void egg_sort_segments_c12_flush(struct egg_sort_segments_c12_queue *egg_q)
