@@ -19,7 +19,7 @@ static __device__ __forceinline__ void @P@_body(@BODY_PARAMS@, @INDEX_PARAMS@)
 struct @P@_args {
 @FIELDS@
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(@TILE@) */
 };
 enum { @P@_cap = 3072 / sizeof(struct @P@_args) < 64 ? (int)(3072 / sizeof(struct @P@_args)) : 64 };
 struct @P@_steps {
@@ -50,14 +50,12 @@ __global__ void __launch_bounds__(@TPB@) @P@_fused(@T@ *__restrict__ egg_buf, lo
 #pragma unroll
 		for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * @TPB@;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				@P@_body(@BODY_ARGS@, @INDEX_ARGS@);
 		}
@@ -100,7 +98,7 @@ static void @P@_step(struct @P@_queue *egg_q, long long egg_extent, dim3 egg_gri
 @STORES@
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;

@@ -180,7 +180,7 @@ struct egg_sort_segments_c4_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
 enum { egg_sort_segments_c4_cap = 3072 / sizeof(struct egg_sort_segments_c4_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c4_args)) : 64 };
 struct egg_sort_segments_c4_steps {
@@ -211,14 +211,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c4_fused(float *__restr
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c4_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -264,7 +262,7 @@ static void egg_sort_segments_c4_step(struct egg_sort_segments_c4_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -337,7 +335,7 @@ struct egg_sort_segments_c5_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
 enum { egg_sort_segments_c5_cap = 3072 / sizeof(struct egg_sort_segments_c5_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c5_args)) : 64 };
 struct egg_sort_segments_c5_steps {
@@ -368,14 +366,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c5_fused(float *__restr
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c5_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -421,7 +417,7 @@ static void egg_sort_segments_c5_step(struct egg_sort_segments_c5_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -494,7 +490,7 @@ struct egg_sort_segments_c6_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
 enum { egg_sort_segments_c6_cap = 3072 / sizeof(struct egg_sort_segments_c6_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c6_args)) : 64 };
 struct egg_sort_segments_c6_steps {
@@ -525,14 +521,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c6_fused(float *__rest
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c6_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -578,7 +572,7 @@ static void egg_sort_segments_c6_step(struct egg_sort_segments_c6_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -651,7 +645,7 @@ struct egg_sort_segments_c7_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
 enum { egg_sort_segments_c7_cap = 3072 / sizeof(struct egg_sort_segments_c7_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c7_args)) : 64 };
 struct egg_sort_segments_c7_steps {
@@ -682,14 +676,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c7_fused(float *__restr
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c7_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -735,7 +727,7 @@ static void egg_sort_segments_c7_step(struct egg_sort_segments_c7_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -808,7 +800,7 @@ struct egg_sort_segments_c8_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
 enum { egg_sort_segments_c8_cap = 3072 / sizeof(struct egg_sort_segments_c8_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c8_args)) : 64 };
 struct egg_sort_segments_c8_steps {
@@ -839,14 +831,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c8_fused(float *__restr
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -892,7 +882,7 @@ static void egg_sort_segments_c8_step(struct egg_sort_segments_c8_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -965,7 +955,7 @@ struct egg_sort_segments_c9_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
 enum { egg_sort_segments_c9_cap = 3072 / sizeof(struct egg_sort_segments_c9_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c9_args)) : 64 };
 struct egg_sort_segments_c9_steps {
@@ -996,14 +986,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c9_fused(float *__rest
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -1049,7 +1037,7 @@ static void egg_sort_segments_c9_step(struct egg_sort_segments_c9_queue *egg_q, 
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -1122,7 +1110,7 @@ struct egg_sort_segments_c10_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
 enum { egg_sort_segments_c10_cap = 3072 / sizeof(struct egg_sort_segments_c10_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c10_args)) : 64 };
 struct egg_sort_segments_c10_steps {
@@ -1153,14 +1141,12 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c10_fused(float *__rest
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -1206,7 +1192,7 @@ static void egg_sort_segments_c10_step(struct egg_sort_segments_c10_queue *egg_q
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -1279,7 +1265,7 @@ struct egg_sort_segments_c11_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
 enum { egg_sort_segments_c11_cap = 3072 / sizeof(struct egg_sort_segments_c11_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c11_args)) : 64 };
 struct egg_sort_segments_c11_steps {
@@ -1310,14 +1296,12 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c11_fused(float *__rest
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -1363,7 +1347,7 @@ static void egg_sort_segments_c11_step(struct egg_sort_segments_c11_queue *egg_q
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
@@ -1436,7 +1420,7 @@ struct egg_sort_segments_c12_args {
 	int j;
 	int k;
 	unsigned egg_grid, egg_block;
-	int egg_hb; /* the offset's highest set bit, -1 for 0 */
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
 enum { egg_sort_segments_c12_cap = 3072 / sizeof(struct egg_sort_segments_c12_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c12_args)) : 64 };
 struct egg_sort_segments_c12_steps {
@@ -1467,14 +1451,12 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c12_fused(float *__res
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
 			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (any order is the
-			 * launch's): for an offset below 32, bit 5 of e becomes the offset's
-			 * highest bit, so a warp holds only lower or only upper partners */
-			const int egg_hb = egg_a.egg_hb;
-			const int egg_l = egg_hb >= 0 && egg_hb < 5 ?
-			        (egg_e & ~63) | (egg_e & ((1 << egg_hb) - 1)) | (((egg_e >> 5) & 1) << egg_hb) |
-			        (((egg_e >> egg_hb) & ((32 >> egg_hb) - 1)) << (egg_hb + 1)) : egg_e;
-			const long long egg_x = egg_base + egg_l;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
 				egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
@@ -1520,7 +1502,7 @@ static void egg_sort_segments_c12_step(struct egg_sort_segments_c12_queue *egg_q
 	egg_a->k = k;
 	egg_a->egg_grid = egg_grid.x;
 	egg_a->egg_block = egg_block.x;
-	egg_a->egg_hb = -1;
+	egg_a->egg_hb = egg_off ? -1 : 5;
 	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
 		egg_a->egg_hb++;
 	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
