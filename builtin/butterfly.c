@@ -462,7 +462,8 @@ has_launch(const struct ast_stmt *s)
 	return has_launch(s->init) || has_launch(s->then) || has_launch(s->otherwise);
 }
 
-/* Host arithmetic on scalars: no load, no call but dim3, no address taken. */
+/* Host arithmetic on scalars: no load, no call but dim3 and sizeof, no address
+ * taken (so it cannot see the buffer's contents). */
 static int
 scalar_control(const struct ast_expr *e)
 {
@@ -473,7 +474,7 @@ scalar_control(const struct ast_expr *e)
 	case AST_NAME:
 		return 1;
 	case AST_CALL:
-		if (!e->text || strcmp(e->text, "dim3") != 0)
+		if (!e->text || (strcmp(e->text, "dim3") != 0 && strcmp(e->text, "sizeof") != 0))
 			return 0;
 		break;
 	case AST_UN:
@@ -502,14 +503,33 @@ scalar_control_fn(const struct ast_expr *e, void *arg)
 	return !scalar_control(e);
 }
 
-/* A statement made only of launches and loops with scalar control. */
+/* A statement made only of launches (their configurations and arguments host
+ * arithmetic) and of loops, branches, declarations and assignments of host
+ * scalars. */
 static int
 launch_region(const struct ast_stmt *s)
 {
 	switch (s->kind) {
 	case AST_LAUNCH:
-	case AST_EMPTY:
+		for (size_t i = 0; i < s->n_config + s->n_args; i++)
+			if (!scalar_control(s->launch[i]))
+				return 0;
 		return 1;
+	case AST_EMPTY:
+	case AST_BREAK:
+	case AST_CONTINUE:
+		return 1;
+	case AST_DECL:
+		for (size_t i = 0; i < s->n_decls; i++)
+			if (s->decls[i].is_array || strchr(s->decls[i].type, '*') ||
+			    !scalar_control(s->decls[i].init))
+				return 0;
+		return 1;
+	case AST_EXPR:
+		return scalar_control(s->expr);
+	case AST_IF:
+		return scalar_control(s->expr) && launch_region(s->then) &&
+		       (!s->otherwise || launch_region(s->otherwise));
 	case AST_BLOCK:
 		for (size_t i = 0; i < s->n_body; i++)
 			if (!launch_region(s->body[i]))
@@ -602,9 +622,10 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 		const struct ast_stmt *l = g->l[i];
 		const struct ast_expr *a = uncast(l->launch[l->n_config + g->buf]);
 		const struct bundle_param *p = a->kind == AST_NAME ? bundle_find_param(g->b, a->text) : NULL;
-		if (!p || !p->is_pointer || p->is_const || !p->extent) {
+		if (!p || !p->is_pointer || p->is_const || !p->extent || count_decls(g->f->body, a->text) ||
+		    walk_exprs(g->f->body, assigns_fn, (void *)a->text)) {
 			strbuf_addf(why, "a launch of '%s' passes a buffer that is not a writable buffer of the "
-			            "target with a known extent", name);
+			            "target with a known extent (left in place by the launcher)", name);
 			return -1;
 		}
 		if (g->extent && strcmp(g->extent, p->extent) != 0) {

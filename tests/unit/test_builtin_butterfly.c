@@ -147,9 +147,18 @@ launchers_with_other_work_between_launches_are_refused(void **state)
 		  "passes a buffer that is not a writable buffer of the target" },
 		{ "void sort_segments(const float *keys, float *sorted, int n, int seg)\n{\n"
 		  "\tfor (int k = 2; k <= seg; k <<= 1)\n"
-		  "\t\tbitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, 1, k);\n"
+		  "\t\tbitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, 1, egg_peek(sorted));\n}\n",
+		  "the launcher does other work between the launches" }, /* a call in an argument */
+		{ "void sort_segments(const float *keys, float *sorted, int n, int seg)\n{\n"
+		  "\tfor (int k = 2; k <= seg; k <<= 1) {\n\t\tsorted = sorted + 1;\n"
+		  "\t\tbitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, 1, k);\n\t}\n}\n",
+		  "not a writable buffer of the target with a known extent" }, /* the buffer moved */
+		{ "void sort_segments(const float *keys, float *sorted, int n, int seg)\n{\n"
+		  "\tfor (int k = 2; k <= seg; k <<= 1) {\n\t\tint step = k >> 1;\n"
+		  "\t\tif (step > 0)\n\t\t\tbitonic_step<<<dim3((n + 255) / 256), 256>>>(sorted, n, seg, step, k);\n"
+		  "\t\telse\n\t\t\tbreak;\n\t}\n"
 		  "\tcudaMemcpy(sorted, keys, 4, cudaMemcpyDeviceToDevice);\n}\n",
-		  NULL }, /* work after the launches: flushed before it */
+		  NULL }, /* scalar work between launches; work after them: flushed before it */
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
 		expect_refusal(NULL, cases[c].target, cases[c].reason,
