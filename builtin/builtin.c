@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/butterfly.h"
 #include "builtin/fuse.h"
 #include "builtin/generic.h"
 #include "builtin/lift.h"
@@ -136,30 +137,42 @@ prelude(struct strbuf *err)
 	return emit_template_load("prelude.cu", err);
 }
 
-/* Code no recipe takes gets the generic path's candidates (generic.c); the
- * reason stays in the description, and not_lifted only when there are none. */
-static void
+/* Code no recipe takes gets the generic path's candidates (generic.c) and the
+ * butterfly path's (butterfly.c); the reason stays in the description, and
+ * not_lifted only when there are none.  -1 with err when a template is missing. */
+static int
 generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
-                 struct builtin_output *out)
+                 struct builtin_output *out, struct strbuf *err)
 {
 	if (opt && opt->describe_only)
-		return;
-	struct strbuf why = STRBUF_INIT;
+		return 0;
+	struct strbuf why = STRBUF_INIT, bwhy = STRBUF_INIT;
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
-	if (generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why) > 0) {
-		char *d = egg_xasprintf("%snot lifted: %s\ngeneric: the reference's code, edited\n",
-		                        out->description ? out->description : "", out->not_lifted);
+	size_t n = generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why);
+	long nb = butterfly_generate(b, prefix, &out->candidates, &out->n_candidates, &bwhy, err);
+	if (nb < 0) {
+		free(prefix);
+		strbuf_release(&why);
+		strbuf_release(&bwhy);
+		return -1;
+	}
+	if (n + (size_t)nb > 0) {
+		char *d = egg_xasprintf("%snot lifted: %s\n%s%s", out->description ? out->description : "",
+		                        out->not_lifted, n ? "generic: the reference's code, edited\n" : "",
+		                        nb ? "butterfly: runs of launches fused through shared memory\n" : "");
 		free(out->description);
 		out->description = d;
 		free(out->not_lifted);
 		out->not_lifted = NULL;
 	} else {
-		char *n = egg_xasprintf("%s; %s", out->not_lifted, why.buf);
+		char *m = egg_xasprintf("%s; %s", out->not_lifted, why.buf);
 		free(out->not_lifted);
-		out->not_lifted = n;
+		out->not_lifted = m;
 	}
 	free(prefix);
 	strbuf_release(&why);
+	strbuf_release(&bwhy);
+	return 0;
 }
 
 int
@@ -171,8 +184,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	out->program = lift_bundle(b, &why);
 	if (!out->program) {
 		out->not_lifted = strbuf_detach(&why);
-		generic_fallback(b, opt, out);
-		return 0;
+		return generic_fallback(b, opt, out, err);
 	}
 	out->program->precision = (int)b->precision;
 	struct strbuf d = STRBUF_INIT;
@@ -181,8 +193,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	for (size_t i = 0; i < out->program->n_stages; i++)
 		if (!is_memset(&out->program->stages[i]) && !recipe_for(out->program->stages[i].kind)) {
 			out->not_lifted = egg_xstrdup("a stage of a family without a recipe");
-			generic_fallback(b, opt, out);
-			return 0;
+			return generic_fallback(b, opt, out, err);
 		}
 	if (opt && opt->describe_only)
 		return 0;
@@ -197,6 +208,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	 * there is no softmax) gives the code of an earlier one: compare the code
 	 * emitted under one neutral prefix and keep the first */
 	struct strvec seen = STRVEC_INIT;
+	int status = 0;
 	for (size_t k = 0; k < n; k++) {
 		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT;
 		strbuf_reset(&why);
@@ -226,12 +238,12 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	strvec_clear(&seen);
 	if (out->n_candidates == 0) {
 		out->not_lifted = strbuf_detach(&why);
-		generic_fallback(b, opt, out);
+		status = generic_fallback(b, opt, out, err);
 	}
 	strbuf_release(&why);
 	free(prefix);
 	free(pre);
-	return 0;
+	return status;
 }
 
 void

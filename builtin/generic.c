@@ -179,9 +179,8 @@ literal(const struct gen *g, const struct ast_expr *e)
 	return v > 0 && v <= 1024 && strspn(end, "uUlL") == strlen(end) ? v : 0;
 }
 
-/* C text of a host expression; -1 for a form the parser does not keep whole. */
-static int
-print_expr(const struct ast_expr *e, struct strbuf *out)
+int
+generic_print_expr(const struct ast_expr *e, struct strbuf *out)
 {
 	int rc = 0;
 	switch (e->kind) {
@@ -197,32 +196,32 @@ print_expr(const struct ast_expr *e, struct strbuf *out)
 		for (size_t i = 0; i < e->n_kids && rc == 0; i++) {
 			if (i)
 				strbuf_addstr(out, ", ");
-			rc = print_expr(e->kids[i], out);
+			rc = generic_print_expr(e->kids[i], out);
 		}
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_UN:
 		strbuf_addf(out, "(%s", e->text);
-		rc = print_expr(e->kids[0], out);
+		rc = generic_print_expr(e->kids[0], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_CAST:
 		strbuf_addf(out, "((%s)", e->text);
-		rc = print_expr(e->kids[0], out);
+		rc = generic_print_expr(e->kids[0], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_BIN:
 		strbuf_addch(out, '(');
-		rc = print_expr(e->kids[0], out);
+		rc = generic_print_expr(e->kids[0], out);
 		strbuf_addf(out, " %s ", e->text);
 		if (rc == 0)
-			rc = print_expr(e->kids[1], out);
+			rc = generic_print_expr(e->kids[1], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_COND:
 		strbuf_addch(out, '(');
 		for (int i = 0; i < 3 && rc == 0; i++) {
-			rc = print_expr(e->kids[i], out);
+			rc = generic_print_expr(e->kids[i], out);
 			strbuf_addstr(out, i == 0 ? " ? " : i == 1 ? " : " : "");
 		}
 		strbuf_addch(out, ')');
@@ -258,7 +257,7 @@ ceil_div_x(const struct gen *g, const struct ast_expr *grid, long block)
 		x = e->kids[0]->kids[0];
 	}
 	struct strbuf t = STRBUF_INIT;
-	if (!x || print_expr(x, &t) != 0) {
+	if (!x || generic_print_expr(x, &t) != 0) {
 		strbuf_release(&t);
 		return NULL;
 	}
@@ -543,9 +542,8 @@ as_written(const struct gen *g, long block)
 	return 1;
 }
 
-/* Nothing in the closure may depend on the block's shape beyond blockDim.x. */
-static int
-geometry_safe(const char *closure)
+int
+generic_block_shape_free(const char *closure)
 {
 	static const char *const words[] = { "__shared__", "__syncthreads", "__shfl", "__ballot",
 		                             "__any_sync", "__all_sync", "blockDim.y", "blockDim.z",
@@ -566,7 +564,7 @@ generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_
 	struct gen g = { .b = b, .target_at = text.len };
 	strbuf_addstr(&text, b->target ? b->target : "");
 	g.text = text.buf;
-	g.geometry_safe = geometry_safe(b->closure ? b->closure : "");
+	g.geometry_safe = generic_block_shape_free(b->closure ? b->closure : "");
 	struct ast_unit *u = parse_unit(text.buf, &err);
 	size_t added = 0;
 	g.u = u;

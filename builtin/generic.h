@@ -21,4 +21,13 @@
 size_t generic_generate(const struct egg_bundle *b, const char *prefix,
                         struct builtin_candidate **cands, size_t *n_cands, struct strbuf *why);
 
+/* C text of a host expression (numbers, names, calls of names, unary, binary,
+ * conditional operators and casts) appended to out; -1 for another form. */
+struct ast_expr;
+int generic_print_expr(const struct ast_expr *e, struct strbuf *out);
+
+/* Does nothing in code depend on the block's shape beyond blockDim.x (no shared
+ * memory, barriers, warp shuffles or votes, warpSize, cooperative groups)? */
+int generic_block_shape_free(const char *code);
+
 #endif

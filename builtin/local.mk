@@ -12,6 +12,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
 	builtin/generic.c builtin/generic.h \
+	builtin/butterfly.c builtin/butterfly.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
@@ -27,7 +28,8 @@ dist_templates_DATA = \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
-	builtin/templates/rows_split.cu builtin/templates/scan.cu
+	builtin/templates/rows_split.cu builtin/templates/scan.cu \
+	builtin/templates/butterfly.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -48,6 +50,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/emu-check.sh builtin/tests/emu/cuda_runtime.h builtin/tests/emu/launches.py \
 	builtin/tests/check/axpy_double.cu \
 	builtin/tests/check/bias_gelu.cu \
+	builtin/tests/check/bitonic.cu \
 	builtin/tests/check/bias_relu_2d.cu \
 	builtin/tests/check/bias_softmax.cu \
 	builtin/tests/check/bmm_odd.cu \
@@ -94,6 +97,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/bias_gelu.json \
 	tests/data/builtin/bias_relu_2d.json \
 	tests/data/builtin/bias_softmax.json \
+	tests/data/builtin/bitonic.json \
 	tests/data/builtin/bmm_odd.json \
 	tests/data/builtin/collatz.json \
 	tests/data/builtin/gemm_awkward.json \
@@ -136,7 +140,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/sumsq.json
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic
-tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c
+tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c tests/unit/builtin_data.h
 tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_contract_generic
@@ -155,3 +159,9 @@ tests_unit_test_builtin_scan_SOURCES = tests/unit/test_builtin_scan.c tests/unit
 tests_unit_test_builtin_scan_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_scan_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_scan
+
+check_PROGRAMS += tests/unit/test_builtin_butterfly
+tests_unit_test_builtin_butterfly_SOURCES = tests/unit/test_builtin_butterfly.c tests/unit/builtin_helpers.h tests/unit/builtin_data.h
+tests_unit_test_builtin_butterfly_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_butterfly_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_butterfly

@@ -444,7 +444,7 @@ parse_launch(struct parser *p)
 }
 
 static struct ast_stmt *
-parse_stmt(struct parser *p)
+parse_stmt_at(struct parser *p)
 {
 	if (is(p, "{"))
 		return parse_block(p);
@@ -524,6 +524,18 @@ parse_stmt(struct parser *p)
 	struct ast_stmt *s = stmt(p, AST_EXPR);
 	s->expr = parse_expr(p);
 	expect(p, ";");
+	return s;
+}
+
+/* A statement with its place in the text (what the generic paths rewrite). */
+static struct ast_stmt *
+parse_stmt(struct parser *p)
+{
+	size_t begin = peek(p, 0)->off;
+	struct ast_stmt *s = parse_stmt_at(p);
+	const struct token *last = p->pos ? &p->toks[p->pos - 1] : NULL;
+	s->begin = begin;
+	s->end = last && last->off >= begin ? last->off + strlen(last->text) : begin;
 	return s;
 }
 

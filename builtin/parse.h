@@ -62,6 +62,8 @@ struct ast_stmt {
 	size_t n_body;
 	struct ast_expr **launch; /* LAUNCH: grid, block[, smem[, stream]] then args */
 	size_t n_config, n_args;
+	size_t begin, end;        /* byte offsets in the parsed text: the first token, past the last
+	                             (a statement from a macro's expansion: the macro's use) */
 };
 
 struct ast_function {

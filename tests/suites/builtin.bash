@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 41 programs for sm_90"
+	expect_file_contains gc.out "compiled 42 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -288,6 +288,40 @@ test_scatters_are_correct_on_a_cpu_stand_in() {
 	run_cmd n "$EMU_CHECK" "$T/emu2" noguard.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without the global atomic"
 	expect_file_contains n.out "correct=no"
+}
+
+test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# segments of 256 and 1024: part of a tile (1280 = 1024 + 256, 5120 = 2.5 tiles of
+	# 2048), less than a tile (768), whole tiles of the smaller sizes (3072); segments
+	# of 4096, whose offsets 2048 reach past the smaller tiles: those launches flush
+	# the queue and run as written
+	local c=$EGG_SRCDIR/builtin/tests/check/bitonic.cu cfg
+	for cfg in 1280:256 768:256 5120:1024 3072:1024 8192:4096; do
+		sed -e "s/^\tint n = (1 << 24);/\tint n = (${cfg%%:*});/" -e "s/^\tint seg = (1024);/\tint seg = (${cfg##*:});/" \
+			"$c" >"bit_${cfg%%:*}.cu"
+		grep -q "int n = (${cfg%%:*});" "bit_${cfg%%:*}.cu" && grep -q "int seg = (${cfg##*:});" "bit_${cfg%%:*}.cu" ||
+			fail "sizes not replaced"
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" bit_1280.cu bit_768.cu bit_5120.cu bit_3072.cu bit_8192.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes butterfly' e.out)" 45 "butterfly candidates checked"
+	# a body that reads the built-ins beyond its index gets each element's own
+	# blockIdx, threadIdx, blockDim and gridDim
+	jq '.closure |= sub("if \\(i >= n\\)"; "if (i >= n || threadIdx.x >= blockDim.x || blockIdx.x >= gridDim.x)")
+		| .workloads = [[{"name": "n", "value": "1280"}, {"name": "seg", "value": "256"}]]' \
+		"$DATA/bitonic.json" >builtins.json || fail "jq"
+	"$EGG" generate --check-program builtins.json >builtins.cu || fail "generate"
+	grep -q 'uint3 egg_blockIdx, uint3 egg_threadIdx, dim3 egg_blockDim, dim3 egg_gridDim' builtins.cu ||
+		fail "the body does not get the built-ins"
+	run_cmd b "$EMU_CHECK" "$T/emu3" builtins.cu
+	[ "$(cat b.rc)" -eq 0 ] || fail "built-ins: wrong or failed: $(grep -v 'correct=yes' b.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes butterfly' b.out)" 9 "butterfly candidates with the built-ins checked"
+	# and it sees a missing barrier between the queued steps
+	sed 's/^\t\t__syncthreads();$//' bit_1280.cu >nobarrier.cu
+	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
+	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
+	expect_eq "$(grep -c 'correct=no butterfly' n.out)" 9 "wrong candidates without barriers"
 }
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {

@@ -53,24 +53,6 @@ make_bundle(enum bundle_kind kind, const char *name, const char *params, const c
 	return b;
 }
 
-/* A bundle of tests/data/builtin/ (NAME.json), the GPU check bundles. */
-static __attribute__((unused)) struct egg_bundle *
-load_check_bundle(const char *name)
-{
-	const char *src = getenv("EGG_SRCDIR");
-	char *path = egg_xasprintf("%s/tests/data/builtin/%s.json", src ? src : ".", name);
-	char *text = NULL;
-	size_t len = 0;
-	assert_int_equal(fs_read_file(path, 1 << 20, &text, &len), 0);
-	struct strbuf err = STRBUF_INIT;
-	struct egg_bundle *b = bundle_from_json(text, &err);
-	assert_non_null(b);
-	strbuf_release(&err);
-	free(text);
-	free(path);
-	return b;
-}
-
 static __attribute__((unused)) char *
 describe(struct egg_bundle *b)
 {

@@ -17,24 +17,25 @@
 
 #include "builtin/builtin.h"
 #include "builtin/lift.h"
-#include "common/fsutil.h"
 #include "common/util.h"
+#include "tests/unit/builtin_data.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/unit/builtin_helpers.h"
-
-/* A check bundle, with its closure replaced when closure is not NULL. */
-static struct egg_bundle *
-load(const char *name, const char *closure)
+static char *
+describe(struct egg_bundle *b)
 {
-	struct egg_bundle *b = load_check_bundle(name);
-	if (closure) {
-		free(b->closure);
-		b->closure = egg_xstrdup(closure);
-	}
-	return b;
+	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
+	struct ir_program *p = lift_bundle(b, &why);
+	if (p)
+		ir_program_describe(p, &out);
+	else
+		strbuf_addf(&out, "not lifted: %s\n", why.buf);
+	ir_program_free(p);
+	strbuf_release(&why);
+	bundle_free(b);
+	return strbuf_detach(&out);
 }
 
 #define EXPECT_LINES(bundle, ...) do { \

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tests/unit/builtin_helpers.h"
+#include "tests/unit/builtin_data.h"
 
 /* A launcher f(keys, x, w, h, n, nbins) around kernel k with the bins' extent nbins
  * (or none). */
@@ -46,7 +47,7 @@ static void
 a_histogram_lifts_as_a_scatter_with_the_extent_of_its_bins(void **state)
 {
 	(void)state;
-	EXPECT_DESCRIPTION(load_check_bundle("histogram"),
+	EXPECT_DESCRIPTION(load("histogram", NULL),
 	                   "launcher histogram\n"
 	                   "stage 0 scatter kernel=hist_kernel n=n extent=256\n"
 	                   "  acc sum hist[(x[i] & 255)] <- 1\n");
@@ -121,7 +122,7 @@ static void
 the_recipe_privatizes_the_bins_per_warp_and_keeps_strays_global(void **state)
 {
 	(void)state;
-	struct builtin_output o = generate(load_check_bundle("histogram"));
+	struct builtin_output o = generate(load("histogram", NULL));
 	assert_null(o.not_lifted);
 	assert_int_equal(o.n_candidates, 8);
 	assert_string_equal(o.candidates[0].label, "scatter tpb=512 copies=warp vec=4");
@@ -183,7 +184,7 @@ combines_without_a_shared_atomic_and_kernel_targets_keep_the_generic_path(void *
 	assert_string_equal(o.candidates[0].label, "generic restrict");
 	builtin_output_release(&o);
 	/* a kernel target: its geometry is its caller's */
-	b = load_check_bundle("histogram");
+	b = load("histogram", NULL);
 	b->kind = BUNDLE_KERNEL;
 	free(b->name);
 	b->name = egg_xstrdup("hist_kernel");
