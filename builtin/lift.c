@@ -14,9 +14,9 @@
  *     the row; a local declared outside a loop and combined inside it (+=,
  *     x = x + e, x = fmaxf(x, e), ...) is an accumulator.
  * Everything else -- branches, while loops, nested loops, shared memory, atomics
- * to addresses computed from the thread index -- is refused with a reason.  Names are resolved
- * through a scoped environment; kernel parameters become the launch's buffers
- * and scalar expressions, so stages speak the target's names.
+ * to addresses computed from the thread index -- is refused with a reason.
+ * Names are resolved through a scoped environment; kernel parameters become the
+ * launch's buffers and scalar expressions, so stages speak the target's names.
  */
 #include "config.h"
 
