@@ -444,7 +444,7 @@ parse_launch(struct parser *p)
 }
 
 static struct ast_stmt *
-parse_stmt(struct parser *p)
+parse_stmt_kind(struct parser *p)
 {
 	if (is(p, "{"))
 		return parse_block(p);
@@ -524,6 +524,18 @@ parse_stmt(struct parser *p)
 	struct ast_stmt *s = stmt(p, AST_EXPR);
 	s->expr = parse_expr(p);
 	expect(p, ";");
+	return s;
+}
+
+/* A statement with its place in the text. */
+static struct ast_stmt *
+parse_stmt(struct parser *p)
+{
+	size_t first = p->pos;
+	struct ast_stmt *s = parse_stmt_kind(p);
+	const struct token *last = &p->toks[p->pos > first ? p->pos - 1 : first];
+	s->begin = p->toks[first].off;
+	s->end = last->off + (last->kind == TK_END ? 0 : strlen(last->text));
 	return s;
 }
 

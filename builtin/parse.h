@@ -62,6 +62,8 @@ struct ast_stmt {
 	size_t n_body;
 	struct ast_expr **launch; /* LAUNCH: grid, block[, smem[, stream]] then args */
 	size_t n_config, n_args;
+	size_t begin, end;        /* its text in the parsed text: first token, after the last
+	                             (statements parse_stmt reads; 0, 0 for a for loop's init) */
 };
 
 struct ast_function {
