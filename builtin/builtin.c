@@ -13,6 +13,7 @@
 #include "builtin/fuse.h"
 #include "builtin/generic.h"
 #include "builtin/lift.h"
+#include "builtin/refill.h"
 #include "builtin/recipes/recipe.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -142,11 +143,16 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 {
 	if (opt && opt->describe_only)
 		return;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, refill_why = STRBUF_INIT;
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
-	if (generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why) > 0) {
-		char *d = egg_xasprintf("%snot lifted: %s\ngeneric: the reference's code, edited\n",
-		                        out->description ? out->description : "", out->not_lifted);
+	size_t n_generic = generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why);
+	size_t n_refill = refill_generate(b, prefix, &out->candidates, &out->n_candidates, &refill_why);
+	if (n_generic + n_refill > 0) {
+		char *d = egg_xasprintf("%snot lifted: %s\ngeneric: the reference's code, edited\n%s%s%s",
+		                        out->description ? out->description : "", out->not_lifted,
+		                        n_refill ? "refill: lanes walk their elements, each refilled when its "
+		                                   "element's loop ends\n" : "",
+		                        refill_why.buf, refill_why.len ? "\n" : "");
 		free(out->description);
 		out->description = d;
 		free(out->not_lifted);
@@ -158,6 +164,7 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 	}
 	free(prefix);
 	strbuf_release(&why);
+	strbuf_release(&refill_why);
 }
 
 int
