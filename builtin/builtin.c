@@ -28,6 +28,8 @@ static const struct recipe *const recipes[] = {
 	&recipe_gemm,
 	&recipe_transpose,
 	&recipe_stencil,
+	&recipe_scatter,
+	&recipe_scan,
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 

@@ -101,6 +101,8 @@ emit_collect_streams(struct emit_ctx *c, const struct ir_block *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
 		collect_expr(c, s->value);
+		if (s->kind == IR_ACC) /* a scatter's index reads the data */
+			collect_expr(c, s->index);
 		if (s->kind == IR_STORE)
 			add_stream(c, s->name, s->index, 1);
 	}
@@ -184,6 +186,35 @@ emit_identity(enum ir_combine op, const char *type)
 	}
 }
 
+const char *
+emit_atomic_name(const struct ir_stmt *acc)
+{
+	return acc->combine == IR_SUM ? "atomicAdd" : acc->combine == IR_MAX ? "atomicMax" : "atomicMin";
+}
+
+/* An atomic of s into its buffer, through c->atomic_copy for indices in [0, egg_ext). */
+static void
+emit_atomic(const struct emit_ctx *c, const struct ir_stmt *s, const char *indent, struct strbuf *out)
+{
+	struct strbuf v = STRBUF_INIT;
+	strbuf_addf(&v, "(%s)(", s->type);
+	emit_expr(c, s->value, &v);
+	strbuf_addch(&v, ')');
+	const char *f = emit_atomic_name(s);
+	strbuf_addstr(out, "{\n");
+	strbuf_addf(out, "%s\tconst long long egg_x = (long long)(", indent);
+	emit_expr(c, s->index, out);
+	strbuf_addstr(out, ");\n");
+	const char *in2 = "\t";
+	if (c->atomic_copy) {
+		strbuf_addf(out, "%s\tif ((unsigned long long)egg_x < (unsigned long long)egg_ext)\n%s\t\t%s(&%s[egg_x], %s);\n%s\telse\n",
+		            indent, indent, f, c->atomic_copy, v.buf, indent);
+		in2 = "\t\t";
+	}
+	strbuf_addf(out, "%s%s%s(&%s[egg_x], %s);\n%s}", indent, in2, f, s->name, v.buf, indent);
+	strbuf_release(&v);
+}
+
 void
 emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *indent,
            struct strbuf *out)
@@ -214,6 +245,11 @@ emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *inden
 			break;
 		}
 		case IR_ACC: {
+			if (c->atomics && s->into_buffer) {
+				emit_atomic(c, s, indent, out);
+				strbuf_addch(out, '\n');
+				continue;
+			}
 			struct strbuf v = STRBUF_INIT, p = STRBUF_INIT;
 			emit_expr(c, s->value, &v);
 			strbuf_addf(&p, "egg_p_%s", s->name);
@@ -275,7 +311,11 @@ emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *i
 			strbuf_addf(out, "const %s ", vt);
 		strbuf_addf(out, "egg_l%zu%s = ", i, arrays ? c->reg_suffix : "");
 		int ldg = read_only(c, s->buffer);
-		strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" : "*reinterpret_cast<const %s *>(", vt);
+		if (ldg && c->keep_loads)
+			strbuf_addf(out, "egg_ldg_keep<%d>(reinterpret_cast<const %s *>(", c->keep_loads, vt);
+		else
+			strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" :
+			                       "*reinterpret_cast<const %s *>(", vt);
 		stream_address(c, s, base_text, out);
 		strbuf_addstr(out, ldg ? "));\n" : ");\n");
 	}

@@ -36,6 +36,12 @@ struct emit_ctx {
 	int lane_index;            /* declare egg_lane = k at the head of component k's block */
 	int streaming_stores;      /* vector stores of streams as __stcs (evict-first): output
 	                              nobody reads again here leaves the L2 to the inputs */
+	int keep_loads;            /* > 0: read-only vector loads with an L2 evict-last policy
+	                              for this percentage of lines (egg_ldg_keep): a gather's
+	                              rows stay for their next reader */
+	int atomics;               /* an IR_ACC into a buffer is its atomic (a scatter), not a partial */
+	const char *atomic_copy;   /* with atomics: the shared copy (C text) that takes the indices
+	                              in [0, egg_ext); the others go to the buffer, as written */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or
@@ -48,7 +54,8 @@ const char *emit_vector_type(const char *t, int v);
 int emit_max_vector(const char *t);
 
 void emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out);
-/* Statements (LET, ASSIGN, STORE, ACC as egg_p_NAME = combine(...)); LOOP is refused. */
+/* Statements (LET, ASSIGN, STORE, ACC as egg_p_NAME = combine(...), or as the atomic
+ * under c->atomics); LOOP is refused. */
 void emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *indent,
                 struct strbuf *out);
 
@@ -66,6 +73,8 @@ void emit_components(struct emit_ctx *c, const struct ir_block *b, const char *b
 /* Combine text and identity for an accumulator. */
 void emit_combine(const struct ir_stmt *acc, const char *a, const char *b, struct strbuf *out);
 const char *emit_identity(enum ir_combine op, const char *type);
+/* "atomicAdd", "atomicMax" or "atomicMin" for acc's combine. */
+const char *emit_atomic_name(const struct ir_stmt *acc);
 /* v = reduction of v over a group of g threads (g a power of two <= 1024, lane =
  * threadIdx.x % g, groups of g > 32 span the whole block). */
 void emit_group_reduce(const struct ir_stmt *acc, const char *v, int g, const char *indent,

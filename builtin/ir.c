@@ -93,6 +93,7 @@ ir_program_free(struct ir_program *p)
 		free(p->params[i].name);
 		free(p->params[i].type);
 		free(p->params[i].elem_type);
+		free(p->params[i].extent);
 	}
 	free(p->params);
 	for (size_t i = 0; i < p->n_stages; i++) {
@@ -311,7 +312,7 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 		case IR_LOOP:
 			strbuf_addstr(out, "loop col < ");
 			ir_expr_print(s->bound, out);
-			strbuf_addch(out, '\n');
+			strbuf_addstr(out, s->scan ? " scan\n" : "\n");
 			describe_block(&s->body, depth + 1, out);
 			continue;
 		}
@@ -320,7 +321,7 @@ describe_block(const struct ir_block *b, int depth, struct strbuf *out)
 }
 
 static const char *const stage_names[] = { "map", "rows", "reduce", "memset", "contract",
-	                                     "transpose", "stencil" };
+	                                     "transpose", "stencil", "scatter", "scan" };
 
 void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)
@@ -341,11 +342,28 @@ ir_program_describe(const struct ir_program *p, struct strbuf *out)
 			strbuf_addstr(out, " cols=");
 			ir_expr_print(st->dims[1], out);
 		}
+		const struct ir_stmt *acc = st->kind == IR_STAGE_SCATTER ? ir_stage_buffer_acc(st) : NULL;
+		const struct ir_param *dst = acc ? ir_program_param(p, acc->name) : NULL;
+		if (dst && dst->extent)
+			strbuf_addf(out, " extent=%s", dst->extent);
 		strbuf_addch(out, '\n');
 		if (st->contract)
 			ir_contract_describe(st->contract, out);
 		describe_block(&st->body, 1, out);
 	}
+}
+
+const struct ir_stmt *
+ir_stage_buffer_acc(const struct ir_stage *st)
+{
+	const struct ir_stmt *acc = NULL;
+	for (size_t i = 0; i < st->body.n; i++)
+		if (st->body.stmts[i]->kind == IR_ACC && st->body.stmts[i]->into_buffer) {
+			if (acc)
+				return NULL;
+			acc = st->body.stmts[i];
+		}
+	return acc;
 }
 
 const struct ir_param *

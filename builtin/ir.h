@@ -21,7 +21,20 @@
  *   IR_STAGE_REDUCE  for every i in [0, n): body (lets) and one IR_ACC into a
  *                    buffer element whose index does not depend on i (the
  *                    naive atomicAdd(out, f(x[i])) full reduction).
+ *   IR_STAGE_SCATTER for every i in [0, n): body (lets) and exactly one IR_ACC into
+ *                    a buffer element whose index depends on loaded data and on i
+ *                    only through loads (the histogram atomicAdd(&bins[keys[i]], 1));
+ *                    the destination's extent (its ir_param's extent) bounds the
+ *                    index.  An index that is a function of i alone is refused
+ *                    (a map's work), and so are stores next to the atomic.
  *   IR_STAGE_MEMSET  host memset of a buffer (name) to zero bytes, count in n.
+ *   IR_STAGE_SCAN    a ROWS stage (same body) with one column loop marked scan:
+ *                    its body reads the accumulator it updates (its one IR_ACC),
+ *                    so every statement sees the running value at its column:
+ *                    statements after the ACC the inclusive prefix, before it
+ *                    the exclusive one.  The ACC's value never depends on the
+ *                    accumulator (that would be a recurrence, not lifted), so
+ *                    the loop is an associative scan the recipe may reorder.
  *
  *   IR_STAGE_TRANSPOSE, IR_STAGE_STENCIL
  *                    2-D maps: for every (row, col) of dims[0] x dims[1]: body
@@ -95,6 +108,7 @@ struct ir_stmt {
 	int into_buffer;       /* ACC: name is a buffer (atomics), else a local */
 	struct ir_expr *bound; /* LOOP */
 	struct ir_block body;  /* LOOP */
+	int scan;              /* LOOP: its statements read its accumulator's running value */
 };
 
 enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMSET,
@@ -102,6 +116,8 @@ enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMS
 	/* 2-D stages (lift_2d.c): for every (row, col) in [0, dims[0]) x [0, dims[1]) */
 	IR_STAGE_TRANSPOSE, /* some access is at col * rows + row (the other layout) */
 	IR_STAGE_STENCIL,   /* a buffer read at constant (row, col) offsets around the element */
+	IR_STAGE_SCATTER,   /* atomics to data-dependent elements (a histogram): above */
+	IR_STAGE_SCAN,      /* a ROWS stage whose column loop is a prefix scan (below) */
 };
 
 /* IR_STAGE_CONTRACT (lift_contract.c, recipes/gemm.c): a dense contraction.  For
@@ -141,6 +157,7 @@ struct ir_param {
 	int is_pointer;
 	int is_temp;     /* role temp: its contents after the call do not matter */
 	int written;     /* some stage stores into it */
+	char *extent;    /* pointers: the bundle's element count in the target's names, or NULL */
 };
 
 struct ir_program {
@@ -195,5 +212,7 @@ void ir_contract_free(struct ir_contract *c);
 void ir_contract_describe(const struct ir_contract *c, struct strbuf *out);
 
 const struct ir_param *ir_program_param(const struct ir_program *p, const char *name);
+/* The stage's one accumulation into a buffer element, or NULL (none, or several). */
+const struct ir_stmt *ir_stage_buffer_acc(const struct ir_stage *st);
 
 #endif

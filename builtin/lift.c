@@ -8,12 +8,13 @@
  * bounds guard on it (if (i < n) {...}, if (i >= n) return;, or a grid-stride
  * for loop), and a body of straight-line code.  The body decides the stage:
  *   - no loop: a MAP over i (or a REDUCE when it does atomicAdd into an element
- *     that does not depend on i);
+ *     that does not depend on i, a SCATTER when the element depends on loaded
+ *     data: a histogram);
  *   - column loops for (j = 0; j < C; j++): a ROWS stage, the thread index being
  *     the row; a local declared outside a loop and combined inside it (+=,
  *     x = x + e, x = fmaxf(x, e), ...) is an accumulator.
  * Everything else -- branches, while loops, nested loops, shared memory, atomics
- * to data-dependent addresses -- is refused with a reason.  Names are resolved
+ * to addresses computed from the thread index -- is refused with a reason.  Names are resolved
  * through a scoped environment; kernel parameters become the launch's buffers
  * and scalar expressions, so stages speak the target's names.
  */
@@ -310,12 +311,21 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "a data-dependent bound");
 	if (!c.failed && c.has_atomic && rows)
 		lift_refuse(&c, "atomics in a kernel with loops");
-	st.kind = rows ? IR_STAGE_ROWS : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
+	if (!c.failed && c.has_scatter && c.has_atomic > 1)
+		lift_refuse(&c, "a histogram or scatter with more than one atomic");
+	st.kind = c.has_scan ? IR_STAGE_SCAN : rows ? IR_STAGE_ROWS :
+	          c.has_scatter ? IR_STAGE_SCATTER : c.has_atomic ? IR_STAGE_REDUCE : IR_STAGE_MAP;
 	st.kernel = egg_xstrdup(k->name);
-	if (!c.failed && st.kind == IR_STAGE_REDUCE)
+	if (!c.failed && (st.kind == IR_STAGE_REDUCE || st.kind == IR_STAGE_SCATTER))
 		for (size_t j = 0; j < st.body.n; j++)
 			if (st.body.stmts[j]->kind == IR_STORE)
-				lift_refuse(&c, "stores next to an atomic reduction");
+				lift_refuse(&c, "stores next to an atomic %s",
+				            st.kind == IR_STAGE_REDUCE ? "reduction" : "histogram or scatter");
+	const struct ir_stmt *acc = st.kind == IR_STAGE_SCATTER ? ir_stage_buffer_acc(&st) : NULL;
+	for (size_t j = 0; acc && !c.failed && j < st.body.n; j++) /* its copies hold what others see */
+		if (ir_expr_loads(st.body.stmts[j]->value, acc->name) ||
+		    ir_expr_loads(st.body.stmts[j]->index, acc->name))
+			lift_refuse(&c, "a histogram or scatter that reads its own destination '%s'", acc->name);
 	lift_unbind_to(&c, 0);
 	free(c.env);
 	free(c.stores);

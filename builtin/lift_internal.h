@@ -37,7 +37,9 @@ struct ctx {
 	size_t n_env, cap_env;
 	struct store_rec *stores;
 	size_t n_stores;
-	int has_atomic, has_loop;
+	int has_atomic, has_loop; /* has_atomic: how many */
+	int has_scatter;          /* an atomic's address depends on the data */
+	int has_scan;
 	unsigned tmp_counter;
 	struct strbuf *why;
 	int failed;

@@ -423,6 +423,7 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 		p->params[i].elem_type = egg_xstrdup(bp->elem_type ? bp->elem_type : "float");
 		p->params[i].is_pointer = bp->is_pointer;
 		p->params[i].is_temp = bp->role == ROLE_TEMP;
+		p->params[i].extent = bp->is_pointer && bp->extent ? egg_xstrdup(bp->extent) : NULL;
 	}
 	p->n_params = b->n_params;
 	int rc;

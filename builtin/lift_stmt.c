@@ -178,6 +178,31 @@ lift_assign(struct ctx *c, const struct ast_expr *a, enum level lv, struct ir_bl
 	c->stores[c->n_stores++] = (struct store_rec){ buffer, ix, let->name };
 }
 
+/* What an index depends on, through the locals defined before statement `pos` of
+ * the block: DEP_DATA when it loads a buffer, DEP_THREAD when it uses i outside
+ * the loads (an index of a load is the load's business). */
+enum { DEP_DATA = 1, DEP_THREAD = 2 };
+
+static int
+index_deps(const struct ir_block *b, size_t pos, const struct ir_expr *e)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOAD)
+		return DEP_DATA;
+	if (e->kind == IR_IDX)
+		return e->idx == IR_I ? DEP_THREAD : 0;
+	int d = 0;
+	if (e->kind == IR_LOCAL)
+		for (size_t j = 0; j < pos; j++)
+			if ((b->stmts[j]->kind == IR_LET || b->stmts[j]->kind == IR_ASSIGN) &&
+			    strcmp(b->stmts[j]->name, e->text) == 0)
+				d |= index_deps(b, j, b->stmts[j]->value);
+	for (size_t i = 0; i < e->n_kids; i++)
+		d |= index_deps(b, pos, e->kids[i]);
+	return d;
+}
+
 static void
 lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir_block *out)
 {
@@ -194,11 +219,22 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	struct ir_expr *ix = lift_element(c, base, index, &buffer);
 	if (!ix)
 		return;
-	if (ir_expr_has_load(ix) || ir_expr_uses_index(ix, IR_I)) {
-		lift_refuse(c, "an atomic to an address that depends on the data or the thread "
-		          "(a histogram or scatter)");
+	const struct ir_param *bp = ir_program_param(c->prog, buffer);
+	int deps = index_deps(out, out->n, ix);
+	if (deps & DEP_THREAD) {
+		lift_refuse(c, "an atomic to an address computed from the thread index outside the "
+		          "data it loads");
 		ir_expr_free(ix);
 		return;
+	}
+	if (deps & DEP_DATA) {
+		if (!bp || !bp->extent) {
+			lift_refuse(c, "a histogram or scatter into '%s', whose extent the bundle does "
+			          "not give", buffer);
+			ir_expr_free(ix);
+			return;
+		}
+		c->has_scatter = 1;
 	}
 	struct ir_stmt *s = ir_stmt_new(IR_ACC);
 	s->name = egg_xstrdup(buffer);
@@ -207,11 +243,10 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	s->combine = strcmp(call->text, "atomicAdd") == 0 ? IR_SUM :
 	             strcmp(call->text, "atomicMax") == 0 ? IR_MAX : IR_MIN;
 	s->combine_fn = egg_xstrdup(s->combine == IR_SUM ? "+" : s->combine == IR_MAX ? "max" : "min");
-	const struct ir_param *bp = ir_program_param(c->prog, buffer);
 	s->type = egg_xstrdup(bp ? bp->elem_type : "float");
 	s->value = lift_expr(c, call->kids[1]);
 	ir_block_add(out, s);
-	c->has_atomic = 1;
+	c->has_atomic++;
 }
 
 static int
@@ -222,6 +257,79 @@ block_reads_local(const struct ir_block *b, const char *name)
 		    ir_expr_reads_local(b->stmts[i]->index, name))
 			return 1;
 	return 0;
+}
+
+/* Whether e reads name or a local of tainted[0 .. n). */
+static int
+reads_any(const struct ir_expr *e, const char *name, char **tainted, size_t n)
+{
+	if (ir_expr_reads_local(e, name))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (ir_expr_reads_local(e, tainted[i]))
+			return 1;
+	return 0;
+}
+
+/* What a lifted column loop carries from one column to the next.  A buffer
+ * stored in the loop and read there at another element (y[c] = y[c - 1] * a +
+ * x[c]) is a recurrence: refused.  An accumulator read by the loop's own
+ * statements is a prefix scan when it is the loop's only accumulator and its
+ * update does not depend on its running value, through lets or directly (that
+ * would be a recurrence too); the loop is marked scan and the stage becomes a
+ * SCAN stage. */
+static void
+check_carried(struct ctx *c, struct ir_stmt *loop)
+{
+	const struct ir_block *b = &loop->body;
+	for (size_t i = 0; i < b->n && !c->failed; i++) {
+		const struct ir_stmt *st = b->stmts[i];
+		if (st->kind != IR_STORE)
+			continue;
+		for (size_t j = 0; j < b->n; j++)
+			if (!ir_expr_loads_only_at(b->stmts[j]->value, st->name, st->index) ||
+			    !ir_expr_loads_only_at(b->stmts[j]->index, st->name, st->index)) {
+				lift_refuse(c, "'%s' is read in its loop at an element another column "
+				          "writes (a recurrence)", st->name);
+				return;
+			}
+	}
+	const struct ir_stmt *acc = NULL;
+	size_t n_acc = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->stmts[i]->kind == IR_ACC && !b->stmts[i]->into_buffer) {
+			n_acc++;
+			if (block_reads_local(b, b->stmts[i]->name))
+				acc = b->stmts[i];
+		}
+	if (!acc || c->failed)
+		return;
+	if (n_acc != 1) {
+		lift_refuse(c, "a running value read inside its own loop next to other accumulators "
+		          "(a scan with reductions)");
+		return;
+	}
+	/* the locals computed from the running value must not feed its update */
+	char **tainted = egg_xcalloc(b->n + 1, sizeof *tainted);
+	size_t n_t = 0;
+	int ok = 1;
+	for (size_t i = 0; i < b->n && ok; i++) {
+		const struct ir_stmt *st = b->stmts[i];
+		if (st == acc)
+			ok = !reads_any(st->value, acc->name, tainted, n_t);
+		else if (st->kind == IR_LET && reads_any(st->value, acc->name, tainted, n_t))
+			tainted[n_t++] = st->name;
+		else if (st->kind == IR_STORE && reads_any(st->index, acc->name, tainted, n_t))
+			ok = 0; /* where it stores depends on the running value */
+	}
+	free(tainted);
+	if (!ok) {
+		lift_refuse(c, "a running value that feeds its own update or a store's address "
+		          "(a recurrence, not a scan)");
+		return;
+	}
+	loop->scan = 1;
+	c->has_scan = 1;
 }
 
 /* for (int j = 0; j < BOUND; j++) at row level */
@@ -280,11 +388,7 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	lift_stmt(c, s->then, LV_COL, &loop->body);
 	lift_unbind_to(c, mark);
-	for (size_t i = 0; i < loop->body.n && !c->failed; i++) {
-		const struct ir_stmt *a = loop->body.stmts[i];
-		if (a->kind == IR_ACC && block_reads_local(&loop->body, a->name))
-			lift_refuse(c, "a running value read inside its own loop (a scan)");
-	}
+	check_carried(c, loop);
 	c->n_stores = stores;
 	c->has_loop = 1;
 }

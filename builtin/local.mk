@@ -18,7 +18,8 @@ libeggbuiltin_a_SOURCES = \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
-	builtin/recipes/transpose.c builtin/recipes/stencil.c
+	builtin/recipes/transpose.c builtin/recipes/stencil.c \
+	builtin/recipes/scatter.c builtin/recipes/scan.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
@@ -27,7 +28,7 @@ dist_templates_DATA = \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
-	builtin/templates/rows_split.cu
+	builtin/templates/rows_split.cu builtin/templates/scan.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -70,6 +71,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/transpose_odd.cu \
 	builtin/tests/check/transpose_relu.cu \
 	builtin/tests/check/histogram.cu \
+	builtin/tests/check/weighted_hist.cu \
 	builtin/tests/check/layernorm.cu \
 	builtin/tests/check/linear_gelu_odd.cu \
 	builtin/tests/check/log_softmax.cu \
@@ -79,6 +81,8 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	builtin/tests/check/rowsum.cu \
 	builtin/tests/check/scale_residual.cu \
 	builtin/tests/check/scan.cu \
+	builtin/tests/check/scan_excl.cu \
+	builtin/tests/check/drawdown.cu \
 	builtin/tests/check/serial_norm.cu \
 	builtin/tests/check/silu_kernel.cu \
 	builtin/tests/check/softmax.cu \
@@ -111,6 +115,7 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/transpose_odd.json \
 	tests/data/builtin/transpose_relu.json \
 	tests/data/builtin/histogram.json \
+	tests/data/builtin/weighted_hist.json \
 	tests/data/builtin/layernorm.json \
 	tests/data/builtin/linear_gelu_odd.json \
 	tests/data/builtin/log_softmax.json \
@@ -120,6 +125,8 @@ EXTRA_DIST += builtin/tests/gpu-check.sh builtin/version.sha256 \
 	tests/data/builtin/rowsum.json \
 	tests/data/builtin/scale_residual.json \
 	tests/data/builtin/scan.json \
+	tests/data/builtin/scan_excl.json \
+	tests/data/builtin/drawdown.json \
 	tests/data/builtin/serial_norm.json \
 	tests/data/builtin/silu_kernel.json \
 	tests/data/builtin/softmax.json \
@@ -134,11 +141,21 @@ tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contr
 tests_unit_test_builtin_contract_generic_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_contract_generic_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_contract_generic
+check_PROGRAMS += tests/unit/test_builtin_scatter
+tests_unit_test_builtin_scatter_SOURCES = tests/unit/test_builtin_scatter.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_scatter_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_scatter_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_scatter
 check_PROGRAMS += tests/unit/test_builtin_2d
 tests_unit_test_builtin_2d_SOURCES = tests/unit/test_builtin_2d.c tests/unit/builtin_helpers.h
 tests_unit_test_builtin_2d_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_2d_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_2d
+check_PROGRAMS += tests/unit/test_builtin_scan
+tests_unit_test_builtin_scan_SOURCES = tests/unit/test_builtin_scan.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_scan_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_scan_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_scan
 check_PROGRAMS += tests/unit/test_builtin_refill
 tests_unit_test_builtin_refill_SOURCES = tests/unit/test_builtin_refill.c tests/unit/builtin_helpers.h
 tests_unit_test_builtin_refill_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)

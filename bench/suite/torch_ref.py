@@ -103,6 +103,18 @@ def _bincount(t, s):
     return {"bins": b}
 
 
+def _weighted_bincount(t, s):
+    b = torch.bincount(t["bin"].long(), weights=t["w"].double(), minlength=_i(s, "nbins"))
+    return {"hist": b.to(t["w"].dtype)}
+
+
+def _embed_positions(t, s):
+    dim, seq = _i(s, "dim"), _i(s, "seq")
+    tok = t["tok"].long()
+    pos = torch.arange(tok.numel(), device=tok.device) % seq
+    return {"h": F.embedding(tok, t["wte"].view(-1, dim)) + F.embedding(pos, t["wpe"].view(seq, dim))}
+
+
 def _collatz(t, s):
     v = t["start"].long()
     steps = torch.zeros_like(v)
@@ -148,6 +160,14 @@ REF = {
     "row_cumsum": lambda t, s: {"y": torch.cumsum(t["x"].view(_i(s, "rows"), _i(s, "cols")), 1)},
     "histogram": _bincount,
     "collatz": _collatz,
+    "col_sum": lambda t, s: {"sums": t["m"].view(_i(s, "rows"), _i(s, "cols")).sum(0)},
+    "weighted_hist": _weighted_bincount,
+    "l2_normalize": lambda t, s: {"y": F.normalize(t["x"].view(_i(s, "rows"), _i(s, "dim")), dim=1,
+                                                   eps=float(s["eps"]))},
+    "row_cummax": lambda t, s: {"y": torch.cummax(t["x"].view(_i(s, "rows"), _i(s, "cols")), 1).values},
+    "layer_scale_residual": lambda t, s: {"y": t["x"].view(-1, _i(s, "dim")) +
+                                          t["gamma"] * t["z"].view(-1, _i(s, "dim"))},
+    "embed_positions": _embed_positions,
     "bitonic_segments": lambda t, s: {"sorted": torch.sort(t["keys"].view(-1, _i(s, "seg")), dim=1).values},
 }
 

@@ -15,6 +15,8 @@ struct stream_spec {
 	const char *prologue, *epilogue; /* extra code (reductions); NULL: none */
 	enum ir_index var;          /* the index the body runs along (IR_I, or IR_COL for a
 	                               one-row program's column loop) */
+	int atomics;                /* emit_ctx's: accumulations into buffers are atomics */
+	const char *atomic_copy;    /* emit_ctx's: the shared copy for a scatter, or NULL */
 };
 
 /* Host block launching name over `units` work items, per_block per block, on at

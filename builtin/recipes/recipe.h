@@ -38,6 +38,8 @@ extern const struct recipe recipe_reduce;
 extern const struct recipe recipe_gemm;
 extern const struct recipe recipe_transpose;
 extern const struct recipe recipe_stencil;
+extern const struct recipe recipe_scatter;
+extern const struct recipe recipe_scan;
 
 /* Helpers shared by the recipes (builtin.c). */
 char *recipe_kernel_name(struct recipe_job *job);

@@ -35,19 +35,6 @@ label(size_t pt, struct strbuf *out)
 	            points[pt].inflight, points[pt].atomic ? "atomic" : "two-pass");
 }
 
-static const struct ir_stmt *
-the_acc(const struct ir_stage *st)
-{
-	const struct ir_stmt *acc = NULL;
-	for (size_t i = 0; i < st->body.n; i++)
-		if (st->body.stmts[i]->kind == IR_ACC) {
-			if (acc)
-				return NULL;
-			acc = st->body.stmts[i];
-		}
-	return acc;
-}
-
 static int
 has_atomic(const struct ir_stmt *acc)
 {
@@ -60,7 +47,7 @@ has_atomic(const struct ir_stmt *acc)
 static int
 emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct strbuf *why)
 {
-	const struct ir_stmt *acc = the_acc(st);
+	const struct ir_stmt *acc = ir_stage_buffer_acc(st);
 	if (!acc) {
 		strbuf_addstr(why, "a reduction stage with more than one accumulator");
 		return -1;
@@ -91,7 +78,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	label(pt, &lab);
 	recipe_kernel_signature(job, name, tpb, &sig);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
-		                  points[pt].inflight, pro.buf, epi.buf, IR_I };
+		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
 	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);

@@ -63,6 +63,10 @@ struct row_point {
 	 * leave a thread per row short of filling the GPU.  Pure reductions only (no
 	 * stores in the column loops); tpb is 32 * split. */
 	int split;
+	/* keep: with stcs, the mapping loop's vector loads ask the L2 to keep all
+	 * (100) or half (50) of their lines (evict-last): a gathered row read again by a later
+	 * token is found there while the streaming stores pass through. */
+	int keep;
 };
 /* g == 1 (a thread per row, no group) is for rows whose column strides memory
  * (the column index multiplies a stride): neighbouring threads own neighbouring
@@ -70,27 +74,28 @@ struct row_point {
  * loop unrolled keeps that many loads in flight per thread.  Those points apply
  * only to such stages (strided_stage). */
 static const struct row_point points[] = {
-	{ 32, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 0, 0 },
-	{ 256, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0, 0, 0 },
-	{ 32, 256, 4, 1, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0 },
 	/* the row in registers: up to 512, 1024, 2048, 2048, 4096, 4096, 8192, 16384 columns */
-	{ 32, 256, 4, 1, 1, 4, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0, 0, 0 },
-	{ 256, 256, 4, 1, 1, 4, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0, 0, 0, 0 },
 	/* loads in flight for mapping loops (gathers, copies), one-wave grids */
-	{ 32, 256, 4, 1, 1, 0, 8, 1, 0, 0 }, { 32, 256, 4, 1, 1, 0, 4, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 0, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 0, 0, 0 }, { 32, 256, 4, 1, 1, 0, 4, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 0, 0, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 0, 0, 0 },
 	/* the same with streaming stores, and the block-per-row point with them */
-	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0 },
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 0 },
+	{ 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 100 }, { 64, 256, 4, 1, 1, 0, 4, 0, 1, 0, 50 },
 	/* a thread per row for strided columns */
-	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0 },
+	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0 },
 	/* ... and its columns split over the warps of the block (one-wave grids) */
-	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8 },
-	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16 },
+	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4, 0 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8, 0 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8, 0 },
+	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
 /* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
 #define AUTO_WARP_MAX 2048
-static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0 };
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
@@ -112,6 +117,8 @@ label(size_t pt, struct strbuf *out)
 		strbuf_addstr(out, " grid=wave");
 	if (points[pt].stcs)
 		strbuf_addstr(out, " stores=streaming");
+	if (points[pt].keep)
+		strbuf_addf(out, " loads=keep%d%%", points[pt].keep);
 	if (points[pt].split)
 		strbuf_addf(out, " split=%d", points[pt].split);
 }
@@ -231,6 +238,7 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	emit_collect_streams(&c, b);
 	c.vec = recipe_stream_vector(&c, rp->vec);
 	c.streaming_stores = rp->stcs && !has_acc(b, b->n, NULL);
+	c.keep_loads = c.streaming_stores ? rp->keep : 0;
 
 	strbuf_addstr(out, "\t\t{\n");
 	acc_open(b, out);
@@ -790,7 +798,7 @@ emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
 	emit_row_body(job, &post, rp, &k2); /* stores by the first thread only */
 	strbuf_addstr(&k2, "}\n");
 	recipe_kernel_signature(job, a, tpb, &sig);
-	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL };
+	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL, 0, NULL };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	strbuf_addf(job->device, "/* %s: second pass */\n", lab);
 	recipe_kernel_signature(job, b, 1024, job->device);

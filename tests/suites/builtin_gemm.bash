@@ -86,10 +86,10 @@ test_a_wrong_candidate_is_caught() {
 # The benchmark's own cases: the three GEMM-like ones lift to the gemm family and
 # the four no recipe lifts get generic candidates; every candidate compiles for
 # sm_90 with its closure (through the GPU check program, which holds them all).
-test_bench_gemm_and_unliftable_cases_give_candidates_that_compile() {
+test_bench_gemm_scatter_and_unliftable_cases_give_candidates_that_compile() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	local c fam
-	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:generic histogram:generic \
+	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:generic histogram:scatter \
 		collatz:generic bitonic_segments:generic; do
 		fam=${c##*:} c=${c%%:*}
 		"$EGG" analyze "$EGG_SRCDIR/bench/suite/cases/$c.cu" >"$c.all.json" 2>"$c.err" || fail "analyze $c: $(cat "$c.err")"

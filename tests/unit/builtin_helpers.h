@@ -1,20 +1,22 @@
 /*
  * builtin_helpers.h -- what the builtin generator's unit tests share: bundles
  * from a compact parameter list, the lifted description (or "not lifted: WHY"),
- * generation, and counting.  Included by one test program each (static).
+ * generation, and counting.  Included by one test program each (static; marked
+ * unused, since not every program needs every helper).
  */
 #ifndef EGG_TESTS_BUILTIN_HELPERS_H
 #define EGG_TESTS_BUILTIN_HELPERS_H
 
 #include "builtin/builtin.h"
 #include "builtin/lift.h"
+#include "common/fsutil.h"
 #include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* A bundle from a parameter list "const float *x:in, float *y:out, int n:scalar". */
-static struct egg_bundle *
+static __attribute__((unused)) struct egg_bundle *
 make_bundle(enum bundle_kind kind, const char *name, const char *params, const char *closure,
             const char *target)
 {
@@ -51,7 +53,25 @@ make_bundle(enum bundle_kind kind, const char *name, const char *params, const c
 	return b;
 }
 
-static char *
+/* A bundle of tests/data/builtin/ (NAME.json), the GPU check bundles. */
+static __attribute__((unused)) struct egg_bundle *
+load_check_bundle(const char *name)
+{
+	const char *src = getenv("EGG_SRCDIR");
+	char *path = egg_xasprintf("%s/tests/data/builtin/%s.json", src ? src : ".", name);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(fs_read_file(path, 1 << 20, &text, &len), 0);
+	struct strbuf err = STRBUF_INIT;
+	struct egg_bundle *b = bundle_from_json(text, &err);
+	assert_non_null(b);
+	strbuf_release(&err);
+	free(text);
+	free(path);
+	return b;
+}
+
+static __attribute__((unused)) char *
 describe(struct egg_bundle *b)
 {
 	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
@@ -72,7 +92,7 @@ describe(struct egg_bundle *b)
 	free(d_); \
 } while (0)
 
-static struct builtin_output
+static __attribute__((unused)) struct builtin_output
 generate(struct egg_bundle *b)
 {
 	struct builtin_output o;
@@ -83,7 +103,7 @@ generate(struct egg_bundle *b)
 	return o;
 }
 
-static int
+static __attribute__((unused)) int
 count(const char *s, const char *needle)
 {
 	int n = 0;
@@ -92,7 +112,7 @@ count(const char *s, const char *needle)
 	return n;
 }
 
-static int
+static __attribute__((unused)) int
 builtin_test_setup(void **state)
 {
 	(void)state;

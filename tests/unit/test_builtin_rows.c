@@ -408,6 +408,46 @@ gather_keeps_several_vector_loads_in_flight_before_storing(void **state)
 	builtin_output_release(&o);
 }
 
+/* Streaming stores (__stcs) for the gathered output, and with loads=keep the
+ * gathered rows read through egg_ldg_keep (an L2 evict-last policy); the scalar
+ * tail stays plain; row programs that reduce get neither. */
+static struct builtin_output middle_sum(const char *index);
+
+static void
+gather_stores_stream_and_keeps_its_rows_in_the_l2(void **state)
+{
+	struct builtin_output o = embedding_bundle();
+	assert_null(o.not_lifted);
+	size_t streaming = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *label = o.candidates[i].label, *src = o.candidates[i].source;
+		const char *k = strstr(src, "__global__");
+		assert_non_null(k);
+		if (!strstr(label, "stores=streaming")) {
+			assert_null(strstr(k, "__stcs("));
+			assert_null(strstr(k, "egg_ldg_keep<"));
+			continue;
+		}
+		streaming++;
+		assert_non_null(strstr(k, "__stcs(reinterpret_cast<float4 *>(&out["));
+		assert_null(strstr(k, "*reinterpret_cast<float4 *>(&out["));
+		assert_non_null(strstr(k, "\t\t\t\tout[((egg_row * dim) + egg_j)] = "));
+		if (strstr(label, "loads=keep100%"))
+			assert_non_null(strstr(k, "egg_ldg_keep<100>(reinterpret_cast<const float4 *>(&table["));
+		else if (strstr(label, "loads=keep50%"))
+			assert_non_null(strstr(k, "egg_ldg_keep<50>(reinterpret_cast<const float4 *>(&table["));
+		else
+			assert_null(strstr(k, "egg_ldg_keep<"));
+	}
+	assert_int_equal(streaming, 5);
+	builtin_output_release(&o);
+	/* a row sum reduces: no streaming or keeping points */
+	o = middle_sum("(b * dim + d) * inner + i");
+	assert_null(find_label(&o, "stores=streaming"));
+	builtin_output_release(&o);
+	(void)state;
+}
+
 static void
 row_programs_that_reduce_get_no_in_flight_points(void **state)
 {
@@ -504,7 +544,7 @@ middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory(void **sta
 		assert_non_null(strstr(src, want));
 		assert_null(strstr(strstr(src, "__global__"), "__shfl_xor_sync"));
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	builtin_output_release(&o);
 	(void)state;
 }
@@ -571,6 +611,7 @@ main(void)
 		cmocka_unit_test(block_per_row_tree_lifts_as_a_row_program),
 		cmocka_unit_test(row_trees_that_do_not_sum_the_row_are_not_lifted),
 		cmocka_unit_test(gather_keeps_several_vector_loads_in_flight_before_storing),
+		cmocka_unit_test(gather_stores_stream_and_keeps_its_rows_in_the_l2),
 		cmocka_unit_test(row_programs_that_reduce_get_no_in_flight_points),
 		cmocka_unit_test(middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight),
 		cmocka_unit_test(columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row),

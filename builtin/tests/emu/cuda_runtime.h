@@ -8,12 +8,17 @@
  * round robin from barrier to barrier, so a thread never passes
  * __syncthreads() before every thread of its block has reached it (a missing
  * barrier shows as a wrong result).  Shared memory is a function's static
- * array (one block at a time); warp shuffles exchange through a barrier.
+ * array (one block at a time); warp shuffles (xor, up, broadcast) exchange
+ * through a barrier.
  * __ldg of a vector type checks the alignment a GPU would demand (a misaligned
  * load aborts) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
  * tell that the vectorized path ran.  Device memory is host memory.  The device
- * has EGG_EMU_SM_COUNT multiprocessors (default 4: small grids, quick runs).
- * Not emulated: atomics, streams, timing.
+ * has EGG_EMU_SM_COUNT multiprocessors (default 4: small grids, quick runs) and
+ * EGG_EMU_SHARED_OPTIN bytes of shared memory per block (the H200's by default; a
+ * program may define less first): a launch asking more dynamic shared memory
+ * aborts, as a GPU's would fail.  Dynamic shared memory (extern __shared__,
+ * which launches.py rewrites) starts poisoned.
+ * Not emulated: atomics (plain read-modify-writes), streams, timing.
  */
 #pragma once
 #include <ucontext.h>
@@ -40,6 +45,9 @@ inline void __syncwarp(unsigned = 0xffffffffu) {}
 #define __align__(n) __attribute__((aligned(n)))
 #ifndef EGG_EMU_SM_COUNT
 #define EGG_EMU_SM_COUNT 4
+#endif
+#ifndef EGG_EMU_SHARED_OPTIN
+#define EGG_EMU_SHARED_OPTIN 232448
 #endif
 inline int egg_emu_vec_loads; /* 16-byte __ldg loads seen */
 template <class T> T __ldg(const T *p)
@@ -73,9 +81,16 @@ struct alignas(16) double2 { double x, y; };
 typedef int cudaError_t;
 typedef void *cudaEvent_t;
 typedef void *cudaStream_t;
-enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
+enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+       cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+       cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
-inline cudaError_t cudaDeviceGetAttribute(int *v, int, int) { *v = EGG_EMU_SM_COUNT; return 0; }
+inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
+{
+	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN : EGG_EMU_SM_COUNT;
+	return 0;
+}
+template <class K> cudaError_t cudaFuncSetAttribute(K, int, int) { return 0; }
 /* one wave: 2 resident blocks per SM, whatever the kernel (grids stay small) */
 template <class K> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, K, int, size_t) { *n = 2; return 0; }
 inline cudaError_t cudaGetLastError() { return 0; }
@@ -120,13 +135,36 @@ template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
 	__syncthreads();
 	return (T)egg_emu_slots[k][(t & ~31u) | ((t & 31u) ^ (unsigned)mask)];
 }
+/* the same exchange from the lane d below (a lane below d keeps its own value) */
+template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_slots[k][t] = (double)v;
+	__syncthreads();
+	return (T)egg_emu_slots[k][(t & 31u) >= d ? t - d : t];
+}
+/* and from one lane of the warp */
+template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_slots[k][t] = (double)v;
+	__syncthreads();
+	return (T)egg_emu_slots[k][(t & ~31u) | ((unsigned)lane & 31u)];
+}
 /* one OS thread runs every fiber, and a fiber yields only at barriers: atomics
  * are plain read-modify-writes */
 template <class T, class U> T atomicAdd(T *p, U v) { T o = *p; *p = (T)(o + v); return o; }
 template <class T, class U> T atomicMax(T *p, U v) { T o = *p; *p = o > (T)v ? o : (T)v; return o; }
 template <class T, class U> T atomicMin(T *p, U v) { T o = *p; *p = o < (T)v ? o : (T)v; return o; }
-template <class F> void egg_emu_launch(dim3 g, dim3 b, F f)
+/* the launch's dynamic shared memory (one block at a time) */
+inline std::vector<double> egg_emu_dyn;
+inline void *egg_emu_dyn_shared() { return egg_emu_dyn.data(); }
+template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0)
 {
+	if (shmem > EGG_EMU_SHARED_OPTIN) {
+		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
+		abort();
+	}
 	gridDim = g;
 	blockDim = b;
 	const unsigned n = b.x * b.y * b.z;
@@ -153,6 +191,8 @@ template <class F> void egg_emu_launch(dim3 g, dim3 b, F f)
 					blk.done[t] = 0;
 					egg_emu_nshfl[t] = 0;
 				}
+				egg_emu_dyn.assign(shmem / sizeof(double) + 1, 0.0);
+				memset(egg_emu_dyn.data(), 0xa5, egg_emu_dyn.size() * sizeof(double));
 				blockIdx = { bx, by, bz };
 				for (unsigned left = n; left > 0;) {
 					left = 0;

@@ -3,7 +3,10 @@
 # stand-in runtime (cuda_runtime.h beside it): each
 #     KERNEL<<<GRID, BLOCK[, SHMEM[, STREAM]]>>>(ARGS);
 # on one line, KERNEL possibly a template instance (k<true>), becomes
-#     egg_emu_launch(dim3(GRID), dim3(BLOCK), [=] { KERNEL(ARGS); });
+#     egg_emu_launch(dim3(GRID), dim3(BLOCK), [=] { KERNEL(ARGS); }[, SHMEM]);
+# and each declaration of dynamic shared memory
+#     extern __shared__ [__align__(N)] TYPE NAME[];
+# becomes a pointer to the launch's buffer.
 # Shared by builtin/tests/emu-check.sh (whole check programs) and
 # tests/suites/builtin_gemm.bash (single candidates).
 #
@@ -28,10 +31,16 @@ def split_top(s):
 
 def launch(m):
     cfg = split_top(m.group(2))
-    return "egg_emu_launch(dim3(%s), dim3(%s), [=] { %s(%s); });" % (cfg[0], cfg[1], m.group(1), m.group(3))
+    shmem = ", %s" % cfg[2] if len(cfg) > 2 else ""
+    return "egg_emu_launch(dim3(%s), dim3(%s), [=] { %s(%s); }%s);" % (cfg[0], cfg[1], m.group(1), m.group(3), shmem)
+
+
+def dynamic_shared(m):
+    return "%s *const %s = (%s *)egg_emu_dyn_shared();" % (m.group(1), m.group(2), m.group(1))
 
 
 def rewrite(src):
+    src = re.sub(r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+)?([\w ]+?)\s+(\w+)\[\];", dynamic_shared, src)
     return re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<(.*)>>>\((.*)\);", launch, src)
 
 
