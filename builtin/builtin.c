@@ -14,6 +14,7 @@
 #include "builtin/fuse.h"
 #include "builtin/generic.h"
 #include "builtin/lift.h"
+#include "builtin/refill.h"
 #include "builtin/recipes/recipe.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -146,7 +147,7 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 {
 	if (opt && opt->describe_only)
 		return 0;
-	struct strbuf why = STRBUF_INIT, bwhy = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, bwhy = STRBUF_INIT, refill_why = STRBUF_INIT;
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
 	size_t n = generic_generate(b, prefix, &out->candidates, &out->n_candidates, &why);
 	long nb = butterfly_generate(b, prefix, &out->candidates, &out->n_candidates, &bwhy, err);
@@ -156,10 +157,14 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 		strbuf_release(&bwhy);
 		return -1;
 	}
-	if (n + (size_t)nb > 0) {
-		char *d = egg_xasprintf("%snot lifted: %s\n%s%s", out->description ? out->description : "",
+	size_t nr = refill_generate(b, prefix, &out->candidates, &out->n_candidates, &refill_why);
+	if (n + (size_t)nb + nr > 0) {
+		char *d = egg_xasprintf("%snot lifted: %s\n%s%s%s%s%s", out->description ? out->description : "",
 		                        out->not_lifted, n ? "generic: the reference's code, edited\n" : "",
-		                        nb ? "butterfly: runs of launches fused through shared memory\n" : "");
+		                        nb ? "butterfly: runs of launches fused through shared memory\n" : "",
+		                        nr ? "refill: lanes walk their elements, each refilled when its "
+		                             "element's loop ends\n" : "",
+		                        refill_why.buf, refill_why.len ? "\n" : "");
 		free(out->description);
 		out->description = d;
 		free(out->not_lifted);
@@ -172,6 +177,7 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 	free(prefix);
 	strbuf_release(&why);
 	strbuf_release(&bwhy);
+	strbuf_release(&refill_why);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "builtin/generic.h"
+#include "builtin/generic_internal.h"
 #include "builtin/parse.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -31,33 +32,6 @@
 
 static const long blocks[] = { 128, 256, 512, 1024 };
 #define N_BLOCKS (sizeof blocks / sizeof *blocks)
-
-struct glaunch {
-	const struct ast_stmt *s;
-	const struct ast_function *k;
-	size_t name_at, config_at, config_end; /* in the parsed text: kernel name, after "<<<", at ">>>" */
-	long block;                            /* the literal block size, or 0 */
-	char *grid_x;                          /* X of ceil(X / block) as C text, or NULL */
-};
-
-struct gkernel {
-	const struct ast_function *k;
-	int restrict_ok, geometry_ok, has_loop;
-	long block0; /* the block every launch uses, or 0 */
-};
-
-struct gen {
-	const struct egg_bundle *b;
-	const char *text;  /* closure + '\n' + target, as parsed */
-	size_t target_at;
-	const struct ast_unit *u;
-	const struct ast_function *f;
-	struct glaunch *l;
-	size_t n_l;
-	struct gkernel *k;
-	size_t n_k;
-	int geometry_safe; /* nothing in the closure depends on the block's shape */
-};
 
 /* ---- reading the launcher ---- */
 
@@ -179,8 +153,9 @@ literal(const struct gen *g, const struct ast_expr *e)
 	return v > 0 && v <= 1024 && strspn(end, "uUlL") == strlen(end) ? v : 0;
 }
 
-int
-generic_print_expr(const struct ast_expr *e, struct strbuf *out)
+/* C text of a host expression; -1 for a form the parser does not keep whole. */
+static int
+print_expr(const struct ast_expr *e, struct strbuf *out)
 {
 	int rc = 0;
 	switch (e->kind) {
@@ -196,32 +171,32 @@ generic_print_expr(const struct ast_expr *e, struct strbuf *out)
 		for (size_t i = 0; i < e->n_kids && rc == 0; i++) {
 			if (i)
 				strbuf_addstr(out, ", ");
-			rc = generic_print_expr(e->kids[i], out);
+			rc = print_expr(e->kids[i], out);
 		}
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_UN:
 		strbuf_addf(out, "(%s", e->text);
-		rc = generic_print_expr(e->kids[0], out);
+		rc = print_expr(e->kids[0], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_CAST:
 		strbuf_addf(out, "((%s)", e->text);
-		rc = generic_print_expr(e->kids[0], out);
+		rc = print_expr(e->kids[0], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_BIN:
 		strbuf_addch(out, '(');
-		rc = generic_print_expr(e->kids[0], out);
+		rc = print_expr(e->kids[0], out);
 		strbuf_addf(out, " %s ", e->text);
 		if (rc == 0)
-			rc = generic_print_expr(e->kids[1], out);
+			rc = print_expr(e->kids[1], out);
 		strbuf_addch(out, ')');
 		return rc;
 	case AST_COND:
 		strbuf_addch(out, '(');
 		for (int i = 0; i < 3 && rc == 0; i++) {
-			rc = generic_print_expr(e->kids[i], out);
+			rc = print_expr(e->kids[i], out);
 			strbuf_addstr(out, i == 0 ? " ? " : i == 1 ? " : " : "");
 		}
 		strbuf_addch(out, ')');
@@ -257,7 +232,7 @@ ceil_div_x(const struct gen *g, const struct ast_expr *grid, long block)
 		x = e->kids[0]->kids[0];
 	}
 	struct strbuf t = STRBUF_INIT;
-	if (!x || generic_print_expr(x, &t) != 0) {
+	if (!x || print_expr(x, &t) != 0) {
 		strbuf_release(&t);
 		return NULL;
 	}
@@ -506,17 +481,9 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, struct str
 			const struct gkernel *gk = kernel_of((struct gen *)g, l->k);
 			if (block && gk->geometry_ok) {
 				/* the grid and block, then the shared memory and stream as written */
-				const char *c = g->text + l->config_at, *e = g->text + l->config_end;
-				int depth = 0, commas = 0;
-				for (; c < e && commas < 2; c++) {
-					depth += *c == '(' || *c == '[' || *c == '{';
-					depth -= *c == ')' || *c == ']' || *c == '}';
-					commas += *c == ',' && depth == 0;
-				}
 				strbuf_addf(src, "(unsigned)(((long long)(%s) + %ld - 1) / %ld), %ld", l->grid_x,
 				            block, block, block);
-				if (commas == 2)
-					strbuf_add(src, c - 1, (size_t)(e - c + 1));
+				generic_config_tail(g, l, src);
 			} else {
 				strbuf_add(src, g->text + l->config_at, l->config_end - l->config_at);
 			}
@@ -558,29 +525,10 @@ size_t
 generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_candidate **cands,
                  size_t *n_cands, struct strbuf *why)
 {
-	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	strbuf_addstr(&text, b->closure ? b->closure : "");
-	strbuf_addch(&text, '\n');
-	struct gen g = { .b = b, .target_at = text.len };
-	strbuf_addstr(&text, b->target ? b->target : "");
-	g.text = text.buf;
-	g.geometry_safe = generic_block_shape_free(b->closure ? b->closure : "");
-	struct ast_unit *u = parse_unit(text.buf, &err);
+	struct strbuf text = STRBUF_INIT;
+	struct gen g;
+	generic_open(&g, b, &text, why);
 	size_t added = 0;
-	g.u = u;
-	g.f = u ? ast_find_function(u, b->name) : NULL;
-	if (!u) {
-		strbuf_addf(why, "the generic path cannot read the code: %s", err.buf);
-	} else if (!g.f || g.f->begin < g.target_at) {
-		strbuf_addf(why, "the generic path did not find the target '%s'", b->name);
-	} else if (b->kind == BUNDLE_KERNEL) {
-		struct gkernel *gk = kernel_of(&g, g.f);
-		gk->restrict_ok = 1; /* its pointers are the bundle's buffers */
-		gk->geometry_ok = 0;
-	} else if (analyze_launcher(&g, why) != 0) {
-		strbuf_addstr(why, " (the generic path leaves it as written)");
-		g.f = NULL;
-	}
 	int any_loop = 0, any_geometry = 0;
 	for (size_t i = 0; i < g.n_k; i++)
 		any_loop |= g.k[i].has_loop, any_geometry |= g.k[i].geometry_ok;
@@ -620,13 +568,86 @@ generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_
 		strbuf_addstr(why, "the generic path finds nothing it can change safely (no distinct "
 		              "buffers for __restrict__, no block size and grid it can recompute, no loop)");
 	strvec_clear(&seen);
-	for (size_t i = 0; i < g.n_l; i++)
-		free(g.l[i].grid_x);
-	free(g.l);
-	free(g.k);
-	if (u)
-		ast_unit_free(u);
+	generic_close(&g);
 	strbuf_release(&text);
-	strbuf_release(&err);
 	return added;
+}
+
+int
+generic_open(struct gen *g, const struct egg_bundle *b, struct strbuf *text, struct strbuf *why)
+{
+	struct strbuf err = STRBUF_INIT;
+	memset(g, 0, sizeof *g);
+	g->b = b;
+	strbuf_addstr(text, b->closure ? b->closure : "");
+	strbuf_addch(text, '\n');
+	g->target_at = text->len;
+	strbuf_addstr(text, b->target ? b->target : "");
+	g->text = text->buf;
+	g->geometry_safe = generic_block_shape_free(b->closure ? b->closure : "");
+	g->u = parse_unit(text->buf, &err);
+	g->f = g->u ? ast_find_function(g->u, b->name) : NULL;
+	if (!g->u) {
+		strbuf_addf(why, "the generic path cannot read the code: %s", err.buf);
+	} else if (!g->f || g->f->begin < g->target_at) {
+		strbuf_addf(why, "the generic path did not find the target '%s'", b->name);
+		g->f = NULL;
+	} else if (b->kind == BUNDLE_KERNEL) {
+		struct gkernel *gk = kernel_of(g, g->f);
+		gk->restrict_ok = 1; /* its pointers are the bundle's buffers */
+		gk->geometry_ok = 0;
+	} else if (analyze_launcher(g, why) != 0) {
+		strbuf_addstr(why, " (the generic path leaves it as written)");
+		g->f = NULL;
+	}
+	strbuf_release(&err);
+	return g->f ? 0 : -1;
+}
+
+void
+generic_close(struct gen *g)
+{
+	for (size_t i = 0; i < g->n_l; i++)
+		free(g->l[i].grid_x);
+	free(g->l);
+	free(g->k);
+	if (g->u)
+		ast_unit_free(g->u);
+	memset(g, 0, sizeof *g);
+}
+
+void
+generic_kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
+                    long bounds, int restrict_ok, int unroll, struct strbuf *out)
+{
+	kernel_text(g, k, name, bounds, restrict_ok, unroll, out);
+}
+
+void
+generic_config_tail(const struct gen *g, const struct glaunch *l, struct strbuf *out)
+{
+	const char *c = g->text + l->config_at, *e = g->text + l->config_end;
+	int depth = 0, commas = 0;
+	for (; c < e && commas < 2; c++) {
+		depth += *c == '(' || *c == '[' || *c == '{';
+		depth -= *c == ')' || *c == ']' || *c == '}';
+		commas += *c == ',' && depth == 0;
+	}
+	if (commas == 2)
+		strbuf_add(out, c - 1, (size_t)(e - c + 1));
+}
+
+int
+generic_print_expr(const struct ast_expr *e, struct strbuf *out)
+{
+	return print_expr(e, out);
+}
+
+int
+generic_assigned(const struct ast_stmt *s, const char *name)
+{
+	const struct ast_decl *d = NULL;
+	int assigned = 0;
+	find_decl(s, name, &d, &assigned);
+	return assigned;
 }

@@ -11,8 +11,9 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
-	builtin/generic.c builtin/generic.h \
+	builtin/generic.c builtin/generic.h builtin/generic_internal.h \
 	builtin/butterfly.c builtin/butterfly.h \
+	builtin/refill.c builtin/refill.h \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
@@ -165,3 +166,9 @@ tests_unit_test_builtin_butterfly_SOURCES = tests/unit/test_builtin_butterfly.c 
 tests_unit_test_builtin_butterfly_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_butterfly_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_butterfly
+
+check_PROGRAMS += tests/unit/test_builtin_refill
+tests_unit_test_builtin_refill_SOURCES = tests/unit/test_builtin_refill.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_refill_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_refill_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_refill

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 42 programs for sm_90"
+	expect_file_contains gc.out "compiled 43 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -340,4 +340,31 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
 	expect_file_contains n.out "correct=no"
+}
+
+test_lane_refill_candidates_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# collatz: each lane walks its elements, refilled when an element's loop ends;
+	# at the committed size (each lane of the stand-in's small wave walks about a
+	# hundred elements), at odd ones (the last lanes idle from the start, fewer
+	# elements than lanes), and the benchmark's kernel (the return guard, 64-bit
+	# values, starts up to 2^20) at sizes the CPU runs in seconds
+	local c=$EGG_SRCDIR/builtin/tests/check/collatz.cu w=$EGG_SRCDIR/builtin/tests/check/collatz_wide.cu
+	cp "$c" collatz.cu
+	sed -e 's/^\tint n = (100000);/\tint n = (4097);/' "$c" >collatz_odd.cu
+	sed -e 's/^\tint n = (100000);/\tint n = (3);/' "$c" >collatz_tiny.cu
+	sed -e 's/^\tint n = (1 << 24);/\tint n = (4097);/' "$w" >wide_odd.cu
+	sed -e 's/^\tint n = (1 << 24);/\tint n = (100003);/' "$w" >wide.cu
+	grep -q 'int n = (4097);' collatz_odd.cu && grep -q 'int n = (3);' collatz_tiny.cu &&
+		grep -q 'int n = (4097);' wide_odd.cu && grep -q 'int n = (100003);' wide.cu || fail "sizes not replaced"
+	run_cmd e "$EMU_CHECK" "$T/emu" collatz.cu collatz_odd.cu collatz_tiny.cu wide_odd.cu wide.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes refill tpb=' e.out)" 30 "refill candidates checked"
+	expect_eq "$(grep -c 'correct=yes refill tpb=.* steps=4' e.out)" 10 "refill candidates of 4 steps checked"
+	# and it sees an element left unfinished: the store after the loop dropped
+	sed 's/^\t\t\tsteps\[i\] = k;$//' "$c" >nostore.cu
+	! cmp -s "$c" nostore.cu || fail "the store was not dropped"
+	run_cmd n "$EMU_CHECK" "$T/emu2" nostore.cu
+	expect_eq "$(cat n.rc)" 1 "exit status without the store"
+	expect_file_contains n.out "correct=no refill"
 }

@@ -90,8 +90,9 @@ test_a_wrong_candidate_is_caught() {
 test_bench_gemm_scatter_and_unliftable_cases_give_candidates_that_compile() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	local c fam
+	# (A+B: every label starts with one of them, and each of them starts some label)
 	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:scan histogram:scatter \
-		collatz:generic bitonic_segments:generic+butterfly; do
+		collatz:generic+refill bitonic_segments:generic+butterfly; do
 		fam=${c##*:} c=${c%%:*}
 		"$EGG" analyze "$EGG_SRCDIR/bench/suite/cases/$c.cu" >"$c.all.json" 2>"$c.err" || fail "analyze $c: $(cat "$c.err")"
 		jq '.[0]' "$c.all.json" >"$c.json"
