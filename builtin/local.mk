@@ -168,7 +168,7 @@ tests_unit_test_builtin_butterfly_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_
 UNIT_TESTS += tests/unit/test_builtin_butterfly
 
 check_PROGRAMS += tests/unit/test_builtin_refill
-tests_unit_test_builtin_refill_SOURCES = tests/unit/test_builtin_refill.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_refill_SOURCES = tests/unit/test_builtin_refill.c tests/unit/builtin_helpers.h tests/unit/builtin_data.h
 tests_unit_test_builtin_refill_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_refill_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_refill

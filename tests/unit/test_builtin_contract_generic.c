@@ -19,24 +19,11 @@
 #include "builtin/lift.h"
 #include "common/util.h"
 #include "tests/unit/builtin_data.h"
+#include "tests/unit/builtin_helpers.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static char *
-describe(struct egg_bundle *b)
-{
-	struct strbuf why = STRBUF_INIT, out = STRBUF_INIT;
-	struct ir_program *p = lift_bundle(b, &why);
-	if (p)
-		ir_program_describe(p, &out);
-	else
-		strbuf_addf(&out, "not lifted: %s\n", why.buf);
-	ir_program_free(p);
-	strbuf_release(&why);
-	bundle_free(b);
-	return strbuf_detach(&out);
-}
 
 #define EXPECT_LINES(bundle, ...) do { \
 	char *d_ = describe(bundle); \

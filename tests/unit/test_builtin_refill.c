@@ -16,23 +16,7 @@
 #include "builtin/refill.h"
 #include "common/fsutil.h"
 #include "tests/unit/builtin_helpers.h"
-
-static struct egg_bundle *
-load(const char *name)
-{
-	const char *src = getenv("EGG_SRCDIR");
-	char *path = egg_xasprintf("%s/tests/data/builtin/%s.json", src ? src : ".", name);
-	char *text = NULL;
-	size_t len = 0;
-	assert_int_equal(fs_read_file(path, 1 << 20, &text, &len), 0);
-	struct strbuf err = STRBUF_INIT;
-	struct egg_bundle *b = bundle_from_json(text, &err);
-	assert_non_null(b);
-	strbuf_release(&err);
-	free(text);
-	free(path);
-	return b;
-}
+#include "tests/unit/builtin_data.h"
 
 static const char launcher[] =
 	"void collatz_steps(const int *x, int *steps, int n)\n{\n"
@@ -77,10 +61,10 @@ the_collatz_bundle_gets_refill_candidates_with_one_loop_per_lane(void **state)
 {
 	(void)state;
 	/* no recipe takes a data-dependent loop: the generic path does */
-	char *d = describe(load("collatz"));
+	char *d = describe(load("collatz", NULL));
 	assert_non_null(strstr(d, "not lifted: a data-dependent loop (while)"));
 	free(d);
-	struct builtin_output o = generate(load("collatz"));
+	struct builtin_output o = generate(load("collatz", NULL));
 	assert_null(o.not_lifted);
 	assert_non_null(strstr(o.description, "refill: lanes walk their elements"));
 	static const char *const labels[] = { "refill tpb=128 grid=wave restrict", "refill tpb=128 grid=2waves restrict",
