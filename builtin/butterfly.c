@@ -71,46 +71,14 @@ struct bf {
 
 /* ---- expressions ---- */
 
-static const struct ast_expr *
-uncast(const struct ast_expr *e)
-{
-	while (e && e->kind == AST_CAST)
-		e = e->kids[0];
-	return e;
-}
-
 static int
 is_name(const struct ast_expr *e, const char *name)
 {
-	e = uncast(e);
+	e = generic_uncast(e);
 	return e && e->kind == AST_NAME && strcmp(e->text, name) == 0;
 }
 
 /* builtin.x */
-static int
-is_builtin_x(const struct ast_expr *e, const char *builtin)
-{
-	e = uncast(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, "x") == 0 && is_name(e->kids[0], builtin);
-}
-
-/* blockIdx.x * blockDim.x + threadIdx.x, in any order of the operands */
-static int
-is_thread_index(const struct ast_expr *e)
-{
-	e = uncast(e);
-	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
-		return 0;
-	for (int t = 0; t < 2; t++) {
-		const struct ast_expr *m = uncast(e->kids[1 - t]);
-		if (is_builtin_x(e->kids[t], "threadIdx") && m->kind == AST_BIN && strcmp(m->text, "*") == 0 &&
-		    ((is_builtin_x(m->kids[0], "blockIdx") && is_builtin_x(m->kids[1], "blockDim")) ||
-		     (is_builtin_x(m->kids[0], "blockDim") && is_builtin_x(m->kids[1], "blockIdx"))))
-			return 1;
-	}
-	return 0;
-}
-
 static const struct ast_decl *
 param_of(const struct ast_function *k, const char *name)
 {
@@ -226,7 +194,7 @@ host_offset(const struct bf *g, const struct ast_expr *e, struct strbuf *why)
 static const struct ast_expr *
 xor_offset(const struct bf *g, const struct ast_expr *e)
 {
-	e = uncast(e);
+	e = generic_uncast(e);
 	if (!e || e->kind != AST_BIN || strcmp(e->text, "^") != 0)
 		return NULL;
 	if (is_name(e->kids[0], g->index) && !is_name(e->kids[1], g->index))
@@ -364,7 +332,7 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 	const struct ast_function *k = g->k;
 	const struct ast_stmt *first = k->body->n_body ? k->body->body[0] : NULL;
 	if (!first || first->kind != AST_DECL || first->n_decls != 1 ||
-	    !is_thread_index(first->decls[0].init) || strchr(first->decls[0].type, '*')) {
+	    !generic_is_thread_index(first->decls[0].init) || strchr(first->decls[0].type, '*')) {
 		strbuf_addf(why, "'%s' does not start with i = blockIdx.x * blockDim.x + threadIdx.x", k->name);
 		return -1;
 	}
@@ -575,18 +543,6 @@ extent_stable(const struct bf *g, const char *extent)
 	return 1;
 }
 
-/* How often the launcher's text names name as a whole identifier. */
-static size_t
-mentions(const struct bf *g, const char *name)
-{
-	size_t n = 0, len = strlen(name);
-	for (const char *p = strstr(g->text + g->f->body_begin, name); p && (size_t)(p - g->text) < g->f->end;
-	     p = strstr(p + len, name))
-		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
-		     p[len] != '_';
-	return n;
-}
-
 static int
 analyze_launcher(struct bf *g, struct strbuf *why)
 {
@@ -612,7 +568,7 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 			return -1;
 		}
 	}
-	if (mentions(g, name) != g->n_l) {
+	if (generic_mentions(g->text, g->f->body_begin, g->f->end, name) != g->n_l) {
 		strbuf_addf(why, "the launcher names '%s' other than in its launches", name);
 		return -1;
 	}
@@ -620,7 +576,7 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 		return -1;
 	for (size_t i = 0; i < g->n_l; i++) {
 		const struct ast_stmt *l = g->l[i];
-		const struct ast_expr *a = uncast(l->launch[l->n_config + g->buf]);
+		const struct ast_expr *a = generic_uncast(l->launch[l->n_config + g->buf]);
 		const struct bundle_param *p = a->kind == AST_NAME ? bundle_find_param(g->b, a->text) : NULL;
 		if (!p || !p->is_pointer || p->is_const || !p->extent || count_decls(g->f->body, a->text) ||
 		    walk_exprs(g->f->body, assigns_fn, (void *)a->text)) {

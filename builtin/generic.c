@@ -294,16 +294,49 @@ distinct_buffers(const struct gen *g, const struct glaunch *l)
 	return 1;
 }
 
-/* How often the target's body names name (as a whole identifier). */
-static size_t
-mentions(const struct gen *g, const char *name)
+size_t
+generic_mentions(const char *text, size_t from, size_t to, const char *name)
 {
 	size_t n = 0, len = strlen(name);
-	for (const char *p = strstr(g->text + g->f->body_begin, name); p && (size_t)(p - g->text) < g->f->end;
-	     p = strstr(p + len, name))
+	for (const char *p = strstr(text + from, name); p && (size_t)(p - text) < to; p = strstr(p + len, name))
 		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
 		     p[len] != '_';
 	return n;
+}
+
+const struct ast_expr *
+generic_uncast(const struct ast_expr *e)
+{
+	while (e && e->kind == AST_CAST)
+		e = e->kids[0];
+	return e;
+}
+
+int
+generic_is_builtin_x(const struct ast_expr *e, const char *builtin)
+{
+	e = generic_uncast(e);
+	if (!e || e->kind != AST_MEMBER || strcmp(e->text, "x") != 0)
+		return 0;
+	const struct ast_expr *b = generic_uncast(e->kids[0]);
+	return b && b->kind == AST_NAME && strcmp(b->text, builtin) == 0;
+}
+
+int
+generic_is_thread_index(const struct ast_expr *e)
+{
+	e = generic_uncast(e);
+	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
+		return 0;
+	for (int t = 0; t < 2; t++) {
+		const struct ast_expr *m = generic_uncast(e->kids[1 - t]);
+		if (generic_is_builtin_x(e->kids[t], "threadIdx") && m && m->kind == AST_BIN &&
+		    strcmp(m->text, "*") == 0 &&
+		    ((generic_is_builtin_x(m->kids[0], "blockIdx") && generic_is_builtin_x(m->kids[1], "blockDim")) ||
+		     (generic_is_builtin_x(m->kids[0], "blockDim") && generic_is_builtin_x(m->kids[1], "blockIdx"))))
+			return 1;
+	}
+	return 0;
 }
 
 static size_t
@@ -334,7 +367,7 @@ analyze_launcher(struct gen *g, struct strbuf *why)
 			            l->s->expr->text);
 			return -1;
 		}
-		if (mentions(g, l->k->name) != launches_of(g, l->k)) {
+		if (generic_mentions(g->text, g->f->body_begin, g->f->end, l->k->name) != launches_of(g, l->k)) {
 			strbuf_addf(why, "the launcher names '%s' other than in its launches (an attribute or "
 			            "occupancy call would apply to the original)", l->k->name);
 			return -1;

@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include "builtin/generic.h"
 #include "builtin/generic_internal.h"
 #include "builtin/refill.h"
 #include "common/strvec.h"
@@ -140,40 +141,6 @@ decl_inits(const char *t, size_t a, size_t b, const struct ast_stmt *d, struct s
 
 /* ---- recognizing the shape ---- */
 
-static const struct ast_expr *
-uncast(const struct ast_expr *e)
-{
-	while (e && e->kind == AST_CAST)
-		e = e->kids[0];
-	return e;
-}
-
-/* base.x, through casts */
-static int
-is_builtin_x(const struct ast_expr *e, const char *base)
-{
-	e = uncast(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, "x") == 0 &&
-	       uncast(e->kids[0])->kind == AST_NAME && strcmp(uncast(e->kids[0])->text, base) == 0;
-}
-
-/* blockIdx.x * blockDim.x + threadIdx.x, in either order of each operator */
-static int
-is_thread_index(const struct ast_expr *e)
-{
-	e = uncast(e);
-	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
-		return 0;
-	for (int side = 0; side < 2; side++) {
-		const struct ast_expr *m = uncast(e->kids[1 - side]);
-		if (is_builtin_x(e->kids[side], "threadIdx") && m->kind == AST_BIN && strcmp(m->text, "*") == 0 &&
-		    ((is_builtin_x(m->kids[0], "blockIdx") && is_builtin_x(m->kids[1], "blockDim")) ||
-		     (is_builtin_x(m->kids[0], "blockDim") && is_builtin_x(m->kids[1], "blockIdx"))))
-			return 1;
-	}
-	return 0;
-}
-
 /* The bound of a guard on name: i >= L or L <= i when past (the return guard),
  * i < L or L > i when not; NULL for another condition. */
 static const struct ast_expr *
@@ -182,7 +149,7 @@ guard_bound(const struct ast_expr *c, const char *name, int past)
 	if (!c || c->kind != AST_BIN)
 		return NULL;
 	const char *left = past ? ">=" : "<", *right = past ? "<=" : ">";
-	const struct ast_expr *l = uncast(c->kids[0]), *r = uncast(c->kids[1]);
+	const struct ast_expr *l = generic_uncast(c->kids[0]), *r = generic_uncast(c->kids[1]);
 	if (strcmp(c->text, left) == 0 && l->kind == AST_NAME && strcmp(l->text, name) == 0)
 		return c->kids[1];
 	if (strcmp(c->text, right) == 0 && r->kind == AST_NAME && strcmp(r->text, name) == 0)
@@ -430,7 +397,7 @@ read_shape(const struct gen *g, struct rshape *r, struct strbuf *why)
 	const struct ast_stmt *body = k->body;
 	const struct ast_stmt *s0 = body->n_body >= 2 ? body->body[0] : NULL;
 	if (!s0 || s0->kind != AST_DECL || s0->n_decls != 1 || s0->decls[0].is_array ||
-	    strchr(s0->decls[0].type, '*') || !is_thread_index(s0->decls[0].init)) {
+	    strchr(s0->decls[0].type, '*') || !generic_is_thread_index(s0->decls[0].init)) {
 		strbuf_addstr(why, "it does not start with its element's index "
 		              "(i = blockIdx.x * blockDim.x + threadIdx.x)");
 		return -1;
