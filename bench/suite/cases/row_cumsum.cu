@@ -1,7 +1,8 @@
 // egg-bench: family = generic
 // egg-bench: flops = rows * cols
 // Inclusive prefix sum along each row (torch.cumsum(x, dim=1)), one thread per row
-// carrying the running total: a loop-carried scan no recipe family lifts.
+// carrying the running total: a loop-carried scan (the scan recipe lifts it since builtin-4;
+// the case keeps its generic label so that results stay comparable across dates).
 #include <cuda_runtime.h>
 
 __global__ void cumsum_rows(const float *x, float *y, int rows, int cols)
