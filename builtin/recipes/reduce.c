@@ -70,8 +70,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	strbuf_addf(&pro, "\t%s %s = %s;\n", acc->type, p, emit_identity(acc->combine, acc->type));
 	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, &epi);
 	if (atomic)
-		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\tatomic%s(&%s, %s);\n",
-		            acc->combine == IR_SUM ? "Add" : acc->combine == IR_MAX ? "Max" : "Min",
+		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s(&%s, %s);\n", emit_atomic_name(acc),
 		            dest.buf, p);
 	else
 		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s[blockIdx.x] = %s;\n", parts, p);
