@@ -33,6 +33,10 @@
  * 1-D, or another buffer flushes the queue (one fused launch) and runs as
  * written through a copy of K.
  *
+ * A scalar parameter the body divides by (i % seg) reaches the body as
+ * egg_div<T> (fastdiv.h): each queued step carries its divisor prepared on the
+ * host, a shift and mask for a power of two, a multiply for another value.
+ *
  * The points: TILE in {1024, 2048, 4096} by threads per block in {256, 512,
  * 1024}.  The reference always competes in the harness.
  */
@@ -40,6 +44,7 @@
 
 #include "builtin/butterfly.h"
 #include "builtin/emit.h"
+#include "builtin/fastdiv.h"
 #include "builtin/generic.h"
 #include "builtin/parse.h"
 #include "common/util.h"
@@ -713,9 +718,10 @@ add_body(const struct bf *g, struct strbuf *body, char **vals)
 	strbuf_release(&rest);
 }
 
-/* The template's values for point (tile, tpb); the strings are the caller's. */
+/* The template's values for point (tile, tpb); the strings are the caller's.
+ * The parameters flagged in fastdiv reach the body as egg_div<T> (fastdiv.h). */
 static void
-fill_values(const struct bf *g, const char *p, int tile, int tpb, char **vals)
+fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fastdiv, char **vals)
 {
 	const struct ast_function *k = g->k;
 	struct strbuf copy = STRBUF_INIT, body = STRBUF_INIT, bparams = STRBUF_INIT, fields = STRBUF_INIT,
@@ -739,9 +745,11 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, char **vals)
 			strbuf_addstr(&bargs, "egg_t");
 			continue;
 		}
-		add_decl(d, d->type, &bparams);
+		char *fd = fastdiv[i] ? fastdiv_type(d->type) : NULL;
+		add_decl(d, fd ? fd : d->type, &bparams);
 		strbuf_addch(&fields, '\t');
-		add_decl(d, field_type(d->type), &fields);
+		add_decl(d, fd ? fd : field_type(d->type), &fields);
+		free(fd);
 		strbuf_addstr(&fields, ";\n");
 		strbuf_addf(&stores, "\tegg_a->%s = %s;\n", d->name, d->name);
 		strbuf_addf(&bargs, "egg_a.%s", d->name);
@@ -752,7 +760,10 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, char **vals)
 	if (stores.len)
 		stores.buf[--stores.len] = '\0';
 	generic_print_expr(g->offset, &off); /* host_offset admitted only printable forms */
-	char *label = egg_xasprintf("butterfly tile=%d tpb=%d", tile, tpb);
+	size_t n_fd = 0;
+	for (size_t i = 0; i < k->n_params; i++)
+		n_fd += fastdiv[i] != 0;
+	char *label = egg_xasprintf("butterfly tile=%d tpb=%d%s", tile, tpb, n_fd ? " fastdiv" : "");
 	vals[0] = label;
 	vals[1] = egg_xstrdup(p);
 	vals[2] = t;
@@ -855,12 +866,22 @@ butterfly_generate(const struct egg_bundle *b, const char *prefix, struct builti
 		strbuf_addstr(why, "the launches are not all written out in the launcher (a macro?)");
 	else if (!(tmpl = emit_template_load("butterfly.cu", err)))
 		added = -1;
+	/* divisions by a launch's scalar in the body through egg_div, in every point */
+	int *fastdiv = tmpl ? egg_xcalloc(g.k->n_params + 1, sizeof *fastdiv) : NULL;
+	char *fd = NULL;
+	if (tmpl && fastdiv_params(g.text, g.k, fastdiv) && !(fd = fastdiv_prelude(err))) {
+		free(tmpl);
+		tmpl = NULL;
+		added = -1;
+	}
 	for (size_t ti = 0; tmpl && ti < sizeof tiles / sizeof *tiles; ti++)
 		for (size_t bi = 0; bi < sizeof threads / sizeof *threads; bi++) {
 			char *p = egg_xasprintf("%s_c%zu", prefix, *n_cands);
 			char *vals[N_KEYS];
-			fill_values(&g, p, tiles[ti], threads[bi], vals);
+			fill_values(&g, p, tiles[ti], threads[bi], fastdiv, vals);
 			struct strbuf src = STRBUF_INIT;
+			if (fd)
+				strbuf_addstr(&src, fd);
 			emit_template_fill(tmpl, keys, (const char *const *)vals, N_KEYS, &src);
 			rewrite_launcher(&g, p, &src);
 			*cands = egg_xrealloc(*cands, (*n_cands + 1) * sizeof **cands);
@@ -873,6 +894,8 @@ butterfly_generate(const struct egg_bundle *b, const char *prefix, struct builti
 			free(p);
 		}
 	free(tmpl);
+	free(fd);
+	free(fastdiv);
 	free(g.l);
 	if (u)
 		ast_unit_free(u);

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include "builtin/fastdiv.h"
 #include "builtin/generic.h"
 #include "builtin/generic_internal.h"
 #include "builtin/parse.h"
@@ -267,6 +268,8 @@ kernel_of(struct gen *g, const struct ast_function *k)
 	gk->restrict_ok = gk->geometry_ok = 1;
 	gk->block0 = -1;
 	gk->has_loop = ast_has_loop(k->body);
+	gk->fastdiv = egg_xcalloc(k->n_params + 1, sizeof *gk->fastdiv);
+	gk->n_fastdiv = fastdiv_params(g->text, k, gk->fastdiv);
 	return gk;
 }
 
@@ -406,6 +409,15 @@ span_has(const char *s, size_t n, const char *word)
 }
 
 static int
+any_fastdiv(const struct gen *g)
+{
+	for (size_t i = 0; g->b->kind != BUNDLE_KERNEL && i < g->n_k; i++)
+		if (g->k[i].n_fastdiv)
+			return 1;
+	return 0;
+}
+
+static int
 any_restrict(const struct gen *g)
 {
 	for (size_t i = 0; i < g->n_k; i++)
@@ -414,11 +426,12 @@ any_restrict(const struct gen *g)
 	return 0;
 }
 
-/* The kernel's text with its name, launch bounds and restrict qualifiers edited
- * and, when unroll, a pragma before each for loop. */
+/* The kernel's text with its name, launch bounds and restrict qualifiers edited,
+ * when unroll, a pragma before each for loop, and the parameters flagged in
+ * fastdiv (NULL: none) passed as egg_div<T>. */
 static void
 kernel_text(const struct gen *g, const struct ast_function *k, const char *name, long bounds,
-            int restrict_ok, int unroll, struct strbuf *out)
+            int restrict_ok, int unroll, const int *fastdiv, struct strbuf *out)
 {
 	const char *t = g->text;
 	size_t open = k->begin;
@@ -441,7 +454,7 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 	}
 	strbuf_release(&head);
 	/* parameters: __restrict__ after the last '*' of each pointer */
-	size_t p = open, depth = 0, last_star = 0, seg = open;
+	size_t p = open, depth = 0, last_star = 0, seg = open, param = 0;
 	for (; p < k->body_begin; p++) {
 		char c = t[p];
 		if (c == '(' || c == '[')
@@ -451,7 +464,11 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 		if (c == '*' && depth == 1)
 			last_star = p;
 		if ((c == ',' && depth == 1) || (c == ')' && depth == 0)) {
-			if (restrict_ok && last_star > seg && !span_has(t + seg, p - seg, "restrict")) {
+			if (fastdiv && param < k->n_params && fastdiv[param]) {
+				char *type = fastdiv_type(k->params[param].type);
+				strbuf_addf(out, "%c %s %s", t[seg], type, k->params[param].name);
+				free(type);
+			} else if (restrict_ok && last_star > seg && !span_has(t + seg, p - seg, "restrict")) {
 				strbuf_add(out, t + seg, last_star + 1 - seg);
 				strbuf_addstr(out, "__restrict__ ");
 				strbuf_add(out, t + last_star + 1, p - last_star - 1);
@@ -459,6 +476,7 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 				strbuf_add(out, t + seg, p - seg);
 			}
 			seg = p;
+			param++;
 			if (c == ')')
 				break;
 		}
@@ -483,10 +501,11 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 	strbuf_addch(out, '\n');
 }
 
-/* One candidate: block (0: as written), unroll; 0, or -1 when it edits nothing. */
+/* One candidate: block (0: as written), unroll, fastdiv; 0, or -1 when it edits
+ * nothing. */
 static int
-emit(const struct gen *g, const char *prefix, long block, int unroll, struct strbuf *label,
-     struct strbuf *src)
+emit(const struct gen *g, const char *prefix, long block, int unroll, int fastdiv,
+     struct strbuf *label, struct strbuf *src)
 {
 	int edits = 0;
 	strbuf_addstr(label, "generic");
@@ -494,16 +513,18 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, struct str
 		strbuf_addf(label, " block=%ld", block);
 	if (g->b->kind == BUNDLE_KERNEL) {
 		int r = g->k[0].restrict_ok;
-		kernel_text(g, g->f, NULL, 0, r, unroll && g->k[0].has_loop, src);
+		kernel_text(g, g->f, NULL, 0, r, unroll && g->k[0].has_loop, NULL, src);
 		edits = r + (unroll && g->k[0].has_loop);
 	} else {
 		for (size_t i = 0; i < g->n_k; i++) {
 			const struct gkernel *gk = &g->k[i];
 			long bounds = block && gk->geometry_ok ? block : gk->block0 > 0 ? gk->block0 : 0;
 			char *name = egg_xasprintf("%s_%s", prefix, gk->k->name);
-			kernel_text(g, gk->k, name, bounds, gk->restrict_ok, unroll && gk->has_loop, src);
+			const int fd = fastdiv && gk->n_fastdiv;
+			kernel_text(g, gk->k, name, bounds, gk->restrict_ok, unroll && gk->has_loop,
+			            fd ? gk->fastdiv : NULL, src);
 			edits += gk->restrict_ok + (bounds > 0) + (unroll && gk->has_loop) +
-			         (block && gk->geometry_ok);
+			         (block && gk->geometry_ok) + fd;
 			free(name);
 		}
 		size_t at = g->f->begin;
@@ -529,6 +550,8 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, struct str
 		strbuf_addstr(label, " restrict");
 	if (unroll)
 		strbuf_addstr(label, " unroll=4");
+	if (fastdiv && any_fastdiv(g))
+		strbuf_addstr(label, " fastdiv");
 	return edits ? 0 : -1;
 }
 
@@ -565,23 +588,33 @@ generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_
 	int any_loop = 0, any_geometry = 0;
 	for (size_t i = 0; i < g.n_k; i++)
 		any_loop |= g.k[i].has_loop, any_geometry |= g.k[i].geometry_ok;
-	/* points: as written (restrict, bounds), each other block size, then unrolled */
+	/* divisions by a launch's scalar through egg_div (fastdiv.h) in every point but
+	 * the first, when a kernel has such a divisor and the template is there */
+	struct strbuf fderr = STRBUF_INIT;
+	char *fd = g.f && any_fastdiv(&g) ? fastdiv_prelude(&fderr) : NULL;
+	strbuf_release(&fderr);
+	/* points: as written (restrict, bounds), each other block size, unrolled, then as
+	 * written with fastdiv */
 	struct strvec seen = STRVEC_INIT;
-	for (size_t pt = 0; g.f && pt < N_BLOCKS + 2; pt++) {
+	for (size_t pt = 0; g.f && pt < N_BLOCKS + 3; pt++) {
 		long block = pt >= 1 && pt <= N_BLOCKS ? blocks[pt - 1] : 0;
 		int unroll = pt == N_BLOCKS + 1;
-		if ((block && !any_geometry) || (unroll && !any_loop) || (block && as_written(&g, block)))
+		int fastdiv = pt > 0 && fd;
+		if ((block && !any_geometry) || (unroll && !any_loop) || (block && as_written(&g, block)) ||
+		    (pt == N_BLOCKS + 2 && !fd))
 			continue;
 		if (unroll && any_geometry)
 			block = 256;
 		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT, pl = STRBUF_INIT;
 		char *name = egg_xasprintf("%s_c%zu", prefix, *n_cands);
-		int rc = emit(&g, "egg_probe", block, unroll, &pl, &probe);
+		int rc = emit(&g, "egg_probe", block, unroll, fastdiv, &pl, &probe);
 		int dup = 0;
 		for (size_t j = 0; rc == 0 && j < seen.n && !dup; j++)
 			dup = strcmp(seen.v[j], probe.buf) == 0;
+		if (fastdiv)
+			strbuf_addstr(&src, fd);
 		if (rc == 0 && !dup)
-			rc = emit(&g, name, block, unroll, &label, &src);
+			rc = emit(&g, name, block, unroll, fastdiv, &label, &src);
 		free(name);
 		strbuf_release(&pl);
 		if (rc != 0 || dup) {
@@ -601,6 +634,7 @@ generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_
 		strbuf_addstr(why, "the generic path finds nothing it can change safely (no distinct "
 		              "buffers for __restrict__, no block size and grid it can recompute, no loop)");
 	strvec_clear(&seen);
+	free(fd);
 	generic_close(&g);
 	strbuf_release(&text);
 	return added;
@@ -629,6 +663,7 @@ generic_open(struct gen *g, const struct egg_bundle *b, struct strbuf *text, str
 		struct gkernel *gk = kernel_of(g, g->f);
 		gk->restrict_ok = 1; /* its pointers are the bundle's buffers */
 		gk->geometry_ok = 0;
+		gk->n_fastdiv = 0; /* its header is the user's: its types stay */
 	} else if (analyze_launcher(g, why) != 0) {
 		strbuf_addstr(why, " (the generic path leaves it as written)");
 		g->f = NULL;
@@ -643,6 +678,8 @@ generic_close(struct gen *g)
 	for (size_t i = 0; i < g->n_l; i++)
 		free(g->l[i].grid_x);
 	free(g->l);
+	for (size_t i = 0; i < g->n_k; i++)
+		free(g->k[i].fastdiv);
 	free(g->k);
 	if (g->u)
 		ast_unit_free(g->u);
@@ -651,9 +688,10 @@ generic_close(struct gen *g)
 
 void
 generic_kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
-                    long bounds, int restrict_ok, int unroll, struct strbuf *out)
+                    long bounds, int restrict_ok, int unroll, const int *fastdiv,
+                    struct strbuf *out)
 {
-	kernel_text(g, k, name, bounds, restrict_ok, unroll, out);
+	kernel_text(g, k, name, bounds, restrict_ok, unroll, fastdiv, out);
 }
 
 void

@@ -28,6 +28,8 @@ struct gkernel {
 	const struct ast_function *k;
 	int restrict_ok, geometry_ok, has_loop;
 	long block0; /* the block every launch uses, or 0 */
+	int *fastdiv;     /* per parameter: passed as egg_div<T> (fastdiv.h) */
+	size_t n_fastdiv; /* how many are */
 };
 
 struct gen {
@@ -50,10 +52,12 @@ int generic_open(struct gen *g, const struct egg_bundle *b, struct strbuf *text,
 void generic_close(struct gen *g);
 
 /* Kernel k's text under name (NULL: as named) with __launch_bounds__(bounds)
- * when bounds > 0, __restrict__ on its pointers when restrict_ok and
- * "#pragma unroll 4" before its for loops when unroll. */
+ * when bounds > 0, __restrict__ on its pointers when restrict_ok,
+ * "#pragma unroll 4" before its for loops when unroll, and the parameters
+ * flagged in fastdiv (NULL: none) passed as egg_div<T>. */
 void generic_kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
-                         long bounds, int restrict_ok, int unroll, struct strbuf *out);
+                         long bounds, int restrict_ok, int unroll, const int *fastdiv,
+                         struct strbuf *out);
 /* The launch's configuration after its block (", smem[, stream]" as written, up
  * to ">>>"), empty when there is none. */
 void generic_config_tail(const struct gen *g, const struct glaunch *l, struct strbuf *out);

@@ -12,6 +12,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \
 	builtin/generic.c builtin/generic.h builtin/generic_internal.h \
+	builtin/fastdiv.c builtin/fastdiv.h \
 	builtin/butterfly.c builtin/butterfly.h \
 	builtin/refill.c builtin/refill.h \
 	builtin/check.c builtin/check.h \
@@ -30,7 +31,7 @@ dist_templates_DATA = \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
 	builtin/templates/rows_split.cu builtin/templates/scan.cu \
-	builtin/templates/butterfly.cu
+	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -172,3 +173,9 @@ tests_unit_test_builtin_refill_SOURCES = tests/unit/test_builtin_refill.c tests/
 tests_unit_test_builtin_refill_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_refill_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_refill
+
+check_PROGRAMS += tests/unit/test_builtin_fastdiv
+tests_unit_test_builtin_fastdiv_SOURCES = tests/unit/test_builtin_fastdiv.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_fastdiv_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_fastdiv_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_fastdiv

@@ -548,7 +548,7 @@ write_kernel(const struct gen *g, const struct rshape *r, const struct gkernel *
 {
 	const char *t = g->text;
 	struct strbuf whole = STRBUF_INIT, load1 = STRBUF_INIT, load2 = STRBUF_INIT;
-	generic_kernel_text(g, r->k, name, pt->tpb, gk->restrict_ok, 0, &whole);
+	generic_kernel_text(g, r->k, name, pt->tpb, gk->restrict_ok, 0, NULL, &whole);
 	size_t head = whole.len - (r->k->end - r->k->body_begin) - 1, close = head;
 	while (close > 0 && whole.buf[close - 1] != ')')
 		close--;
@@ -636,7 +636,7 @@ emit(const struct gen *g, const struct rshape *shapes, const char *prefix, const
 		if (shapes[i].ok)
 			rc = write_kernel(g, &shapes[i], gk, name, pt, src, why);
 		else
-			generic_kernel_text(g, gk->k, name, gk->block0 > 0 ? gk->block0 : 0, gk->restrict_ok, 0, src);
+			generic_kernel_text(g, gk->k, name, gk->block0 > 0 ? gk->block0 : 0, gk->restrict_ok, 0, NULL, src);
 		free(name);
 	}
 	size_t at = g->f->begin;

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 43 programs for sm_90"
+	expect_file_contains gc.out "compiled 44 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -322,6 +322,33 @@ test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
 	expect_eq "$(grep -c 'correct=no butterfly' n.out)" 9 "wrong candidates without barriers"
+}
+
+test_division_by_a_launch_scalar_is_exact_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# fold_div divides by its int and unsigned parameters, negative dividends
+	# included; the fastdiv candidates pass them as egg_div: divisors that are
+	# powers of two (1, 16, 1024, 4096), others (3, 7, 1000, 37), and 0-free edges
+	local c=$EGG_SRCDIR/builtin/tests/check/fold_div.cu cfg n cols stride progs=()
+	grep -q 'egg_div<int> cols, egg_div<unsigned> stride' "$c" || fail "the divisors are not passed as egg_div"
+	for cfg in 100003:3:1000 4099:16:64 777:1:7 5000:7:1 3001:1024:4096 2000:37:3; do
+		IFS=: read -r n cols stride <<<"$cfg"
+		sed -e "s/^\tint n = (100003);/\tint n = ($n);/" -e "s/^\tint cols = (3);/\tint cols = ($cols);/" \
+			-e "s/^\tunsigned int stride = (1000);/\tunsigned int stride = ($stride);/" "$c" >"fold_$n.cu"
+		grep -q "int cols = ($cols);" "fold_$n.cu" && grep -q "stride = ($stride);" "fold_$n.cu" || fail "sizes not replaced"
+		progs+=("fold_$n.cu")
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes generic.*fastdiv' e.out)" 30 "fastdiv candidates checked"
+	# a wrong reciprocal, or a shift one too far, is caught
+	sed 's|magic = 0xffffffffffffffffull / u + 1;|magic = 0xffffffffffffffffull / (u + 1) + 1;|' fold_100003.cu >badmagic.cu
+	sed 's|(1ull << shift) < u;|(1ull << shift) <= u;|' fold_4099.cu >badshift.cu
+	! cmp -s badmagic.cu fold_100003.cu && ! cmp -s badshift.cu fold_4099.cu || fail "mutations not applied"
+	run_cmd m "$EMU_CHECK" "$T/emu2" badmagic.cu badshift.cu
+	expect_eq "$(cat m.rc)" 1 "exit status with a broken egg_div"
+	expect_eq "$(grep -c 'correct=no generic.*fastdiv' m.out)" 10 "wrong fastdiv candidates"
+	expect_eq "$(grep -c 'correct=yes generic restrict$' m.out)" 2 "the candidates without egg_div stay right"
 }
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {

@@ -1,0 +1,385 @@
+// gather_scatter.cu -- a probe, not part of egg: times schedules for the two
+// memory-bound suite cases below 80% of their floor on 2026-12-01 (embedding, a
+// gather whose table is larger than the L2, and weighted_hist, float atomics into
+// 1000 bins), at the suite's sizes, to choose what the recipes should emit.
+// Prints one table: median of 30 timed runs (events) after 3 warm-ups, and the
+// largest difference from the first variant of its group.
+//
+//   nvcc -O3 -arch=sm_90 -o probe bench/probes/gather_scatter.cu && ./probe
+#include "probe.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <algorithm>
+#include <vector>
+
+
+static int sms;
+
+template <class F> static double
+median_ms(F f)
+{
+	cudaEvent_t a, b;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 3; i++)
+		f();
+	CK(cudaDeviceSynchronize());
+	std::vector<float> t;
+	for (int i = 0; i < 30; i++) {
+		CK(cudaEventRecord(a));
+		f();
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, a, b));
+		t.push_back(ms);
+	}
+	CK(cudaGetLastError());
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+static __device__ __forceinline__ float4
+keep_ld(const float4 *p)
+{
+	unsigned long long pol;
+	float4 r;
+	asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+	asm("ld.global.nc.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+	    : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w) : "l"(p), "l"(pol));
+	return r;
+}
+
+/* ---------------- embedding: out[t, :] = table[ids[t], :] ---------------- */
+
+/* a warp per row, 16-byte accesses (the recipe's row point) */
+__global__ void __launch_bounds__(256) emb_warp(const long long *__restrict__ ids, const float *__restrict__ table,
+                                                float *__restrict__ out, int tokens, int dim, int stream)
+{
+	const int lane = threadIdx.x & 31;
+	for (long long t = (long long)blockIdx.x * 8 + threadIdx.x / 32; t < tokens; t += (long long)gridDim.x * 8) {
+		const float4 *src = reinterpret_cast<const float4 *>(table + ids[t] * dim);
+		float4 *dst = reinterpret_cast<float4 *>(out + t * dim);
+		for (int c = lane; c < dim / 4; c += 32) {
+			float4 v = __ldg(src + c);
+			if (stream)
+				__stcs(dst + c, v);
+			else
+				dst[c] = v;
+		}
+	}
+}
+
+/* a warp per row, a lane's 8 loads of a 1024-column row issued before its stores */
+__global__ void __launch_bounds__(256) emb_warp8(const long long *__restrict__ ids, const float *__restrict__ table,
+                                                 float *__restrict__ out, int tokens, int dim, int keep)
+{
+	const int lane = threadIdx.x & 31;
+	for (long long t = (long long)blockIdx.x * 8 + threadIdx.x / 32; t < tokens; t += (long long)gridDim.x * 8) {
+		const float4 *src = reinterpret_cast<const float4 *>(table + ids[t] * dim);
+		float4 *dst = reinterpret_cast<float4 *>(out + t * dim);
+		float4 v[8];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			v[u] = keep ? keep_ld(src + lane + 32 * u) : __ldg(src + lane + 32 * u);
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			__stcs(dst + lane + 32 * u, v[u]);
+	}
+}
+
+/* windows of the table: pass p copies the rows of the tokens whose id falls in the
+ * p-th of `passes` equal ranges of [0, rows), the first and last open-ended, so that
+ * while a pass runs the rows it reads fit in the L2 and a row that several tokens
+ * select comes from DRAM once */
+__global__ void __launch_bounds__(256) emb_window(const long long *__restrict__ ids, const float *__restrict__ table,
+                                                  float *__restrict__ out, int tokens, int dim, long long rows,
+                                                  int passes, int keep)
+{
+	const int lane = threadIdx.x & 31;
+	const long long warps = (long long)gridDim.x * 8;
+	const long long w0 = (long long)blockIdx.x * 8 + threadIdx.x / 32;
+	for (int p = 0; p < passes; p++) {
+		for (long long t = w0; t < tokens; t += warps) {
+			const long long id = ids[t];
+			long long win = id < 0 ? 0 : id * passes / rows;
+			if (win >= passes)
+				win = passes - 1;
+			if (win != p)
+				continue;
+			const float4 *src = reinterpret_cast<const float4 *>(table + id * dim);
+			float4 *dst = reinterpret_cast<float4 *>(out + t * dim);
+			float4 v[8];
+#pragma unroll
+			for (int u = 0; u < 8; u++)
+				v[u] = keep ? keep_ld(src + lane + 32 * u) : __ldg(src + lane + 32 * u);
+#pragma unroll
+			for (int u = 0; u < 8; u++)
+				__stcs(dst + lane + 32 * u, v[u]);
+		}
+	}
+}
+
+/* ---------------- weighted histogram: hist[bin[i]] += w[i] ---------------- */
+
+/* MODE 0: float atomicAdd into the block's shared copy (the recipe, copies=1)
+ * MODE 1: no atomics, a per-thread sum (what the loads alone cost)
+ * MODE 2: int atomicAdd into shared (the cost of an integer atomic, wrong sums)
+ * MODE 3: a copy per warp owned by that warp: __match_any_sync groups the lanes
+ *         of one bin, the group's lowest lane adds the group's sum with a plain
+ *         load and store (no atomic)
+ * MODE 4: float atomicAdd into a copy per warp
+ * MODE 5: a copy per warp owned by that warp, and a tag per bin: the lanes with
+ *         an element in range write their lane into the bin's tag, the lane
+ *         that reads its own lane back adds with a plain load and store, the
+ *         others try again (no atomic, no match) */
+template <int MODE>
+__global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, const float *__restrict__ w,
+                                                 float *__restrict__ hist, long long n, int nbins, int copies,
+                                                 float *__restrict__ sink, int fold)
+{
+	extern __shared__ float sh[];
+	for (int j = threadIdx.x; j < nbins * copies; j += blockDim.x)
+		sh[j] = 0;
+	__syncthreads();
+	float *mine = sh + ((threadIdx.x >> 5) % copies) * nbins;
+	const unsigned lane = threadIdx.x & 31;
+	float acc = 0;
+	const long long nv = n / 4;
+	const long long stride = (long long)gridDim.x * blockDim.x;
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += stride) {
+		const float4 wv = __ldg(reinterpret_cast<const float4 *>(w) + i);
+		const int4 bv = __ldg(reinterpret_cast<const int4 *>(bin) + i);
+		const float ws[4] = { wv.x, wv.y, wv.z, wv.w };
+		const int bs[4] = { bv.x, bv.y, bv.z, bv.w };
+#pragma unroll
+		for (int u = 0; u < 4; u++) {
+			const unsigned b = (unsigned)bs[u];
+			const float v = ws[u] * 0.5f;
+			if (MODE == 1) {
+				acc += v * (float)b;
+			} else if (MODE == 2) {
+				if (b < (unsigned)nbins)
+					atomicAdd(reinterpret_cast<int *>(mine) + b, (int)v);
+			} else if (MODE == 0 || MODE == 4) {
+				if (b < (unsigned)nbins)
+					atomicAdd(mine + b, v);
+				else
+					atomicAdd(hist + b, v);
+			} else if (MODE == 5) {
+				int *tag = reinterpret_cast<int *>(sh + copies * nbins) + (threadIdx.x >> 5) * nbins;
+				bool pend = b < (unsigned)nbins;
+				if (!pend)
+					atomicAdd(hist + b, v);
+				while (__any_sync(0xffffffffu, pend)) {
+					if (pend)
+						tag[b] = lane;
+					__syncwarp();
+					const bool won = pend && tag[b] == (int)lane;
+					if (won)
+						mine[b] += v;
+					__syncwarp();
+					pend = pend && !won;
+				}
+			} else {
+				const unsigned peers = __match_any_sync(0xffffffffu, b);
+				float s = v;
+				/* sum the group: every lane adds the values of its higher peers */
+				unsigned rest = peers & ~(1u << lane);
+				while (__any_sync(0xffffffffu, rest != 0)) {
+					const int src = rest ? __ffs(rest) - 1 : lane;
+					const float o = __shfl_sync(0xffffffffu, v, src);
+					if (rest) {
+						s += o;
+						rest &= rest - 1;
+					}
+				}
+				if ((peers & ((1u << lane) - 1)) == 0) {
+					if (b < (unsigned)nbins)
+						mine[b] += s;
+					else
+						atomicAdd(hist + b, s);
+				}
+				__syncwarp();
+			}
+		}
+	}
+	if (MODE == 1) {
+		if (acc == 12345.f)
+			sink[0] = acc;
+		return;
+	}
+	__syncthreads();
+	for (int j = threadIdx.x; j < nbins; j += blockDim.x) {
+		float v = 0;
+		for (int c = 0; c < copies; c++)
+			v += sh[c * nbins + j];
+		if (MODE == 2)
+			v = (float)__float_as_int(v);
+		if (fold)
+			atomicAdd(hist + j, v);
+		else
+			sink[(long long)blockIdx.x * nbins + j] = v;
+	}
+}
+
+__global__ void fold_partials(const float *__restrict__ part, float *__restrict__ hist, int blocks, int nbins)
+{
+	int j = blockIdx.x * blockDim.x + threadIdx.x;
+	if (j >= nbins)
+		return;
+	float v = 0;
+	for (int b = 0; b < blocks; b++)
+		v += part[(long long)b * nbins + j];
+	hist[j] = v;
+}
+
+int
+main(void)
+{
+	int dev = 0;
+	CK(cudaGetDevice(&dev));
+	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	cudaDeviceProp prop;
+	CK(cudaGetDeviceProperties(&prop, dev));
+	printf("# %s, %d SMs, L2 %d MB\n", prop.name, sms, prop.l2CacheSize >> 20);
+	srand(12345);
+
+	/* embedding, the suite's size */
+	const int tokens = 65536, vocab = 32000, dim = 1024;
+	std::vector<long long> hid(tokens);
+	for (auto &x : hid)
+		x = rand() % vocab;
+	std::vector<float> htab((size_t)vocab * dim);
+	for (auto &x : htab)
+		x = (float)rand() / RAND_MAX - 0.5f;
+	long long *ids;
+	float *table, *out, *out0;
+	CK(cudaMalloc(&ids, tokens * sizeof(long long)));
+	CK(cudaMalloc(&table, htab.size() * sizeof(float)));
+	CK(cudaMalloc(&out, (size_t)tokens * dim * sizeof(float)));
+	CK(cudaMalloc(&out0, (size_t)tokens * dim * sizeof(float)));
+	CK(cudaMemcpy(ids, hid.data(), tokens * sizeof(long long), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(table, htab.data(), htab.size() * sizeof(float), cudaMemcpyHostToDevice));
+	const size_t obytes = (size_t)tokens * dim * sizeof(float);
+	std::vector<float> h0(obytes / 4), h1(obytes / 4);
+	printf("%-44s %9s %9s\n", "variant", "ms", "maxdiff");
+	auto check = [&](const char *name, double ms) {
+		CK(cudaMemcpy(h1.data(), out, obytes, cudaMemcpyDeviceToHost));
+		double md = 0;
+		for (size_t i = 0; i < h1.size(); i++)
+			md = fmax(md, fabs((double)h1[i] - h0[i]));
+		printf("%-44s %9.4f %9.2g\n", name, ms, md);
+	};
+	int occ = 0;
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, emb_window, 256, 0));
+	{
+		double ms = median_ms([&] { emb_warp<<<tokens / 8, 256>>>(ids, table, out0, tokens, dim, 0); });
+		CK(cudaMemcpy(h0.data(), out0, obytes, cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(out, out0, obytes, cudaMemcpyDeviceToDevice));
+		check("emb warp/row grid=tokens/8", ms);
+	}
+	{
+		CK(cudaMemset(out, 0xff, obytes));
+		double ms = median_ms([&] { emb_warp<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, 1); });
+		check("emb warp/row stcs", ms);
+		CK(cudaMemset(out, 0xff, obytes));
+		ms = median_ms([&] { emb_warp<<<sms * occ, 256>>>(ids, table, out, tokens, dim, 1); });
+		check("emb warp/row stcs one wave", ms);
+	}
+	for (int keep = 0; keep < 2; keep++) {
+		CK(cudaMemset(out, 0xff, obytes));
+		double ms = median_ms([&] { emb_warp8<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, keep); });
+		check(keep ? "emb warp/row 8 in flight keep" : "emb warp/row 8 in flight", ms);
+	}
+	for (int passes : { 1, 4, 6, 8, 12 }) {
+		for (int keep = 0; keep < 2; keep++) {
+			CK(cudaMemset(out, 0xff, obytes));
+			double ms = median_ms([&] {
+				emb_window<<<sms * occ, 256>>>(ids, table, out, tokens, dim, vocab, passes, keep);
+			});
+			char name[64];
+			snprintf(name, sizeof name, "emb window passes=%d 8 in flight%s", passes, keep ? " keep" : "");
+			check(name, ms);
+		}
+	}
+	/* what L2 hits could buy: the same tokens folded onto a table that fits */
+	for (int hot : { 2000, 8000 }) {
+		std::vector<long long> hh2(hid);
+		for (auto &x : hh2)
+			x %= hot;
+		CK(cudaMemcpy(ids, hh2.data(), tokens * sizeof(long long), cudaMemcpyHostToDevice));
+		double ms = median_ms([&] { emb_warp8<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, 0); });
+		printf("%-44s %9.4f %9s\n", hot == 2000 ? "emb (ids mod 2000: 8 MB of rows)" : "emb (ids mod 8000: 33 MB of rows)", ms, "-");
+		CK(cudaMemcpy(ids, hid.data(), tokens * sizeof(long long), cudaMemcpyHostToDevice));
+	}
+	CK(cudaFree(out0));
+	CK(cudaFree(out));
+	CK(cudaFree(table));
+
+	/* weighted histogram, the suite's size */
+	const long long n = 1 << 25;
+	const int nbins = 1000;
+	std::vector<int> hb(n);
+	std::vector<float> hw(n);
+	std::vector<double> ref(nbins, 0.0);
+	for (long long i = 0; i < n; i++) {
+		hb[i] = rand() % nbins;
+		hw[i] = (float)rand() / RAND_MAX;
+		ref[hb[i]] += hw[i] * 0.5f;
+	}
+	int *bin;
+	float *w, *hist, *sink;
+	CK(cudaMalloc(&bin, n * sizeof(int)));
+	CK(cudaMalloc(&w, n * sizeof(float)));
+	CK(cudaMalloc(&hist, nbins * sizeof(float)));
+	CK(cudaMalloc(&sink, (size_t)sms * 64 * nbins * sizeof(float)));
+	CK(cudaMemcpy(bin, hb.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(w, hw.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+	std::vector<float> hh(nbins);
+	auto hcheck = [&](const char *name, double ms, bool judge) {
+		CK(cudaMemcpy(hh.data(), hist, nbins * sizeof(float), cudaMemcpyDeviceToHost));
+		double md = 0;
+		for (int j = 0; j < nbins; j++)
+			md = fmax(md, fabs(hh[j] - ref[j]) / fmax(1.0, fabs(ref[j])));
+		if (judge)
+			printf("%-44s %9.4f %9.2g\n", name, ms, md);
+		else
+			printf("%-44s %9.4f %9s\n", name, ms, "-");
+	};
+	for (int m = 0; m < 6; m++)
+		CK(cudaFuncSetAttribute(m == 0 ? wh_kernel<0> : m == 1 ? wh_kernel<1> : m == 2 ? wh_kernel<2> :
+		                        m == 3 ? wh_kernel<3> : m == 4 ? wh_kernel<4> : wh_kernel<5>,
+		                        cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+	for (int tpb : { 256, 512 }) {
+		for (int mode = 0; mode < 6; mode++) {
+			for (int fold = 1; fold >= 0; fold--) {
+				const int copies = (mode >= 3) ? tpb / 32 : 1;
+				const size_t sb = (size_t)copies * nbins * sizeof(float) * (mode == 5 ? 2 : 1);
+				if (sb > 200 * 1024 || (mode == 1 && fold == 0))
+					continue;
+				void (*k)(const int *, const float *, float *, long long, int, int, float *, int) =
+					mode == 0 ? wh_kernel<0> : mode == 1 ? wh_kernel<1> : mode == 2 ? wh_kernel<2> :
+					mode == 3 ? wh_kernel<3> : mode == 4 ? wh_kernel<4> : wh_kernel<5>;
+				int o = 0;
+				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, k, tpb, sb));
+				const int grid = sms * o;
+				double ms = median_ms([&] {
+					CK(cudaMemsetAsync(hist, 0, nbins * sizeof(float)));
+					k<<<grid, tpb, sb>>>(bin, w, hist, n, nbins, copies, sink, fold);
+					if (!fold && mode != 1)
+						fold_partials<<<(nbins + 255) / 256, 256>>>(sink, hist, grid, nbins);
+				});
+				char name[80];
+				static const char *mn[] = { "shared f32 atomic", "loads only", "shared int atomic",
+					                    "warp copy match_any", "warp copy f32 atomic", "warp copy tags" };
+				snprintf(name, sizeof name, "wh %s tpb=%d occ=%d %s", mn[mode], tpb, o,
+				         fold ? "fold=atomic" : "fold=2nd pass");
+				hcheck(name, ms, mode != 1 && mode != 2);
+			}
+		}
+	}
+	return 0;
+}
