@@ -35,7 +35,8 @@
  *
  * A scalar parameter the body divides by (i % seg) reaches the body as
  * egg_div<T> (fastdiv.h): each queued step carries its divisor prepared on the
- * host, a shift and mask for a power of two, a multiply for another value.
+ * host, a shift and mask for a power of two, a multiply for another value; the
+ * first point comes once more with the division as written.
  *
  * The points: TILE in {1024, 2048, 4096} by threads per block in {256, 512,
  * 1024}.  The reference always competes in the harness.
@@ -56,6 +57,8 @@
 
 static const int tiles[] = { 1024, 2048, 4096 };
 static const int threads[] = { 256, 512, 1024 };
+#define N_TILES (sizeof tiles / sizeof *tiles)
+#define N_TPB (sizeof threads / sizeof *threads)
 
 struct bf {
 	const struct egg_bundle *b;
@@ -874,28 +877,31 @@ butterfly_generate(const struct egg_bundle *b, const char *prefix, struct builti
 		tmpl = NULL;
 		added = -1;
 	}
-	for (size_t ti = 0; tmpl && ti < sizeof tiles / sizeof *tiles; ti++)
-		for (size_t bi = 0; bi < sizeof threads / sizeof *threads; bi++) {
-			char *p = egg_xasprintf("%s_c%zu", prefix, *n_cands);
-			char *vals[N_KEYS];
-			fill_values(&g, p, tiles[ti], threads[bi], fastdiv, vals);
-			struct strbuf src = STRBUF_INIT;
-			if (fd)
-				strbuf_addstr(&src, fd);
-			emit_template_fill(tmpl, keys, (const char *const *)vals, N_KEYS, &src);
-			rewrite_launcher(&g, p, &src);
-			*cands = egg_xrealloc(*cands, (*n_cands + 1) * sizeof **cands);
-			(*cands)[*n_cands].label = egg_xstrdup(vals[0]);
-			(*cands)[*n_cands].source = strbuf_detach(&src);
-			(*n_cands)++;
-			added++;
-			for (int i = 0; i < N_KEYS; i++)
-				free(vals[i]);
-			free(p);
-		}
+	/* the first point also without egg_div, the control a multiply may lose to */
+	int *plain = tmpl ? egg_xcalloc(g.k->n_params + 1, sizeof *plain) : NULL;
+	for (size_t pi = fd ? 0 : 1; tmpl && pi <= N_TILES * N_TPB; pi++) {
+		const size_t ti = pi ? (pi - 1) / N_TPB : 0, bi = pi ? (pi - 1) % N_TPB : 0;
+		char *p = egg_xasprintf("%s_c%zu", prefix, *n_cands);
+		char *vals[N_KEYS];
+		fill_values(&g, p, tiles[ti], threads[bi], pi ? fastdiv : plain, vals);
+		struct strbuf src = STRBUF_INIT;
+		if (fd && pi)
+			strbuf_addstr(&src, fd);
+		emit_template_fill(tmpl, keys, (const char *const *)vals, N_KEYS, &src);
+		rewrite_launcher(&g, p, &src);
+		*cands = egg_xrealloc(*cands, (*n_cands + 1) * sizeof **cands);
+		(*cands)[*n_cands].label = egg_xstrdup(vals[0]);
+		(*cands)[*n_cands].source = strbuf_detach(&src);
+		(*n_cands)++;
+		added++;
+		for (int i = 0; i < N_KEYS; i++)
+			free(vals[i]);
+		free(p);
+	}
 	free(tmpl);
 	free(fd);
 	free(fastdiv);
+	free(plain);
 	free(g.l);
 	if (u)
 		ast_unit_free(u);

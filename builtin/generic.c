@@ -588,20 +588,22 @@ generic_generate(const struct egg_bundle *b, const char *prefix, struct builtin_
 	int any_loop = 0, any_geometry = 0;
 	for (size_t i = 0; i < g.n_k; i++)
 		any_loop |= g.k[i].has_loop, any_geometry |= g.k[i].geometry_ok;
-	/* divisions by a launch's scalar through egg_div (fastdiv.h) in every point but
-	 * the first, when a kernel has such a divisor and the template is there */
+	/* divisions by a launch's scalar through egg_div (fastdiv.h): each point once
+	 * as it is and once with them, when a kernel has such a divisor and the
+	 * template is there (a multiply can lose to the division it replaces when
+	 * dividends are negative or the compiler shared one division between / and %) */
 	struct strbuf fderr = STRBUF_INIT;
 	char *fd = g.f && any_fastdiv(&g) ? fastdiv_prelude(&fderr) : NULL;
 	strbuf_release(&fderr);
-	/* points: as written (restrict, bounds), each other block size, unrolled, then as
-	 * written with fastdiv */
+	/* points: as written (restrict, bounds), each other block size, then unrolled */
 	struct strvec seen = STRVEC_INIT;
-	for (size_t pt = 0; g.f && pt < N_BLOCKS + 3; pt++) {
+	for (size_t pf = 0; g.f && pf < 2 * (N_BLOCKS + 2); pf++) {
+		size_t pt = pf / 2;
 		long block = pt >= 1 && pt <= N_BLOCKS ? blocks[pt - 1] : 0;
 		int unroll = pt == N_BLOCKS + 1;
-		int fastdiv = pt > 0 && fd;
+		int fastdiv = (int)(pf % 2);
 		if ((block && !any_geometry) || (unroll && !any_loop) || (block && as_written(&g, block)) ||
-		    (pt == N_BLOCKS + 2 && !fd))
+		    (fastdiv && !fd))
 			continue;
 		if (unroll && any_geometry)
 			block = 256;

@@ -134,17 +134,27 @@ __global__ void __launch_bounds__(256) emb_window(const long long *__restrict__ 
  * MODE 5: a copy per warp owned by that warp, and a tag per bin: the lanes with
  *         an element in range write their lane into the bin's tag, the lane
  *         that reads its own lane back adds with a plain load and store, the
- *         others try again (no atomic, no match) */
+ *         others try again (no atomic, no match)
+ * MODE 6: float atomicAdd (native at the L2) into the block's own copy in
+ *         global memory (sink, cleared by the block), folded by a second pass
+ * MODE 7: a quarter of the elements (each thread's fourth) as MODE 6, the rest
+ *         as MODE 0: the L2's atomic units and the shared memory's side by side */
 template <int MODE>
 __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, const float *__restrict__ w,
                                                  float *__restrict__ hist, long long n, int nbins, int copies,
                                                  float *__restrict__ sink, int fold)
 {
 	extern __shared__ float sh[];
-	for (int j = threadIdx.x; j < nbins * copies; j += blockDim.x)
+	for (int j = threadIdx.x; MODE != 6 && j < nbins * copies; j += blockDim.x)
 		sh[j] = 0;
 	__syncthreads();
 	float *mine = sh + ((threadIdx.x >> 5) % copies) * nbins;
+	float *priv = sink + (long long)blockIdx.x * nbins;
+	if (MODE >= 6) {
+		for (int j = threadIdx.x; j < nbins; j += blockDim.x)
+			priv[j] = 0;
+		__syncthreads();
+	}
 	const unsigned lane = threadIdx.x & 31;
 	float acc = 0;
 	const long long nv = n / 4;
@@ -163,7 +173,12 @@ __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, co
 			} else if (MODE == 2) {
 				if (b < (unsigned)nbins)
 					atomicAdd(reinterpret_cast<int *>(mine) + b, (int)v);
-			} else if (MODE == 0 || MODE == 4) {
+			} else if (MODE == 6 || (MODE == 7 && u == 3)) {
+				if (b < (unsigned)nbins)
+					atomicAdd(priv + b, v);
+				else
+					atomicAdd(hist + b, v);
+			} else if (MODE == 0 || MODE == 4 || MODE == 7) {
 				if (b < (unsigned)nbins)
 					atomicAdd(mine + b, v);
 				else
@@ -212,13 +227,15 @@ __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, co
 		return;
 	}
 	__syncthreads();
+	if (MODE == 6)
+		return;
 	for (int j = threadIdx.x; j < nbins; j += blockDim.x) {
-		float v = 0;
+		float v = MODE == 7 ? __ldcg(priv + j) : 0;
 		for (int c = 0; c < copies; c++)
 			v += sh[c * nbins + j];
 		if (MODE == 2)
 			v = (float)__float_as_int(v);
-		if (fold)
+		if (fold && MODE != 7)
 			atomicAdd(hist + j, v);
 		else
 			sink[(long long)blockIdx.x * nbins + j] = v;
@@ -237,8 +254,9 @@ __global__ void fold_partials(const float *__restrict__ part, float *__restrict_
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+	const bool only_scatter = argc > 1 && argv[1][0] == 's';
 	int dev = 0;
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -248,6 +266,7 @@ main(void)
 	srand(12345);
 
 	/* embedding, the suite's size */
+	if (!only_scatter) {
 	const int tokens = 65536, vocab = 32000, dim = 1024;
 	std::vector<long long> hid(tokens);
 	for (auto &x : hid)
@@ -318,6 +337,7 @@ main(void)
 	CK(cudaFree(out0));
 	CK(cudaFree(out));
 	CK(cudaFree(table));
+	}
 
 	/* weighted histogram, the suite's size */
 	const long long n = 1 << 25;
@@ -349,20 +369,24 @@ main(void)
 		else
 			printf("%-44s %9.4f %9s\n", name, ms, "-");
 	};
-	for (int m = 0; m < 6; m++)
+	for (int m = 0; m < 8; m++)
 		CK(cudaFuncSetAttribute(m == 0 ? wh_kernel<0> : m == 1 ? wh_kernel<1> : m == 2 ? wh_kernel<2> :
-		                        m == 3 ? wh_kernel<3> : m == 4 ? wh_kernel<4> : wh_kernel<5>,
+		                        m == 3 ? wh_kernel<3> : m == 4 ? wh_kernel<4> : m == 5 ? wh_kernel<5> :
+		                        m == 6 ? wh_kernel<6> : wh_kernel<7>,
 		                        cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
 	for (int tpb : { 256, 512 }) {
-		for (int mode = 0; mode < 6; mode++) {
+		for (int mode = 0; mode < 8; mode++) {
 			for (int fold = 1; fold >= 0; fold--) {
-				const int copies = (mode >= 3) ? tpb / 32 : 1;
-				const size_t sb = (size_t)copies * nbins * sizeof(float) * (mode == 5 ? 2 : 1);
-				if (sb > 200 * 1024 || (mode == 1 && fold == 0))
+				const int copies = (mode >= 3 && mode <= 5) ? tpb / 32 : 1;
+				size_t sb = (size_t)copies * nbins * sizeof(float) * (mode == 5 ? 2 : 1);
+				if (sb > 200 * 1024 || (mode == 1 && fold == 0) || (mode >= 6 && fold))
 					continue;
+				if (mode == 6)
+					sb = 0;
 				void (*k)(const int *, const float *, float *, long long, int, int, float *, int) =
 					mode == 0 ? wh_kernel<0> : mode == 1 ? wh_kernel<1> : mode == 2 ? wh_kernel<2> :
-					mode == 3 ? wh_kernel<3> : mode == 4 ? wh_kernel<4> : wh_kernel<5>;
+					mode == 3 ? wh_kernel<3> : mode == 4 ? wh_kernel<4> : mode == 5 ? wh_kernel<5> :
+					mode == 6 ? wh_kernel<6> : wh_kernel<7>;
 				int o = 0;
 				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, k, tpb, sb));
 				const int grid = sms * o;
@@ -374,7 +398,8 @@ main(void)
 				});
 				char name[80];
 				static const char *mn[] = { "shared f32 atomic", "loads only", "shared int atomic",
-					                    "warp copy match_any", "warp copy f32 atomic", "warp copy tags" };
+					                    "warp copy match_any", "warp copy f32 atomic", "warp copy tags",
+					                    "global block copy", "1/4 global 3/4 shared" };
 				snprintf(name, sizeof name, "wh %s tpb=%d occ=%d %s", mn[mode], tpb, o,
 				         fold ? "fold=atomic" : "fold=2nd pass");
 				hcheck(name, ms, mode != 1 && mode != 2);

@@ -54,7 +54,7 @@ void sort_segments__egg_c0(const float *keys, float *sorted, int n, int seg)
 			egg_sort_segments_c0_bitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 1: generic block=128 restrict fastdiv */
+/* candidate 1: generic restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -131,7 +131,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(128) egg_sort_segments_c1_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
+__global__ void __launch_bounds__(256) egg_sort_segments_c1_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -151,87 +151,11 @@ void sort_segments__egg_c1(const float *keys, float *sorted, int n, int seg)
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c1_bitonic_step<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(sorted, n, seg, j, k);
+			egg_sort_segments_c1_bitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 2: generic block=512 restrict fastdiv */
-/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
- * A kernel parameter that the body divides by is passed as egg_div<T>: the host
- * works out, once per launch, whether the divisor is a power of two (a shift and
- * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
- * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
- * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
- * is 0, negative or wider).  Every other use of the parameter sees T. */
-#ifndef EGG_BUILTIN_FASTDIV
-#define EGG_BUILTIN_FASTDIV
-#include <type_traits>
-static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
-{
-#ifdef __CUDA_ARCH__
-	return __umul64hi(a, b);
-#else
-	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-#endif
-}
-/* a < 0 without a comparison of an unsigned type with 0 */
-template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
-{
-	return std::is_signed<A>::value && (long long)a < 0;
-}
-template <class T> struct egg_div {
-	T v;
-	int shift;                /* log2(v) when v is a power of two, else -1 */
-	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
-	egg_div() = default;
-	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
-	{
-		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
-			const unsigned long long u = (unsigned long long)x;
-			if ((u & (u - 1)) == 0)
-				for (shift = 0; (1ull << shift) < u; shift++)
-					;
-			else
-				magic = 0xffffffffffffffffull / u + 1;
-		}
-	}
-	__host__ __device__ operator T() const { return v; }
-};
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
-{
-	typedef decltype(a / d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a >> d.shift);
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
-	}
-	return a / d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
-{
-	typedef decltype(a % d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
-	}
-	return a % d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a / d);
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a % d);
-}
-#endif
-__global__ void __launch_bounds__(512) egg_sort_segments_c2_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
+/* candidate 2: generic block=128 restrict */
+__global__ void __launch_bounds__(128) egg_sort_segments_c2_bitonic_step(float *__restrict__ v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -251,10 +175,10 @@ void sort_segments__egg_c2(const float *keys, float *sorted, int n, int seg)
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c2_bitonic_step<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(sorted, n, seg, j, k);
+			egg_sort_segments_c2_bitonic_step<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 3: generic block=1024 restrict fastdiv */
+/* candidate 3: generic block=128 restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -331,7 +255,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(1024) egg_sort_segments_c3_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
+__global__ void __launch_bounds__(128) egg_sort_segments_c3_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -351,10 +275,34 @@ void sort_segments__egg_c3(const float *keys, float *sorted, int n, int seg)
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c3_bitonic_step<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(sorted, n, seg, j, k);
+			egg_sort_segments_c3_bitonic_step<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 4: generic restrict fastdiv */
+/* candidate 4: generic block=512 restrict */
+__global__ void __launch_bounds__(512) egg_sort_segments_c4_bitonic_step(float *__restrict__ v, int n, int seg, int j, int k)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int partner = i ^ j;
+	if (partner > i) {
+		bool ascending = ((i % seg) & k) == 0;
+		float a = v[i], b = v[partner];
+		if ((a > b) == ascending) {
+			v[i] = b;
+			v[partner] = a;
+		}
+	}
+}
+void sort_segments__egg_c4(const float *keys, float *sorted, int n, int seg)
+{
+	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
+	for (int k = 2; k <= seg; k <<= 1)
+		for (int j = k >> 1; j > 0; j >>= 1)
+			egg_sort_segments_c4_bitonic_step<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(sorted, n, seg, j, k);
+}
+
+/* candidate 5: generic block=512 restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -431,7 +379,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(256) egg_sort_segments_c4_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
+__global__ void __launch_bounds__(512) egg_sort_segments_c5_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -446,15 +394,294 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c4_bitonic_step(float *
 		}
 	}
 }
-void sort_segments__egg_c4(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c5(const float *keys, float *sorted, int n, int seg)
 {
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c4_bitonic_step<<<(n + 255) / 256, 256>>>(sorted, n, seg, j, k);
+			egg_sort_segments_c5_bitonic_step<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 5: butterfly tile=1024 tpb=256 fastdiv */
+/* candidate 6: generic block=1024 restrict */
+__global__ void __launch_bounds__(1024) egg_sort_segments_c6_bitonic_step(float *__restrict__ v, int n, int seg, int j, int k)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int partner = i ^ j;
+	if (partner > i) {
+		bool ascending = ((i % seg) & k) == 0;
+		float a = v[i], b = v[partner];
+		if ((a > b) == ascending) {
+			v[i] = b;
+			v[partner] = a;
+		}
+	}
+}
+void sort_segments__egg_c6(const float *keys, float *sorted, int n, int seg)
+{
+	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
+	for (int k = 2; k <= seg; k <<= 1)
+		for (int j = k >> 1; j > 0; j >>= 1)
+			egg_sort_segments_c6_bitonic_step<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(sorted, n, seg, j, k);
+}
+
+/* candidate 7: generic block=1024 restrict fastdiv */
+/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
+ * A kernel parameter that the body divides by is passed as egg_div<T>: the host
+ * works out, once per launch, whether the divisor is a power of two (a shift and
+ * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
+ * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
+ * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
+ * is 0, negative or wider).  Every other use of the parameter sees T. */
+#ifndef EGG_BUILTIN_FASTDIV
+#define EGG_BUILTIN_FASTDIV
+#include <type_traits>
+static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
+{
+#ifdef __CUDA_ARCH__
+	return __umul64hi(a, b);
+#else
+	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+/* a < 0 without a comparison of an unsigned type with 0 */
+template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
+{
+	return std::is_signed<A>::value && (long long)a < 0;
+}
+template <class T> struct egg_div {
+	T v;
+	int shift;                /* log2(v) when v is a power of two, else -1 */
+	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
+	egg_div() = default;
+	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
+	{
+		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
+			const unsigned long long u = (unsigned long long)x;
+			if ((u & (u - 1)) == 0)
+				for (shift = 0; (1ull << shift) < u; shift++)
+					;
+			else
+				magic = 0xffffffffffffffffull / u + 1;
+		}
+	}
+	__host__ __device__ operator T() const { return v; }
+};
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
+{
+	typedef decltype(a / d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a >> d.shift);
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
+	}
+	return a / d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
+{
+	typedef decltype(a % d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
+	}
+	return a % d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a / d);
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a % d);
+}
+#endif
+__global__ void __launch_bounds__(1024) egg_sort_segments_c7_bitonic_step(float *__restrict__ v, int n, egg_div<int> seg, int j, int k)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int partner = i ^ j;
+	if (partner > i) {
+		bool ascending = ((i % seg) & k) == 0;
+		float a = v[i], b = v[partner];
+		if ((a > b) == ascending) {
+			v[i] = b;
+			v[partner] = a;
+		}
+	}
+}
+void sort_segments__egg_c7(const float *keys, float *sorted, int n, int seg)
+{
+	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
+	for (int k = 2; k <= seg; k <<= 1)
+		for (int j = k >> 1; j > 0; j >>= 1)
+			egg_sort_segments_c7_bitonic_step<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(sorted, n, seg, j, k);
+}
+
+/* candidate 8: butterfly tile=1024 tpb=256 */
+/* butterfly tile=1024 tpb=256: consecutive launches of bitonic_step whose accesses stay at i and
+ * i ^ (j) are queued on the host; while the offset is below 1024 every
+ * access of element i stays inside i's aligned tile of 1024 elements, so a run
+ * of up to egg_sort_segments_c8_cap launches is applied by one launch that loads each tile into
+ * shared memory once, runs every queued step's body there (the original body,
+ * one call per element a launch covered, a barrier between steps) and stores it
+ * once.  Other launches flush the queue and run the original kernel. */
+__global__ void egg_sort_segments_c8_bitonic_step(float *v, int n, int seg, int j, int k)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int partner = i ^ j;
+	if (partner > i) {
+		bool ascending = ((i % seg) & k) == 0;
+		float a = v[i], b = v[partner];
+		if ((a > b) == ascending) {
+			v[i] = b;
+			v[partner] = a;
+		}
+	}
+}
+
+/* the buffer as the body sees it: element x of the tile that starts at base */
+struct egg_sort_segments_c8_tile {
+	float *egg_s;
+	long long egg_base;
+	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
+};
+
+static __device__ __forceinline__ void egg_sort_segments_c8_body(struct egg_sort_segments_c8_tile v, int n, int seg, int j, int k, long long egg_x)
+{
+	int i = (unsigned)egg_x;
+	if (i >= n)
+		return;
+	int partner = i ^ j;
+	if (partner > i) {
+		bool ascending = ((i % seg) & k) == 0;
+		float a = v[i], b = v[partner];
+		if ((a > b) == ascending) {
+			v[i] = b;
+			v[partner] = a;
+		}
+	}
+}
+
+/* a step: the launch's arguments but the buffer, and its 1-D geometry */
+struct egg_sort_segments_c8_args {
+	int n;
+	int seg;
+	int j;
+	int k;
+	unsigned egg_grid, egg_block;
+	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
+};
+enum { egg_sort_segments_c8_cap = 3072 / sizeof(struct egg_sort_segments_c8_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c8_args)) : 64 };
+struct egg_sort_segments_c8_steps {
+	struct egg_sort_segments_c8_args s[egg_sort_segments_c8_cap];
+};
+struct egg_sort_segments_c8_queue {
+	float *buf;
+	long long extent, cover;
+	int n;
+	struct egg_sort_segments_c8_steps steps;
+};
+
+__global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c8_steps egg_steps)
+{
+	__shared__ float egg_s[1024];
+	const long long egg_base = (long long)blockIdx.x * 1024;
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
+		if (egg_base + egg_e < egg_extent)
+			egg_s[egg_e] = egg_buf[egg_base + egg_e];
+	}
+	__syncthreads();
+	const struct egg_sort_segments_c8_tile egg_t = { egg_s, egg_base };
+	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
+		const struct egg_sort_segments_c8_args egg_a = egg_steps.s[egg_k];
+		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+#pragma unroll
+		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+			const int egg_e = threadIdx.x + egg_r * 256;
+			/* slot e takes element x, a permutation of the tile (the threads of a
+			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+			 * and the body's test of the partner does not split the warp */
+			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+			if (egg_x < egg_cover)
+				egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+		}
+		__syncthreads();
+	}
+#pragma unroll
+	for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+		const int egg_e = threadIdx.x + egg_r * 256;
+		if (egg_base + egg_e < egg_extent)
+			egg_buf[egg_base + egg_e] = egg_s[egg_e];
+	}
+}
+
+static void egg_sort_segments_c8_flush(struct egg_sort_segments_c8_queue *egg_q)
+{
+	if (egg_q->n == 0)
+		return;
+	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
+	if (lim > 0)
+		egg_sort_segments_c8_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+	egg_q->n = 0;
+	egg_q->cover = 0;
+}
+
+/* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
+static void egg_sort_segments_c8_step(struct egg_sort_segments_c8_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+{
+	const long long egg_off = (long long)(j);
+	if (egg_off < 0 || egg_off >= 1024 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
+	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
+		egg_sort_segments_c8_flush(egg_q);
+		egg_sort_segments_c8_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		return;
+	}
+	if (egg_q->n == egg_sort_segments_c8_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c8_flush(egg_q);
+	egg_q->buf = v;
+	egg_q->extent = egg_extent;
+	struct egg_sort_segments_c8_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	egg_a->n = n;
+	egg_a->seg = seg;
+	egg_a->j = j;
+	egg_a->k = k;
+	egg_a->egg_grid = egg_grid.x;
+	egg_a->egg_block = egg_block.x;
+	egg_a->egg_hb = egg_off ? -1 : 5;
+	for (long long egg_o = egg_off; egg_o; egg_o >>= 1)
+		egg_a->egg_hb++;
+	const long long egg_cover = (long long)egg_grid.x * egg_block.x;
+	if (egg_cover > egg_q->cover)
+		egg_q->cover = egg_cover;
+}
+void sort_segments__egg_c8(const float *keys, float *sorted, int n, int seg)
+{
+	struct egg_sort_segments_c8_queue egg_bq;
+	egg_bq.n = 0;
+	egg_bq.cover = 0;
+	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
+	for (int k = 2; k <= seg; k <<= 1)
+		for (int j = k >> 1; j > 0; j >>= 1)
+			egg_sort_segments_c8_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c8_flush(&egg_bq);
+}
+
+/* candidate 9: butterfly tile=1024 tpb=256 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -534,11 +761,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=1024 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
- * of up to egg_sort_segments_c5_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c9_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c5_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c9_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -555,13 +782,13 @@ __global__ void egg_sort_segments_c5_bitonic_step(float *v, int n, int seg, int 
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c5_tile {
+struct egg_sort_segments_c9_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c5_body(struct egg_sort_segments_c5_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c9_body(struct egg_sort_segments_c9_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -578,7 +805,7 @@ static __device__ __forceinline__ void egg_sort_segments_c5_body(struct egg_sort
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c5_args {
+struct egg_sort_segments_c9_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -586,18 +813,18 @@ struct egg_sort_segments_c5_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
-enum { egg_sort_segments_c5_cap = 3072 / sizeof(struct egg_sort_segments_c5_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c5_args)) : 64 };
-struct egg_sort_segments_c5_steps {
-	struct egg_sort_segments_c5_args s[egg_sort_segments_c5_cap];
+enum { egg_sort_segments_c9_cap = 3072 / sizeof(struct egg_sort_segments_c9_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c9_args)) : 64 };
+struct egg_sort_segments_c9_steps {
+	struct egg_sort_segments_c9_args s[egg_sort_segments_c9_cap];
 };
-struct egg_sort_segments_c5_queue {
+struct egg_sort_segments_c9_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c5_steps steps;
+	struct egg_sort_segments_c9_steps steps;
 };
 
-__global__ void __launch_bounds__(256) egg_sort_segments_c5_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c5_steps egg_steps)
+__global__ void __launch_bounds__(256) egg_sort_segments_c9_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c9_steps egg_steps)
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
@@ -608,9 +835,9 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c5_fused(float *__restr
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c5_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c9_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c5_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c9_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
@@ -622,7 +849,7 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c5_fused(float *__restr
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c5_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -634,32 +861,32 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c5_fused(float *__restr
 	}
 }
 
-static void egg_sort_segments_c5_flush(struct egg_sort_segments_c5_queue *egg_q)
+static void egg_sort_segments_c9_flush(struct egg_sort_segments_c9_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c5_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c9_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c5_step(struct egg_sort_segments_c5_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c9_step(struct egg_sort_segments_c9_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 1024 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c5_flush(egg_q);
-		egg_sort_segments_c5_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c9_flush(egg_q);
+		egg_sort_segments_c9_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c5_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c5_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c9_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c9_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c5_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c9_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -673,19 +900,19 @@ static void egg_sort_segments_c5_step(struct egg_sort_segments_c5_queue *egg_q, 
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c5(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c9(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c5_queue egg_bq;
+	struct egg_sort_segments_c9_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c5_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c5_flush(&egg_bq);
+			egg_sort_segments_c9_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c9_flush(&egg_bq);
 }
 
-/* candidate 6: butterfly tile=1024 tpb=512 fastdiv */
+/* candidate 10: butterfly tile=1024 tpb=512 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -765,11 +992,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=1024 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
- * of up to egg_sort_segments_c6_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c10_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c6_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c10_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -786,13 +1013,13 @@ __global__ void egg_sort_segments_c6_bitonic_step(float *v, int n, int seg, int 
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c6_tile {
+struct egg_sort_segments_c10_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c6_body(struct egg_sort_segments_c6_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c10_body(struct egg_sort_segments_c10_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -809,7 +1036,7 @@ static __device__ __forceinline__ void egg_sort_segments_c6_body(struct egg_sort
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c6_args {
+struct egg_sort_segments_c10_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -817,18 +1044,18 @@ struct egg_sort_segments_c6_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
-enum { egg_sort_segments_c6_cap = 3072 / sizeof(struct egg_sort_segments_c6_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c6_args)) : 64 };
-struct egg_sort_segments_c6_steps {
-	struct egg_sort_segments_c6_args s[egg_sort_segments_c6_cap];
+enum { egg_sort_segments_c10_cap = 3072 / sizeof(struct egg_sort_segments_c10_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c10_args)) : 64 };
+struct egg_sort_segments_c10_steps {
+	struct egg_sort_segments_c10_args s[egg_sort_segments_c10_cap];
 };
-struct egg_sort_segments_c6_queue {
+struct egg_sort_segments_c10_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c6_steps steps;
+	struct egg_sort_segments_c10_steps steps;
 };
 
-__global__ void __launch_bounds__(512) egg_sort_segments_c6_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c6_steps egg_steps)
+__global__ void __launch_bounds__(512) egg_sort_segments_c10_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c10_steps egg_steps)
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
@@ -839,9 +1066,9 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c6_fused(float *__restr
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c6_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c10_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c6_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c10_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
@@ -853,7 +1080,7 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c6_fused(float *__restr
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c6_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -865,32 +1092,32 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c6_fused(float *__restr
 	}
 }
 
-static void egg_sort_segments_c6_flush(struct egg_sort_segments_c6_queue *egg_q)
+static void egg_sort_segments_c10_flush(struct egg_sort_segments_c10_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c6_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c10_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c6_step(struct egg_sort_segments_c6_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c10_step(struct egg_sort_segments_c10_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 1024 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c6_flush(egg_q);
-		egg_sort_segments_c6_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c10_flush(egg_q);
+		egg_sort_segments_c10_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c6_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c6_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c10_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c10_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c6_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c10_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -904,19 +1131,19 @@ static void egg_sort_segments_c6_step(struct egg_sort_segments_c6_queue *egg_q, 
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c6(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c10(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c6_queue egg_bq;
+	struct egg_sort_segments_c10_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c6_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c6_flush(&egg_bq);
+			egg_sort_segments_c10_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c10_flush(&egg_bq);
 }
 
-/* candidate 7: butterfly tile=1024 tpb=1024 fastdiv */
+/* candidate 11: butterfly tile=1024 tpb=1024 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -996,11 +1223,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=1024 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
- * of up to egg_sort_segments_c7_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c11_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c7_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c11_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -1017,13 +1244,13 @@ __global__ void egg_sort_segments_c7_bitonic_step(float *v, int n, int seg, int 
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c7_tile {
+struct egg_sort_segments_c11_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c7_body(struct egg_sort_segments_c7_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c11_body(struct egg_sort_segments_c11_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -1040,7 +1267,7 @@ static __device__ __forceinline__ void egg_sort_segments_c7_body(struct egg_sort
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c7_args {
+struct egg_sort_segments_c11_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -1048,18 +1275,18 @@ struct egg_sort_segments_c7_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(1024) */
 };
-enum { egg_sort_segments_c7_cap = 3072 / sizeof(struct egg_sort_segments_c7_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c7_args)) : 64 };
-struct egg_sort_segments_c7_steps {
-	struct egg_sort_segments_c7_args s[egg_sort_segments_c7_cap];
+enum { egg_sort_segments_c11_cap = 3072 / sizeof(struct egg_sort_segments_c11_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c11_args)) : 64 };
+struct egg_sort_segments_c11_steps {
+	struct egg_sort_segments_c11_args s[egg_sort_segments_c11_cap];
 };
-struct egg_sort_segments_c7_queue {
+struct egg_sort_segments_c11_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c7_steps steps;
+	struct egg_sort_segments_c11_steps steps;
 };
 
-__global__ void __launch_bounds__(1024) egg_sort_segments_c7_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c7_steps egg_steps)
+__global__ void __launch_bounds__(1024) egg_sort_segments_c11_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c11_steps egg_steps)
 {
 	__shared__ float egg_s[1024];
 	const long long egg_base = (long long)blockIdx.x * 1024;
@@ -1070,9 +1297,9 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c7_fused(float *__rest
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c7_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c11_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c7_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c11_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
@@ -1084,7 +1311,7 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c7_fused(float *__rest
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c7_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -1096,32 +1323,32 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c7_fused(float *__rest
 	}
 }
 
-static void egg_sort_segments_c7_flush(struct egg_sort_segments_c7_queue *egg_q)
+static void egg_sort_segments_c11_flush(struct egg_sort_segments_c11_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c7_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c11_fused<<<(unsigned)((lim + 1024 - 1) / 1024), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c7_step(struct egg_sort_segments_c7_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c11_step(struct egg_sort_segments_c11_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 1024 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c7_flush(egg_q);
-		egg_sort_segments_c7_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c11_flush(egg_q);
+		egg_sort_segments_c11_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c7_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c7_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c11_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c11_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c7_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c11_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -1135,19 +1362,19 @@ static void egg_sort_segments_c7_step(struct egg_sort_segments_c7_queue *egg_q, 
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c7(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c11(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c7_queue egg_bq;
+	struct egg_sort_segments_c11_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c7_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c7_flush(&egg_bq);
+			egg_sort_segments_c11_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c11_flush(&egg_bq);
 }
 
-/* candidate 8: butterfly tile=2048 tpb=256 fastdiv */
+/* candidate 12: butterfly tile=2048 tpb=256 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1227,11 +1454,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=2048 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
- * of up to egg_sort_segments_c8_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c12_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c8_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c12_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -1248,13 +1475,13 @@ __global__ void egg_sort_segments_c8_bitonic_step(float *v, int n, int seg, int 
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c8_tile {
+struct egg_sort_segments_c12_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c8_body(struct egg_sort_segments_c8_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c12_body(struct egg_sort_segments_c12_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -1271,7 +1498,7 @@ static __device__ __forceinline__ void egg_sort_segments_c8_body(struct egg_sort
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c8_args {
+struct egg_sort_segments_c12_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -1279,18 +1506,18 @@ struct egg_sort_segments_c8_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
-enum { egg_sort_segments_c8_cap = 3072 / sizeof(struct egg_sort_segments_c8_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c8_args)) : 64 };
-struct egg_sort_segments_c8_steps {
-	struct egg_sort_segments_c8_args s[egg_sort_segments_c8_cap];
+enum { egg_sort_segments_c12_cap = 3072 / sizeof(struct egg_sort_segments_c12_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c12_args)) : 64 };
+struct egg_sort_segments_c12_steps {
+	struct egg_sort_segments_c12_args s[egg_sort_segments_c12_cap];
 };
-struct egg_sort_segments_c8_queue {
+struct egg_sort_segments_c12_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c8_steps steps;
+	struct egg_sort_segments_c12_steps steps;
 };
 
-__global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c8_steps egg_steps)
+__global__ void __launch_bounds__(256) egg_sort_segments_c12_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c12_steps egg_steps)
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
@@ -1301,9 +1528,9 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restr
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c8_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c12_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c8_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c12_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
@@ -1315,7 +1542,7 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restr
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -1327,32 +1554,32 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restr
 	}
 }
 
-static void egg_sort_segments_c8_flush(struct egg_sort_segments_c8_queue *egg_q)
+static void egg_sort_segments_c12_flush(struct egg_sort_segments_c12_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c8_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c12_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c8_step(struct egg_sort_segments_c8_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c12_step(struct egg_sort_segments_c12_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 2048 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c8_flush(egg_q);
-		egg_sort_segments_c8_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c12_flush(egg_q);
+		egg_sort_segments_c12_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c8_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c8_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c12_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c12_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c8_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c12_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -1366,19 +1593,19 @@ static void egg_sort_segments_c8_step(struct egg_sort_segments_c8_queue *egg_q, 
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c8(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c12(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c8_queue egg_bq;
+	struct egg_sort_segments_c12_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c8_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c8_flush(&egg_bq);
+			egg_sort_segments_c12_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c12_flush(&egg_bq);
 }
 
-/* candidate 9: butterfly tile=2048 tpb=512 fastdiv */
+/* candidate 13: butterfly tile=2048 tpb=512 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1458,11 +1685,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=2048 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
- * of up to egg_sort_segments_c9_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c13_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c9_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c13_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -1479,13 +1706,13 @@ __global__ void egg_sort_segments_c9_bitonic_step(float *v, int n, int seg, int 
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c9_tile {
+struct egg_sort_segments_c13_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c9_body(struct egg_sort_segments_c9_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c13_body(struct egg_sort_segments_c13_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -1502,7 +1729,7 @@ static __device__ __forceinline__ void egg_sort_segments_c9_body(struct egg_sort
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c9_args {
+struct egg_sort_segments_c13_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -1510,18 +1737,18 @@ struct egg_sort_segments_c9_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
-enum { egg_sort_segments_c9_cap = 3072 / sizeof(struct egg_sort_segments_c9_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c9_args)) : 64 };
-struct egg_sort_segments_c9_steps {
-	struct egg_sort_segments_c9_args s[egg_sort_segments_c9_cap];
+enum { egg_sort_segments_c13_cap = 3072 / sizeof(struct egg_sort_segments_c13_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c13_args)) : 64 };
+struct egg_sort_segments_c13_steps {
+	struct egg_sort_segments_c13_args s[egg_sort_segments_c13_cap];
 };
-struct egg_sort_segments_c9_queue {
+struct egg_sort_segments_c13_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c9_steps steps;
+	struct egg_sort_segments_c13_steps steps;
 };
 
-__global__ void __launch_bounds__(512) egg_sort_segments_c9_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c9_steps egg_steps)
+__global__ void __launch_bounds__(512) egg_sort_segments_c13_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c13_steps egg_steps)
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
@@ -1532,9 +1759,9 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c9_fused(float *__restr
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c9_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c13_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c9_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c13_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
@@ -1546,7 +1773,7 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c9_fused(float *__restr
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c13_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -1558,32 +1785,32 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c9_fused(float *__restr
 	}
 }
 
-static void egg_sort_segments_c9_flush(struct egg_sort_segments_c9_queue *egg_q)
+static void egg_sort_segments_c13_flush(struct egg_sort_segments_c13_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c9_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c13_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c9_step(struct egg_sort_segments_c9_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c13_step(struct egg_sort_segments_c13_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 2048 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c9_flush(egg_q);
-		egg_sort_segments_c9_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c13_flush(egg_q);
+		egg_sort_segments_c13_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c9_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c9_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c13_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c13_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c9_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c13_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -1597,19 +1824,19 @@ static void egg_sort_segments_c9_step(struct egg_sort_segments_c9_queue *egg_q, 
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c9(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c13(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c9_queue egg_bq;
+	struct egg_sort_segments_c13_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c9_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c9_flush(&egg_bq);
+			egg_sort_segments_c13_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c13_flush(&egg_bq);
 }
 
-/* candidate 10: butterfly tile=2048 tpb=1024 fastdiv */
+/* candidate 14: butterfly tile=2048 tpb=1024 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1689,11 +1916,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=2048 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
- * of up to egg_sort_segments_c10_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c14_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c10_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c14_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -1710,13 +1937,13 @@ __global__ void egg_sort_segments_c10_bitonic_step(float *v, int n, int seg, int
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c10_tile {
+struct egg_sort_segments_c14_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c10_body(struct egg_sort_segments_c10_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c14_body(struct egg_sort_segments_c14_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -1733,7 +1960,7 @@ static __device__ __forceinline__ void egg_sort_segments_c10_body(struct egg_sor
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c10_args {
+struct egg_sort_segments_c14_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -1741,18 +1968,18 @@ struct egg_sort_segments_c10_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(2048) */
 };
-enum { egg_sort_segments_c10_cap = 3072 / sizeof(struct egg_sort_segments_c10_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c10_args)) : 64 };
-struct egg_sort_segments_c10_steps {
-	struct egg_sort_segments_c10_args s[egg_sort_segments_c10_cap];
+enum { egg_sort_segments_c14_cap = 3072 / sizeof(struct egg_sort_segments_c14_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c14_args)) : 64 };
+struct egg_sort_segments_c14_steps {
+	struct egg_sort_segments_c14_args s[egg_sort_segments_c14_cap];
 };
-struct egg_sort_segments_c10_queue {
+struct egg_sort_segments_c14_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c10_steps steps;
+	struct egg_sort_segments_c14_steps steps;
 };
 
-__global__ void __launch_bounds__(1024) egg_sort_segments_c10_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c10_steps egg_steps)
+__global__ void __launch_bounds__(1024) egg_sort_segments_c14_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c14_steps egg_steps)
 {
 	__shared__ float egg_s[2048];
 	const long long egg_base = (long long)blockIdx.x * 2048;
@@ -1763,9 +1990,9 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c10_fused(float *__res
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c10_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c14_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c10_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c14_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
@@ -1777,7 +2004,7 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c10_fused(float *__res
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c14_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -1789,32 +2016,32 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c10_fused(float *__res
 	}
 }
 
-static void egg_sort_segments_c10_flush(struct egg_sort_segments_c10_queue *egg_q)
+static void egg_sort_segments_c14_flush(struct egg_sort_segments_c14_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c10_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c14_fused<<<(unsigned)((lim + 2048 - 1) / 2048), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c10_step(struct egg_sort_segments_c10_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c14_step(struct egg_sort_segments_c14_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 2048 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c10_flush(egg_q);
-		egg_sort_segments_c10_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c14_flush(egg_q);
+		egg_sort_segments_c14_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c10_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c10_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c14_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c14_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c10_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c14_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -1828,19 +2055,19 @@ static void egg_sort_segments_c10_step(struct egg_sort_segments_c10_queue *egg_q
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c10(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c14(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c10_queue egg_bq;
+	struct egg_sort_segments_c14_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c10_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c10_flush(&egg_bq);
+			egg_sort_segments_c14_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c14_flush(&egg_bq);
 }
 
-/* candidate 11: butterfly tile=4096 tpb=256 fastdiv */
+/* candidate 15: butterfly tile=4096 tpb=256 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1920,11 +2147,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=4096 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
- * of up to egg_sort_segments_c11_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c15_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c11_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c15_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -1941,13 +2168,13 @@ __global__ void egg_sort_segments_c11_bitonic_step(float *v, int n, int seg, int
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c11_tile {
+struct egg_sort_segments_c15_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c11_body(struct egg_sort_segments_c11_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c15_body(struct egg_sort_segments_c15_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -1964,7 +2191,7 @@ static __device__ __forceinline__ void egg_sort_segments_c11_body(struct egg_sor
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c11_args {
+struct egg_sort_segments_c15_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -1972,18 +2199,18 @@ struct egg_sort_segments_c11_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
-enum { egg_sort_segments_c11_cap = 3072 / sizeof(struct egg_sort_segments_c11_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c11_args)) : 64 };
-struct egg_sort_segments_c11_steps {
-	struct egg_sort_segments_c11_args s[egg_sort_segments_c11_cap];
+enum { egg_sort_segments_c15_cap = 3072 / sizeof(struct egg_sort_segments_c15_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c15_args)) : 64 };
+struct egg_sort_segments_c15_steps {
+	struct egg_sort_segments_c15_args s[egg_sort_segments_c15_cap];
 };
-struct egg_sort_segments_c11_queue {
+struct egg_sort_segments_c15_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c11_steps steps;
+	struct egg_sort_segments_c15_steps steps;
 };
 
-__global__ void __launch_bounds__(256) egg_sort_segments_c11_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c11_steps egg_steps)
+__global__ void __launch_bounds__(256) egg_sort_segments_c15_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c15_steps egg_steps)
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
@@ -1994,9 +2221,9 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c11_fused(float *__rest
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c11_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c15_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c11_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c15_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
@@ -2008,7 +2235,7 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c11_fused(float *__rest
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c15_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -2020,32 +2247,32 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c11_fused(float *__rest
 	}
 }
 
-static void egg_sort_segments_c11_flush(struct egg_sort_segments_c11_queue *egg_q)
+static void egg_sort_segments_c15_flush(struct egg_sort_segments_c15_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c11_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c15_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 256>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c11_step(struct egg_sort_segments_c11_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c15_step(struct egg_sort_segments_c15_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 4096 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c11_flush(egg_q);
-		egg_sort_segments_c11_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c15_flush(egg_q);
+		egg_sort_segments_c15_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c11_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c11_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c15_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c15_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c11_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c15_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -2059,19 +2286,19 @@ static void egg_sort_segments_c11_step(struct egg_sort_segments_c11_queue *egg_q
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c11(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c15(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c11_queue egg_bq;
+	struct egg_sort_segments_c15_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c11_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c11_flush(&egg_bq);
+			egg_sort_segments_c15_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c15_flush(&egg_bq);
 }
 
-/* candidate 12: butterfly tile=4096 tpb=512 fastdiv */
+/* candidate 16: butterfly tile=4096 tpb=512 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -2151,11 +2378,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=4096 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
- * of up to egg_sort_segments_c12_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c16_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c12_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c16_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -2172,13 +2399,13 @@ __global__ void egg_sort_segments_c12_bitonic_step(float *v, int n, int seg, int
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c12_tile {
+struct egg_sort_segments_c16_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c12_body(struct egg_sort_segments_c12_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c16_body(struct egg_sort_segments_c16_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -2195,7 +2422,7 @@ static __device__ __forceinline__ void egg_sort_segments_c12_body(struct egg_sor
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c12_args {
+struct egg_sort_segments_c16_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -2203,18 +2430,18 @@ struct egg_sort_segments_c12_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
-enum { egg_sort_segments_c12_cap = 3072 / sizeof(struct egg_sort_segments_c12_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c12_args)) : 64 };
-struct egg_sort_segments_c12_steps {
-	struct egg_sort_segments_c12_args s[egg_sort_segments_c12_cap];
+enum { egg_sort_segments_c16_cap = 3072 / sizeof(struct egg_sort_segments_c16_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c16_args)) : 64 };
+struct egg_sort_segments_c16_steps {
+	struct egg_sort_segments_c16_args s[egg_sort_segments_c16_cap];
 };
-struct egg_sort_segments_c12_queue {
+struct egg_sort_segments_c16_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c12_steps steps;
+	struct egg_sort_segments_c16_steps steps;
 };
 
-__global__ void __launch_bounds__(512) egg_sort_segments_c12_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c12_steps egg_steps)
+__global__ void __launch_bounds__(512) egg_sort_segments_c16_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c16_steps egg_steps)
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
@@ -2225,9 +2452,9 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c12_fused(float *__rest
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c12_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c16_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c12_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c16_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
@@ -2239,7 +2466,7 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c12_fused(float *__rest
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c16_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -2251,32 +2478,32 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c12_fused(float *__rest
 	}
 }
 
-static void egg_sort_segments_c12_flush(struct egg_sort_segments_c12_queue *egg_q)
+static void egg_sort_segments_c16_flush(struct egg_sort_segments_c16_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c12_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c16_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 512>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c12_step(struct egg_sort_segments_c12_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c16_step(struct egg_sort_segments_c16_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 4096 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c12_flush(egg_q);
-		egg_sort_segments_c12_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c16_flush(egg_q);
+		egg_sort_segments_c16_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c12_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c12_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c16_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c16_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c12_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c16_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -2290,19 +2517,19 @@ static void egg_sort_segments_c12_step(struct egg_sort_segments_c12_queue *egg_q
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c12(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c16(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c12_queue egg_bq;
+	struct egg_sort_segments_c16_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c12_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c12_flush(&egg_bq);
+			egg_sort_segments_c16_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c16_flush(&egg_bq);
 }
 
-/* candidate 13: butterfly tile=4096 tpb=1024 fastdiv */
+/* candidate 17: butterfly tile=4096 tpb=1024 fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -2382,11 +2609,11 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 /* butterfly tile=4096 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
- * of up to egg_sort_segments_c13_cap launches is applied by one launch that loads each tile into
+ * of up to egg_sort_segments_c17_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
  * once.  Other launches flush the queue and run the original kernel. */
-__global__ void egg_sort_segments_c13_bitonic_step(float *v, int n, int seg, int j, int k)
+__global__ void egg_sort_segments_c17_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -2403,13 +2630,13 @@ __global__ void egg_sort_segments_c13_bitonic_step(float *v, int n, int seg, int
 }
 
 /* the buffer as the body sees it: element x of the tile that starts at base */
-struct egg_sort_segments_c13_tile {
+struct egg_sort_segments_c17_tile {
 	float *egg_s;
 	long long egg_base;
 	__device__ __forceinline__ float &operator[](long long x) const { return egg_s[x - egg_base]; }
 };
 
-static __device__ __forceinline__ void egg_sort_segments_c13_body(struct egg_sort_segments_c13_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
+static __device__ __forceinline__ void egg_sort_segments_c17_body(struct egg_sort_segments_c17_tile v, int n, egg_div<int> seg, int j, int k, long long egg_x)
 {
 	int i = (unsigned)egg_x;
 	if (i >= n)
@@ -2426,7 +2653,7 @@ static __device__ __forceinline__ void egg_sort_segments_c13_body(struct egg_sor
 }
 
 /* a step: the launch's arguments but the buffer, and its 1-D geometry */
-struct egg_sort_segments_c13_args {
+struct egg_sort_segments_c17_args {
 	int n;
 	egg_div<int> seg;
 	int j;
@@ -2434,18 +2661,18 @@ struct egg_sort_segments_c13_args {
 	unsigned egg_grid, egg_block;
 	int egg_hb; /* the offset's highest set bit (5 for 0), below log2(4096) */
 };
-enum { egg_sort_segments_c13_cap = 3072 / sizeof(struct egg_sort_segments_c13_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c13_args)) : 64 };
-struct egg_sort_segments_c13_steps {
-	struct egg_sort_segments_c13_args s[egg_sort_segments_c13_cap];
+enum { egg_sort_segments_c17_cap = 3072 / sizeof(struct egg_sort_segments_c17_args) < 64 ? (int)(3072 / sizeof(struct egg_sort_segments_c17_args)) : 64 };
+struct egg_sort_segments_c17_steps {
+	struct egg_sort_segments_c17_args s[egg_sort_segments_c17_cap];
 };
-struct egg_sort_segments_c13_queue {
+struct egg_sort_segments_c17_queue {
 	float *buf;
 	long long extent, cover;
 	int n;
-	struct egg_sort_segments_c13_steps steps;
+	struct egg_sort_segments_c17_steps steps;
 };
 
-__global__ void __launch_bounds__(1024) egg_sort_segments_c13_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c13_steps egg_steps)
+__global__ void __launch_bounds__(1024) egg_sort_segments_c17_fused(float *__restrict__ egg_buf, long long egg_extent, int egg_n, const struct egg_sort_segments_c17_steps egg_steps)
 {
 	__shared__ float egg_s[4096];
 	const long long egg_base = (long long)blockIdx.x * 4096;
@@ -2456,9 +2683,9 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c13_fused(float *__res
 			egg_s[egg_e] = egg_buf[egg_base + egg_e];
 	}
 	__syncthreads();
-	const struct egg_sort_segments_c13_tile egg_t = { egg_s, egg_base };
+	const struct egg_sort_segments_c17_tile egg_t = { egg_s, egg_base };
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
-		const struct egg_sort_segments_c13_args egg_a = egg_steps.s[egg_k];
+		const struct egg_sort_segments_c17_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
 #pragma unroll
 		for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
@@ -2470,7 +2697,7 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c13_fused(float *__res
 			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
 			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
 			if (egg_x < egg_cover)
-				egg_sort_segments_c13_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+				egg_sort_segments_c17_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
 		}
 		__syncthreads();
 	}
@@ -2482,32 +2709,32 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c13_fused(float *__res
 	}
 }
 
-static void egg_sort_segments_c13_flush(struct egg_sort_segments_c13_queue *egg_q)
+static void egg_sort_segments_c17_flush(struct egg_sort_segments_c17_queue *egg_q)
 {
 	if (egg_q->n == 0)
 		return;
 	const long long lim = egg_q->cover < egg_q->extent ? egg_q->cover : egg_q->extent;
 	if (lim > 0)
-		egg_sort_segments_c13_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
+		egg_sort_segments_c17_fused<<<(unsigned)((lim + 4096 - 1) / 4096), 1024>>>(egg_q->buf, egg_q->extent, egg_q->n, egg_q->steps);
 	egg_q->n = 0;
 	egg_q->cover = 0;
 }
 
 /* a launch of bitonic_step on a buffer of egg_extent elements: queued, or run as written */
-static void egg_sort_segments_c13_step(struct egg_sort_segments_c13_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
+static void egg_sort_segments_c17_step(struct egg_sort_segments_c17_queue *egg_q, long long egg_extent, dim3 egg_grid, dim3 egg_block, float *v, int n, int seg, int j, int k)
 {
 	const long long egg_off = (long long)(j);
 	if (egg_off < 0 || egg_off >= 4096 || egg_grid.x == 0 || egg_grid.y != 1 || egg_grid.z != 1 ||
 	    egg_block.x == 0 || egg_block.x > 1024 || egg_block.y != 1 || egg_block.z != 1) {
-		egg_sort_segments_c13_flush(egg_q);
-		egg_sort_segments_c13_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
+		egg_sort_segments_c17_flush(egg_q);
+		egg_sort_segments_c17_bitonic_step<<<egg_grid, egg_block>>>(v, n, seg, j, k);
 		return;
 	}
-	if (egg_q->n == egg_sort_segments_c13_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
-		egg_sort_segments_c13_flush(egg_q);
+	if (egg_q->n == egg_sort_segments_c17_cap || (egg_q->n > 0 && (egg_q->buf != v || egg_q->extent != egg_extent)))
+		egg_sort_segments_c17_flush(egg_q);
 	egg_q->buf = v;
 	egg_q->extent = egg_extent;
-	struct egg_sort_segments_c13_args *egg_a = &egg_q->steps.s[egg_q->n++];
+	struct egg_sort_segments_c17_args *egg_a = &egg_q->steps.s[egg_q->n++];
 	egg_a->n = n;
 	egg_a->seg = seg;
 	egg_a->j = j;
@@ -2521,16 +2748,16 @@ static void egg_sort_segments_c13_step(struct egg_sort_segments_c13_queue *egg_q
 	if (egg_cover > egg_q->cover)
 		egg_q->cover = egg_cover;
 }
-void sort_segments__egg_c13(const float *keys, float *sorted, int n, int seg)
+void sort_segments__egg_c17(const float *keys, float *sorted, int n, int seg)
 {
-	struct egg_sort_segments_c13_queue egg_bq;
+	struct egg_sort_segments_c17_queue egg_bq;
 	egg_bq.n = 0;
 	egg_bq.cover = 0;
 	cudaMemcpy(sorted, keys, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice);
 	for (int k = 2; k <= seg; k <<= 1)
 		for (int j = k >> 1; j > 0; j >>= 1)
-			egg_sort_segments_c13_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
-	egg_sort_segments_c13_flush(&egg_bq);
+			egg_sort_segments_c17_step(&egg_bq, (long long)(n), (n + 255) / 256, 256, sorted, n, seg, j, k);
+	egg_sort_segments_c17_flush(&egg_bq);
 }
 
 #define EGG_CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -2634,7 +2861,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 1, egg_ref_ms, "generic block=128 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 1, egg_ref_ms, "generic restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2651,7 +2878,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2662,7 +2889,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 2, egg_ref_ms, "generic block=512 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 2, egg_ref_ms, "generic block=128 restrict", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2679,7 +2906,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2690,7 +2917,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 3, egg_ref_ms, "generic block=1024 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 3, egg_ref_ms, "generic block=128 restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2707,7 +2934,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2718,7 +2945,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 4, egg_ref_ms, "generic restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 4, egg_ref_ms, "generic block=512 restrict", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2735,7 +2962,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2746,7 +2973,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 5, egg_ref_ms, "butterfly tile=1024 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 5, egg_ref_ms, "generic block=512 restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2763,7 +2990,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2774,7 +3001,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 6, egg_ref_ms, "butterfly tile=1024 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 6, egg_ref_ms, "generic block=1024 restrict", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2791,7 +3018,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2802,7 +3029,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 7, egg_ref_ms, "butterfly tile=1024 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 7, egg_ref_ms, "generic block=1024 restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2819,7 +3046,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2830,7 +3057,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 8, egg_ref_ms, "butterfly tile=2048 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 8, egg_ref_ms, "butterfly tile=1024 tpb=256", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2847,7 +3074,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2858,7 +3085,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 9, egg_ref_ms, "butterfly tile=2048 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 9, egg_ref_ms, "butterfly tile=1024 tpb=256 fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2875,7 +3102,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256 fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2886,7 +3113,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 10, egg_ref_ms, "butterfly tile=2048 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 10, egg_ref_ms, "butterfly tile=1024 tpb=512 fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2903,7 +3130,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 10, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 10, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=512 fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2914,7 +3141,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 11, egg_ref_ms, "butterfly tile=4096 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 11, egg_ref_ms, "butterfly tile=1024 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2931,7 +3158,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 11, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 11, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=1024 fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2942,7 +3169,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 12, egg_ref_ms, "butterfly tile=4096 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 12, egg_ref_ms, "butterfly tile=2048 tpb=256 fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2959,7 +3186,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 12, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 12, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=256 fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -2970,7 +3197,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 13, egg_ref_ms, "butterfly tile=4096 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 13, egg_ref_ms, "butterfly tile=2048 tpb=512 fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -2987,7 +3214,119 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 13, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 13, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=512 fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		sort_segments__egg_c14(d_keys_c, d_sorted_c, n, seg);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 14, egg_ref_ms, "butterfly tile=2048 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		sort_segments__egg_c14(d_keys_c + 1, d_sorted_c + 1, n, seg);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c + 1, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) sort_segments__egg_c14(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) sort_segments__egg_c14(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 14, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=1024 fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		sort_segments__egg_c15(d_keys_c, d_sorted_c, n, seg);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 15, egg_ref_ms, "butterfly tile=4096 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		sort_segments__egg_c15(d_keys_c + 1, d_sorted_c + 1, n, seg);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c + 1, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) sort_segments__egg_c15(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) sort_segments__egg_c15(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 15, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=256 fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		sort_segments__egg_c16(d_keys_c, d_sorted_c, n, seg);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 16, egg_ref_ms, "butterfly tile=4096 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		sort_segments__egg_c16(d_keys_c + 1, d_sorted_c + 1, n, seg);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c + 1, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) sort_segments__egg_c16(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) sort_segments__egg_c16(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 16, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=512 fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		sort_segments__egg_c17(d_keys_c, d_sorted_c, n, seg);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 17, egg_ref_ms, "butterfly tile=4096 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		sort_segments__egg_c17(d_keys_c + 1, d_sorted_c + 1, n, seg);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c + 1, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_sorted, g_sorted, n_sorted, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) sort_segments__egg_c17(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) sort_segments__egg_c17(d_keys_c, d_sorted_c, n, seg);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 17, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=1024 fastdiv");
 	} while (0);
 	return 0;
 }

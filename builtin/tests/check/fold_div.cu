@@ -58,7 +58,7 @@ void fold__egg_c0(const float *in, float *out, int n, int cols, unsigned stride)
 	egg_fold_c0_fold_rows<<<(n + 255) / 256, 256>>>(in, out, n, cols, stride);
 }
 
-/* candidate 1: generic block=128 restrict fastdiv */
+/* candidate 1: generic restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -135,7 +135,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(128) egg_fold_c1_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+__global__ void __launch_bounds__(256) egg_fold_c1_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -157,87 +157,11 @@ __global__ void __launch_bounds__(128) egg_fold_c1_fold_rows(const float *__rest
 }
 void fold__egg_c1(const float *in, float *out, int n, int cols, unsigned stride)
 {
-	egg_fold_c1_fold_rows<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(in, out, n, cols, stride);
+	egg_fold_c1_fold_rows<<<(n + 255) / 256, 256>>>(in, out, n, cols, stride);
 }
 
-/* candidate 2: generic block=512 restrict fastdiv */
-/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
- * A kernel parameter that the body divides by is passed as egg_div<T>: the host
- * works out, once per launch, whether the divisor is a power of two (a shift and
- * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
- * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
- * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
- * is 0, negative or wider).  Every other use of the parameter sees T. */
-#ifndef EGG_BUILTIN_FASTDIV
-#define EGG_BUILTIN_FASTDIV
-#include <type_traits>
-static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
-{
-#ifdef __CUDA_ARCH__
-	return __umul64hi(a, b);
-#else
-	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-#endif
-}
-/* a < 0 without a comparison of an unsigned type with 0 */
-template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
-{
-	return std::is_signed<A>::value && (long long)a < 0;
-}
-template <class T> struct egg_div {
-	T v;
-	int shift;                /* log2(v) when v is a power of two, else -1 */
-	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
-	egg_div() = default;
-	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
-	{
-		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
-			const unsigned long long u = (unsigned long long)x;
-			if ((u & (u - 1)) == 0)
-				for (shift = 0; (1ull << shift) < u; shift++)
-					;
-			else
-				magic = 0xffffffffffffffffull / u + 1;
-		}
-	}
-	__host__ __device__ operator T() const { return v; }
-};
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
-{
-	typedef decltype(a / d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a >> d.shift);
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
-	}
-	return a / d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
-{
-	typedef decltype(a % d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
-	}
-	return a % d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a / d);
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a % d);
-}
-#endif
-__global__ void __launch_bounds__(512) egg_fold_c2_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+/* candidate 2: generic block=128 restrict */
+__global__ void __launch_bounds__(128) egg_fold_c2_fold_rows(const float *__restrict__ in, float *__restrict__ out, int n, int cols, unsigned stride)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -259,10 +183,10 @@ __global__ void __launch_bounds__(512) egg_fold_c2_fold_rows(const float *__rest
 }
 void fold__egg_c2(const float *in, float *out, int n, int cols, unsigned stride)
 {
-	egg_fold_c2_fold_rows<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(in, out, n, cols, stride);
+	egg_fold_c2_fold_rows<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(in, out, n, cols, stride);
 }
 
-/* candidate 3: generic block=1024 restrict fastdiv */
+/* candidate 3: generic block=128 restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -339,7 +263,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(1024) egg_fold_c3_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+__global__ void __launch_bounds__(128) egg_fold_c3_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -361,87 +285,11 @@ __global__ void __launch_bounds__(1024) egg_fold_c3_fold_rows(const float *__res
 }
 void fold__egg_c3(const float *in, float *out, int n, int cols, unsigned stride)
 {
-	egg_fold_c3_fold_rows<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(in, out, n, cols, stride);
+	egg_fold_c3_fold_rows<<<(unsigned)(((long long)(n) + 128 - 1) / 128), 128>>>(in, out, n, cols, stride);
 }
 
-/* candidate 4: generic block=256 restrict unroll=4 fastdiv */
-/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
- * A kernel parameter that the body divides by is passed as egg_div<T>: the host
- * works out, once per launch, whether the divisor is a power of two (a shift and
- * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
- * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
- * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
- * is 0, negative or wider).  Every other use of the parameter sees T. */
-#ifndef EGG_BUILTIN_FASTDIV
-#define EGG_BUILTIN_FASTDIV
-#include <type_traits>
-static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
-{
-#ifdef __CUDA_ARCH__
-	return __umul64hi(a, b);
-#else
-	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-#endif
-}
-/* a < 0 without a comparison of an unsigned type with 0 */
-template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
-{
-	return std::is_signed<A>::value && (long long)a < 0;
-}
-template <class T> struct egg_div {
-	T v;
-	int shift;                /* log2(v) when v is a power of two, else -1 */
-	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
-	egg_div() = default;
-	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
-	{
-		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
-			const unsigned long long u = (unsigned long long)x;
-			if ((u & (u - 1)) == 0)
-				for (shift = 0; (1ull << shift) < u; shift++)
-					;
-			else
-				magic = 0xffffffffffffffffull / u + 1;
-		}
-	}
-	__host__ __device__ operator T() const { return v; }
-};
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
-{
-	typedef decltype(a / d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a >> d.shift);
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
-	}
-	return a / d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
-{
-	typedef decltype(a % d.v) R;
-	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
-		if (d.shift >= 0)
-			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
-		if (d.magic)
-			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
-	}
-	return a % d.v;
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a / d);
-}
-template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
-static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
-{
-	return a = (A)(a % d);
-}
-#endif
-__global__ void __launch_bounds__(256) egg_fold_c4_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+/* candidate 4: generic block=512 restrict */
+__global__ void __launch_bounds__(512) egg_fold_c4_fold_rows(const float *__restrict__ in, float *__restrict__ out, int n, int cols, unsigned stride)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -451,7 +299,6 @@ __global__ void __launch_bounds__(256) egg_fold_c4_fold_rows(const float *__rest
 	int q = (r - 3) / cols;
 	unsigned u = (unsigned)i * 2654435761u % stride;
 	float acc = 0.0f;
-	#pragma unroll 4
 	for (int k = 0; k < c % 4; k++) {
 		if (in[(r * cols + k) % n] > 0.9f)
 			break;
@@ -464,10 +311,10 @@ __global__ void __launch_bounds__(256) egg_fold_c4_fold_rows(const float *__rest
 }
 void fold__egg_c4(const float *in, float *out, int n, int cols, unsigned stride)
 {
-	egg_fold_c4_fold_rows<<<(unsigned)(((long long)(n) + 256 - 1) / 256), 256>>>(in, out, n, cols, stride);
+	egg_fold_c4_fold_rows<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(in, out, n, cols, stride);
 }
 
-/* candidate 5: generic restrict fastdiv */
+/* candidate 5: generic block=512 restrict fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -544,7 +391,7 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-__global__ void __launch_bounds__(256) egg_fold_c5_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+__global__ void __launch_bounds__(512) egg_fold_c5_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n)
@@ -566,7 +413,265 @@ __global__ void __launch_bounds__(256) egg_fold_c5_fold_rows(const float *__rest
 }
 void fold__egg_c5(const float *in, float *out, int n, int cols, unsigned stride)
 {
-	egg_fold_c5_fold_rows<<<(n + 255) / 256, 256>>>(in, out, n, cols, stride);
+	egg_fold_c5_fold_rows<<<(unsigned)(((long long)(n) + 512 - 1) / 512), 512>>>(in, out, n, cols, stride);
+}
+
+/* candidate 6: generic block=1024 restrict */
+__global__ void __launch_bounds__(1024) egg_fold_c6_fold_rows(const float *__restrict__ in, float *__restrict__ out, int n, int cols, unsigned stride)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int r = i / cols, c = i % cols;
+	int m = (c - cols / 2) % cols;
+	int q = (r - 3) / cols;
+	unsigned u = (unsigned)i * 2654435761u % stride;
+	float acc = 0.0f;
+	for (int k = 0; k < c % 4; k++) {
+		if (in[(r * cols + k) % n] > 0.9f)
+			break;
+		acc += in[(r * cols + k) % n];
+	}
+	int src = r * cols + (cols - 1 - c);
+	if (src >= n)
+		src = i;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+}
+void fold__egg_c6(const float *in, float *out, int n, int cols, unsigned stride)
+{
+	egg_fold_c6_fold_rows<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(in, out, n, cols, stride);
+}
+
+/* candidate 7: generic block=1024 restrict fastdiv */
+/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
+ * A kernel parameter that the body divides by is passed as egg_div<T>: the host
+ * works out, once per launch, whether the divisor is a power of two (a shift and
+ * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
+ * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
+ * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
+ * is 0, negative or wider).  Every other use of the parameter sees T. */
+#ifndef EGG_BUILTIN_FASTDIV
+#define EGG_BUILTIN_FASTDIV
+#include <type_traits>
+static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
+{
+#ifdef __CUDA_ARCH__
+	return __umul64hi(a, b);
+#else
+	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+/* a < 0 without a comparison of an unsigned type with 0 */
+template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
+{
+	return std::is_signed<A>::value && (long long)a < 0;
+}
+template <class T> struct egg_div {
+	T v;
+	int shift;                /* log2(v) when v is a power of two, else -1 */
+	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
+	egg_div() = default;
+	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
+	{
+		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
+			const unsigned long long u = (unsigned long long)x;
+			if ((u & (u - 1)) == 0)
+				for (shift = 0; (1ull << shift) < u; shift++)
+					;
+			else
+				magic = 0xffffffffffffffffull / u + 1;
+		}
+	}
+	__host__ __device__ operator T() const { return v; }
+};
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
+{
+	typedef decltype(a / d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a >> d.shift);
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
+	}
+	return a / d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
+{
+	typedef decltype(a % d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
+	}
+	return a % d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a / d);
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a % d);
+}
+#endif
+__global__ void __launch_bounds__(1024) egg_fold_c7_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int r = i / cols, c = i % cols;
+	int m = (c - cols / 2) % cols;
+	int q = (r - 3) / cols;
+	unsigned u = (unsigned)i * 2654435761u % stride;
+	float acc = 0.0f;
+	for (int k = 0; k < c % 4; k++) {
+		if (in[(r * cols + k) % n] > 0.9f)
+			break;
+		acc += in[(r * cols + k) % n];
+	}
+	int src = r * cols + (cols - 1 - c);
+	if (src >= n)
+		src = i;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+}
+void fold__egg_c7(const float *in, float *out, int n, int cols, unsigned stride)
+{
+	egg_fold_c7_fold_rows<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(in, out, n, cols, stride);
+}
+
+/* candidate 8: generic block=256 restrict unroll=4 */
+__global__ void __launch_bounds__(256) egg_fold_c8_fold_rows(const float *__restrict__ in, float *__restrict__ out, int n, int cols, unsigned stride)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int r = i / cols, c = i % cols;
+	int m = (c - cols / 2) % cols;
+	int q = (r - 3) / cols;
+	unsigned u = (unsigned)i * 2654435761u % stride;
+	float acc = 0.0f;
+	#pragma unroll 4
+	for (int k = 0; k < c % 4; k++) {
+		if (in[(r * cols + k) % n] > 0.9f)
+			break;
+		acc += in[(r * cols + k) % n];
+	}
+	int src = r * cols + (cols - 1 - c);
+	if (src >= n)
+		src = i;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+}
+void fold__egg_c8(const float *in, float *out, int n, int cols, unsigned stride)
+{
+	egg_fold_c8_fold_rows<<<(unsigned)(((long long)(n) + 256 - 1) / 256), 256>>>(in, out, n, cols, stride);
+}
+
+/* candidate 9: generic block=256 restrict unroll=4 fastdiv */
+/* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
+ * A kernel parameter that the body divides by is passed as egg_div<T>: the host
+ * works out, once per launch, whether the divisor is a power of two (a shift and
+ * a mask) or another value below 2^32 (a 64-bit reciprocal, Lemire's exact
+ * 32-bit fastdiv and fastmod); x / d and x % d take the quick way when x is
+ * in [0, 2^32), the division as written otherwise (a negative x, a divisor that
+ * is 0, negative or wider).  Every other use of the parameter sees T. */
+#ifndef EGG_BUILTIN_FASTDIV
+#define EGG_BUILTIN_FASTDIV
+#include <type_traits>
+static __host__ __device__ __forceinline__ unsigned long long egg_mulhi64(unsigned long long a, unsigned long long b)
+{
+#ifdef __CUDA_ARCH__
+	return __umul64hi(a, b);
+#else
+	return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+/* a < 0 without a comparison of an unsigned type with 0 */
+template <class A> static __host__ __device__ __forceinline__ bool egg_negative(A a)
+{
+	return std::is_signed<A>::value && (long long)a < 0;
+}
+template <class T> struct egg_div {
+	T v;
+	int shift;                /* log2(v) when v is a power of two, else -1 */
+	unsigned long long magic; /* ceil(2^64 / v) for another v in [3, 2^32), else 0 */
+	egg_div() = default;
+	__host__ __device__ egg_div(T x) : v(x), shift(-1), magic(0)
+	{
+		if (x > 0 && (unsigned long long)x <= 0xffffffffull) {
+			const unsigned long long u = (unsigned long long)x;
+			if ((u & (u - 1)) == 0)
+				for (shift = 0; (1ull << shift) < u; shift++)
+					;
+			else
+				magic = 0xffffffffffffffffull / u + 1;
+		}
+	}
+	__host__ __device__ operator T() const { return v; }
+};
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator/(A a, const egg_div<T> &d) -> decltype(a / d.v)
+{
+	typedef decltype(a / d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a >> d.shift);
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic, (unsigned long long)a);
+	}
+	return a / d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ auto operator%(A a, const egg_div<T> &d) -> decltype(a % d.v)
+{
+	typedef decltype(a % d.v) R;
+	if (!egg_negative(a) && (unsigned long long)a <= 0xffffffffull) {
+		if (d.shift >= 0)
+			return (R)((unsigned long long)a & ((1ull << d.shift) - 1));
+		if (d.magic)
+			return (R)egg_mulhi64(d.magic * (unsigned long long)a, (unsigned long long)d.v);
+	}
+	return a % d.v;
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator/=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a / d);
+}
+template <class A, class T, class = typename std::enable_if<std::is_integral<A>::value>::type>
+static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> &d)
+{
+	return a = (A)(a % d);
+}
+#endif
+__global__ void __launch_bounds__(256) egg_fold_c9_fold_rows(const float *__restrict__ in, float *__restrict__ out, egg_div<int> n, egg_div<int> cols, egg_div<unsigned> stride)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	int r = i / cols, c = i % cols;
+	int m = (c - cols / 2) % cols;
+	int q = (r - 3) / cols;
+	unsigned u = (unsigned)i * 2654435761u % stride;
+	float acc = 0.0f;
+	#pragma unroll 4
+	for (int k = 0; k < c % 4; k++) {
+		if (in[(r * cols + k) % n] > 0.9f)
+			break;
+		acc += in[(r * cols + k) % n];
+	}
+	int src = r * cols + (cols - 1 - c);
+	if (src >= n)
+		src = i;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+}
+void fold__egg_c9(const float *in, float *out, int n, int cols, unsigned stride)
+{
+	egg_fold_c9_fold_rows<<<(unsigned)(((long long)(n) + 256 - 1) / 256), 256>>>(in, out, n, cols, stride);
 }
 
 #define EGG_CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -671,7 +776,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 1, egg_ref_ms, "generic block=128 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 1, egg_ref_ms, "generic restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
@@ -688,7 +793,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 1, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -699,7 +804,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 2, egg_ref_ms, "generic block=512 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 2, egg_ref_ms, "generic block=128 restrict", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
@@ -716,7 +821,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 2, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict");
 	} while (0);
 	do {
 		int ok = 1;
@@ -727,7 +832,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 3, egg_ref_ms, "generic block=1024 restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 3, egg_ref_ms, "generic block=128 restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
@@ -744,7 +849,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 3, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=128 restrict fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -755,7 +860,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 4, egg_ref_ms, "generic block=256 restrict unroll=4 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 4, egg_ref_ms, "generic block=512 restrict", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
@@ -772,7 +877,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=256 restrict unroll=4 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 4, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict");
 	} while (0);
 	do {
 		int ok = 1;
@@ -783,7 +888,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 5, egg_ref_ms, "generic restrict fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 5, egg_ref_ms, "generic block=512 restrict fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
@@ -800,7 +905,119 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic restrict fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 5, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=512 restrict fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		fold__egg_c6(d_in_c, d_out_c, n, cols, stride);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 6, egg_ref_ms, "generic block=1024 restrict", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		fold__egg_c6(d_in_c + 1, d_out_c + 1, n, cols, stride);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) fold__egg_c6(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) fold__egg_c6(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 6, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		fold__egg_c7(d_in_c, d_out_c, n, cols, stride);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 7, egg_ref_ms, "generic block=1024 restrict fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		fold__egg_c7(d_in_c + 1, d_out_c + 1, n, cols, stride);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) fold__egg_c7(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) fold__egg_c7(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 7, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=1024 restrict fastdiv");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		fold__egg_c8(d_in_c, d_out_c, n, cols, stride);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 8, egg_ref_ms, "generic block=256 restrict unroll=4", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		fold__egg_c8(d_in_c + 1, d_out_c + 1, n, cols, stride);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) fold__egg_c8(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) fold__egg_c8(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=256 restrict unroll=4");
+	} while (0);
+	do {
+		int ok = 1;
+		double err = 0;
+		egg_reset(1, 0);
+		fold__egg_c9(d_in_c, d_out_c, n, cols, stride);
+		cudaError_t egg_x = cudaGetLastError();
+		if (egg_x == cudaSuccess)
+			egg_x = cudaDeviceSynchronize();
+		if (egg_x != cudaSuccess) {
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "fold", 9, egg_ref_ms, "generic block=256 restrict unroll=4 fastdiv", cudaGetErrorString(egg_x));
+			break;
+		}
+		EGG_CK(cudaMemcpy(g_out, d_out_c, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(r_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		egg_reset(1, 1);
+		fold__egg_c9(d_in_c + 1, d_out_c + 1, n, cols, stride);
+		EGG_CK(cudaGetLastError());
+		EGG_CK(cudaDeviceSynchronize());
+		EGG_CK(cudaMemcpy(g_out, d_out_c + 1, n_out * sizeof(float), cudaMemcpyDeviceToHost));
+		{ double e = egg_err(m_out, g_out, n_out, 1e-4, 1e-5, &ok); if (e > err) err = e; }
+		for (int egg_k = 0; egg_k < 3; egg_k++) fold__egg_c9(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e0));
+		for (int egg_k = 0; egg_k < 20; egg_k++) fold__egg_c9(d_in_c, d_out_c, n, cols, stride);
+		EGG_CK(cudaEventRecord(egg_e1));
+		EGG_CK(cudaEventSynchronize(egg_e1));
+		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "fold", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "generic block=256 restrict unroll=4 fastdiv");
 	} while (0);
 	return 0;
 }
