@@ -407,6 +407,87 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 	return 0;
 }
 
+/* ---- elements that do nothing ---- */
+
+/* the partner: the local holding i ^ E, or i ^ E written out */
+static int
+is_partner(const struct bf *g, const struct ast_expr *e)
+{
+	e = generic_uncast(e);
+	if (g->partner && is_name(e, g->partner))
+		return 1;
+	const struct ast_expr *x = xor_offset(g, e);
+	return x && g->offset && same_expr(x, g->offset);
+}
+
+/* c is partner > i or i < partner, or a && with one of them: false for an
+ * element whose partner lies below it, since (i ^ E) > i exactly when the
+ * highest set bit of E is clear in i */
+static int
+upper_guard(const struct bf *g, const struct ast_expr *c)
+{
+	c = generic_uncast(c);
+	if (!c || c->kind != AST_BIN)
+		return 0;
+	if (strcmp(c->text, "&&") == 0)
+		return upper_guard(g, c->kids[0]) || upper_guard(g, c->kids[1]);
+	if (strcmp(c->text, ">") == 0)
+		return is_partner(g, c->kids[0]) && is_name(c->kids[1], g->index);
+	if (strcmp(c->text, "<") == 0)
+		return is_name(c->kids[0], g->index) && is_partner(g, c->kids[1]);
+	return 0;
+}
+
+/* no assignment, increment or call anywhere in e */
+static int
+pure(const struct ast_expr *e)
+{
+	if (!e)
+		return 1;
+	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_CALL ||
+	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!pure(e->kids[i]))
+			return 0;
+	return 1;
+}
+
+static int
+is_return(const struct ast_stmt *s)
+{
+	if (s && s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s && s->kind == AST_RETURN && !s->expr;
+}
+
+/* Does the body do nothing for an element whose partner lies below it?  After
+ * i's declaration it holds only declarations and early returns free of side
+ * effects, then, last, one if without else guarded by upper_guard.  The fused
+ * kernel then runs the body only for the lower element of each pair. */
+static int
+lower_only(const struct bf *g)
+{
+	const struct ast_stmt *body = g->k->body;
+	for (size_t s = 1; s < body->n_body; s++) {
+		const struct ast_stmt *st = body->body[s];
+		if (st->kind == AST_EMPTY || is_return(st))
+			continue;
+		if (st->kind == AST_DECL) {
+			for (size_t d = 0; d < st->n_decls; d++)
+				if (!pure(st->decls[d].init))
+					return 0;
+			continue;
+		}
+		if (st->kind != AST_IF || st->otherwise || !pure(st->expr))
+			return 0;
+		if (is_return(st->then))
+			continue;
+		return s == body->n_body - 1 && upper_guard(g, st->expr);
+	}
+	return 0;
+}
+
 /* ---- the launcher ---- */
 
 static void
@@ -766,7 +847,9 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fas
 	size_t n_fd = 0;
 	for (size_t i = 0; i < k->n_params; i++)
 		n_fd += fastdiv[i] != 0;
-	char *label = egg_xasprintf("butterfly tile=%d tpb=%d%s", tile, tpb, n_fd ? " fastdiv" : "");
+	const int lower = lower_only(g);
+	char *label = egg_xasprintf("butterfly tile=%d tpb=%d%s%s", tile, tpb, lower ? " pairs" : "",
+	                            n_fd ? " fastdiv" : "");
 	vals[0] = label;
 	vals[1] = egg_xstrdup(p);
 	vals[2] = t;
@@ -783,13 +866,14 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fas
 	vals[13] = strbuf_detach(&largs);
 	vals[14] = egg_xstrdup(k->params[g->buf].name);
 	vals[15] = strbuf_detach(&stores);
+	vals[18] = egg_xstrdup(lower ? "1" : "0");
 }
 
-#define N_KEYS 18
+#define N_KEYS 19
 static const char *const keys[N_KEYS] = { "LABEL", "P", "T", "TILE", "TPB", "KERNEL", "KERNEL_COPY",
 	                                  "BODY_PARAMS", "BODY", "FIELDS", "BODY_ARGS", "STEP_PARAMS",
 	                                  "OFFSET", "LAUNCH_ARGS", "BUF", "STORES", "INDEX_PARAMS",
-	                                  "INDEX_ARGS" };
+	                                  "INDEX_ARGS", "LOWER" };
 
 /* The launcher with its launches queued: the queue declared at its head, each
  * launch a call of the step function, a flush after the last statement holding

@@ -4,7 +4,9 @@
  * of up to @P@_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (@LOWER@), only
+ * the lower element of each pair is visited. */
 @KERNEL_COPY@
 /* the buffer as the body sees it: element x of the tile that starts at base */
 struct @P@_tile {
@@ -47,17 +49,30 @@ __global__ void __launch_bounds__(@TPB@) @P@_fused(@T@ *__restrict__ egg_buf, lo
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct @P@_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (@LOWER@) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * @TPB@;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				@P@_body(@BODY_ARGS@, @INDEX_ARGS@);
+			for (int egg_r = 0; egg_r < (@TILE@ / 2 + @TPB@ - 1) / @TPB@; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * @TPB@;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < @TILE@ / 2 && egg_x < egg_cover)
+					@P@_body(@BODY_ARGS@, @INDEX_ARGS@);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < @TILE@ / @TPB@; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * @TPB@;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					@P@_body(@BODY_ARGS@, @INDEX_ARGS@);
+			}
 		}
 		__syncthreads();
 	}

@@ -317,6 +317,16 @@ test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 	run_cmd b "$EMU_CHECK" "$T/emu3" builtins.cu
 	[ "$(cat b.rc)" -eq 0 ] || fail "built-ins: wrong or failed: $(grep -v 'correct=yes' b.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes butterfly' b.out)" 10 "butterfly candidates with the built-ins checked"
+	# a guard it does not read as "the partner lies above" visits every element
+	jq '.closure |= sub("if \\(partner > i\\)"; "if ((i & j) == 0)")
+		| .workloads = [[{"name": "n", "value": "5120"}, {"name": "seg", "value": "1024"}]]' \
+		"$DATA/bitonic.json" >anyguard.json || fail "jq"
+	"$EGG" generate --check-program anyguard.json >anyguard.cu || fail "generate"
+	grep -q 'if ((i & j) == 0)' anyguard.cu || fail "the guard was not replaced"
+	! grep -q 'butterfly tile=[0-9]* tpb=[0-9]* pairs' anyguard.cu || fail "pairs for a guard it cannot read"
+	run_cmd a "$EMU_CHECK" "$T/emu4" anyguard.cu
+	[ "$(cat a.rc)" -eq 0 ] || fail "any guard: wrong or failed: $(grep -v 'correct=yes' a.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes butterfly' a.out)" 10 "butterfly candidates visiting every element"
 	# and it sees a missing barrier between the queued steps
 	sed 's/^\t\t__syncthreads();$//' bit_1280.cu >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -4,7 +4,9 @@
  * is found by its structure and gets one candidate per tile and block size whose
  * launcher queues the launches and flushes after its loops; kernels and
  * launchers outside the shape (other indices, data-dependent partners, other
- * work between the launches) get none, with the reason.
+ * work between the launches) get none, with the reason.  A body whose effect is
+ * guarded by its partner lying above it visits the lower element of each pair
+ * only.
  */
 #include "config.h"
 #include <stdarg.h>
@@ -81,10 +83,10 @@ the_bitonic_launcher_is_fused_per_tile(void **state)
 		first++;
 	/* 3 tiles by 3 block sizes with seg passed as egg_div, the first also as written */
 	assert_int_equal(o.n_candidates - first, 10);
-	assert_string_equal(o.candidates[first].label, "butterfly tile=1024 tpb=256");
+	assert_string_equal(o.candidates[first].label, "butterfly tile=1024 tpb=256 pairs");
 	assert_null(strstr(o.candidates[first].source, "egg_div"));
-	assert_string_equal(o.candidates[first + 1].label, "butterfly tile=1024 tpb=256 fastdiv");
-	assert_string_equal(o.candidates[o.n_candidates - 1].label, "butterfly tile=4096 tpb=1024 fastdiv");
+	assert_string_equal(o.candidates[first + 1].label, "butterfly tile=1024 tpb=256 pairs fastdiv");
+	assert_string_equal(o.candidates[o.n_candidates - 1].label, "butterfly tile=4096 tpb=1024 pairs fastdiv");
 	/* the step's field and the body's parameter are egg_div; the fallback kernel keeps int */
 	const char *f = o.candidates[first + 1].source;
 	assert_non_null(strstr(f, "\tegg_div<int> seg;\n"));
@@ -177,6 +179,42 @@ launchers_with_other_work_between_launches_are_refused(void **state)
 	expect_refusal(NULL, bitonic_loops, NULL, NULL);
 }
 
+/* The label of the variant's first candidate says whether only the lower
+ * element of each pair is visited. */
+static void
+expect_pairs(const char *body, int pairs)
+{
+	struct builtin_output o;
+	struct strbuf why = STRBUF_INIT;
+	long n = butterfly_variant(body, NULL, &o, &why);
+	if (n <= 0)
+		fail_msg("no candidate: %s", why.buf);
+	if ((strstr(o.candidates[0].label, " pairs") != NULL) != pairs)
+		fail_msg("body:\n%s\nlabel '%s', pairs %d expected", body, o.candidates[0].label, pairs);
+	builtin_output_release(&o);
+	strbuf_release(&why);
+}
+
+static void
+bodies_guarded_by_the_upper_partner_visit_lower_elements_only(void **state)
+{
+	(void)state;
+	/* the guard as the last statement: partner > i, i < partner, i ^ j written
+	 * out, a conjunction; pure declarations and early returns before it */
+	expect_pairs("\tint partner = i ^ j;\n\tif (i < partner) {\n\t\tfloat a = v[i];\n"
+	             "\t\tv[i] = v[partner];\n\t\tv[partner] = a;\n\t}\n", 1);
+	expect_pairs("\tfloat a = v[i];\n\tif (i >= n - 1)\n\t\treturn;\n\tif ((i ^ j) > i && a > v[i ^ j]) {\n"
+	             "\t\tv[i] = v[i ^ j];\n\t\tv[i ^ j] = a;\n\t}\n", 1);
+	/* other guards, work outside the guard, an else, a call: every element visited */
+	expect_pairs("\tint partner = i ^ j;\n\tif ((i & j) == 0) {\n\t\tfloat a = v[i];\n"
+	             "\t\tv[i] = v[partner];\n\t\tv[partner] = a;\n\t}\n", 0);
+	expect_pairs("\tint partner = i ^ j;\n\tif (partner > i)\n\t\tv[partner] = v[i];\n\tv[i] += 1.0f;\n", 0);
+	expect_pairs("\tint partner = i ^ j;\n\tif (partner > i)\n\t\tv[partner] = v[i];\n"
+	             "\telse\n\t\tv[i] = 0.0f;\n", 0);
+	expect_pairs("\tint partner = i ^ j;\n\tfloat a = egg_touch(v[i]);\n\tif (partner > i)\n\t\tv[partner] = a;\n", 0);
+	expect_pairs("\tint partner = i ^ j;\n\tif (partner > i || k > 0)\n\t\tv[partner] = v[i];\n", 0);
+}
+
 static void
 shared_memory_in_the_closure_is_refused(void **state)
 {
@@ -193,6 +231,7 @@ main(void)
 		cmocka_unit_test(other_indices_and_data_dependent_partners_are_refused),
 		cmocka_unit_test(launchers_with_other_work_between_launches_are_refused),
 		cmocka_unit_test(shared_memory_in_the_closure_is_refused),
+		cmocka_unit_test(bodies_guarded_by_the_upper_partner_visit_lower_elements_only),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }

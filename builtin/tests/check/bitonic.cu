@@ -526,14 +526,16 @@ void sort_segments__egg_c7(const float *keys, float *sorted, int n, int seg)
 			egg_sort_segments_c7_bitonic_step<<<(unsigned)(((long long)(n) + 1024 - 1) / 1024), 1024>>>(sorted, n, seg, j, k);
 }
 
-/* candidate 8: butterfly tile=1024 tpb=256 */
-/* butterfly tile=1024 tpb=256: consecutive launches of bitonic_step whose accesses stay at i and
+/* candidate 8: butterfly tile=1024 tpb=256 pairs */
+/* butterfly tile=1024 tpb=256 pairs: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
  * of up to egg_sort_segments_c8_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c8_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -608,17 +610,30 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c8_fused(float *__restr
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c8_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (1024 / 2 + 256 - 1) / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 1024 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c8_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -681,7 +696,7 @@ void sort_segments__egg_c8(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c8_flush(&egg_bq);
 }
 
-/* candidate 9: butterfly tile=1024 tpb=256 fastdiv */
+/* candidate 9: butterfly tile=1024 tpb=256 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -758,13 +773,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=1024 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=1024 tpb=256 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
  * of up to egg_sort_segments_c9_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c9_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -839,17 +856,30 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c9_fused(float *__restr
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c9_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (1024 / 2 + 256 - 1) / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 1024 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 1024 / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c9_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -912,7 +942,7 @@ void sort_segments__egg_c9(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c9_flush(&egg_bq);
 }
 
-/* candidate 10: butterfly tile=1024 tpb=512 fastdiv */
+/* candidate 10: butterfly tile=1024 tpb=512 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -989,13 +1019,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=1024 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=1024 tpb=512 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
  * of up to egg_sort_segments_c10_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c10_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1070,17 +1102,30 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c10_fused(float *__rest
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c10_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (1024 / 2 + 512 - 1) / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 1024 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 1024 / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c10_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -1143,7 +1188,7 @@ void sort_segments__egg_c10(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c10_flush(&egg_bq);
 }
 
-/* candidate 11: butterfly tile=1024 tpb=1024 fastdiv */
+/* candidate 11: butterfly tile=1024 tpb=1024 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1220,13 +1265,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=1024 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=1024 tpb=1024 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 1024 every
  * access of element i stays inside i's aligned tile of 1024 elements, so a run
  * of up to egg_sort_segments_c11_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c11_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1301,17 +1348,30 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c11_fused(float *__res
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c11_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (1024 / 2 + 1024 - 1) / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 1024 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 1024 / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c11_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -1374,7 +1434,7 @@ void sort_segments__egg_c11(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c11_flush(&egg_bq);
 }
 
-/* candidate 12: butterfly tile=2048 tpb=256 fastdiv */
+/* candidate 12: butterfly tile=2048 tpb=256 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1451,13 +1511,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=2048 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=2048 tpb=256 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
  * of up to egg_sort_segments_c12_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c12_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1532,17 +1594,30 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c12_fused(float *__rest
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c12_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (2048 / 2 + 256 - 1) / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 2048 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 2048 / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c12_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -1605,7 +1680,7 @@ void sort_segments__egg_c12(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c12_flush(&egg_bq);
 }
 
-/* candidate 13: butterfly tile=2048 tpb=512 fastdiv */
+/* candidate 13: butterfly tile=2048 tpb=512 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1682,13 +1757,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=2048 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=2048 tpb=512 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
  * of up to egg_sort_segments_c13_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c13_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1763,17 +1840,30 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c13_fused(float *__rest
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c13_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c13_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (2048 / 2 + 512 - 1) / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 2048 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c13_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 2048 / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c13_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -1836,7 +1926,7 @@ void sort_segments__egg_c13(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c13_flush(&egg_bq);
 }
 
-/* candidate 14: butterfly tile=2048 tpb=1024 fastdiv */
+/* candidate 14: butterfly tile=2048 tpb=1024 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -1913,13 +2003,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=2048 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=2048 tpb=1024 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 2048 every
  * access of element i stays inside i's aligned tile of 2048 elements, so a run
  * of up to egg_sort_segments_c14_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c14_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1994,17 +2086,30 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c14_fused(float *__res
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c14_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c14_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (2048 / 2 + 1024 - 1) / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 2048 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c14_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 2048 / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c14_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -2067,7 +2172,7 @@ void sort_segments__egg_c14(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c14_flush(&egg_bq);
 }
 
-/* candidate 15: butterfly tile=4096 tpb=256 fastdiv */
+/* candidate 15: butterfly tile=4096 tpb=256 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -2144,13 +2249,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=4096 tpb=256 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=4096 tpb=256 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
  * of up to egg_sort_segments_c15_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c15_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2225,17 +2332,30 @@ __global__ void __launch_bounds__(256) egg_sort_segments_c15_fused(float *__rest
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c15_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 256;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c15_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (4096 / 2 + 256 - 1) / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 4096 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c15_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 4096 / 256; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 256;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c15_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -2298,7 +2418,7 @@ void sort_segments__egg_c15(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c15_flush(&egg_bq);
 }
 
-/* candidate 16: butterfly tile=4096 tpb=512 fastdiv */
+/* candidate 16: butterfly tile=4096 tpb=512 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -2375,13 +2495,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=4096 tpb=512 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=4096 tpb=512 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
  * of up to egg_sort_segments_c16_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c16_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2456,17 +2578,30 @@ __global__ void __launch_bounds__(512) egg_sort_segments_c16_fused(float *__rest
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c16_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 512;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c16_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (4096 / 2 + 512 - 1) / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 4096 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c16_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 4096 / 512; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 512;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c16_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -2529,7 +2664,7 @@ void sort_segments__egg_c16(const float *keys, float *sorted, int n, int seg)
 	egg_sort_segments_c16_flush(&egg_bq);
 }
 
-/* candidate 17: butterfly tile=4096 tpb=1024 fastdiv */
+/* candidate 17: butterfly tile=4096 tpb=1024 pairs fastdiv */
 /* egg builtin generator: division by a launch's scalar (guarded: several candidates may share a file).
  * A kernel parameter that the body divides by is passed as egg_div<T>: the host
  * works out, once per launch, whether the divisor is a power of two (a shift and
@@ -2606,13 +2741,15 @@ static __host__ __device__ __forceinline__ A &operator%=(A &a, const egg_div<T> 
 	return a = (A)(a % d);
 }
 #endif
-/* butterfly tile=4096 tpb=1024 fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
+/* butterfly tile=4096 tpb=1024 pairs fastdiv: consecutive launches of bitonic_step whose accesses stay at i and
  * i ^ (j) are queued on the host; while the offset is below 4096 every
  * access of element i stays inside i's aligned tile of 4096 elements, so a run
  * of up to egg_sort_segments_c17_cap launches is applied by one launch that loads each tile into
  * shared memory once, runs every queued step's body there (the original body,
  * one call per element a launch covered, a barrier between steps) and stores it
- * once.  Other launches flush the queue and run the original kernel. */
+ * once.  Other launches flush the queue and run the original kernel.  When the
+ * body does nothing for an element whose partner lies below it (1), only
+ * the lower element of each pair is visited. */
 __global__ void egg_sort_segments_c17_bitonic_step(float *v, int n, int seg, int j, int k)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2687,17 +2824,30 @@ __global__ void __launch_bounds__(1024) egg_sort_segments_c17_fused(float *__res
 	for (int egg_k = 0; egg_k < egg_n; egg_k++) {
 		const struct egg_sort_segments_c17_args egg_a = egg_steps.s[egg_k];
 		const long long egg_cover = (long long)egg_a.egg_grid * egg_a.egg_block;
+		if (1) {
+			/* the body does nothing for an element whose partner lies below it:
+			 * slot e takes the e-th lower element, e with a 0 inserted at bit hb */
 #pragma unroll
-		for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
-			const int egg_e = threadIdx.x + egg_r * 1024;
-			/* slot e takes element x, a permutation of the tile (the threads of a
-			 * launch run in any order): bits 5 and hb of e swapped, so that the 32
-			 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
-			 * and the body's test of the partner does not split the warp */
-			const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
-			const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
-			if (egg_x < egg_cover)
-				egg_sort_segments_c17_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			for (int egg_r = 0; egg_r < (4096 / 2 + 1024 - 1) / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				const int egg_lo = egg_e & ((1 << egg_a.egg_hb) - 1);
+				const long long egg_x = egg_base + (((egg_e - egg_lo) << 1) | egg_lo);
+				if (egg_e < 4096 / 2 && egg_x < egg_cover)
+					egg_sort_segments_c17_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
+		} else {
+#pragma unroll
+			for (int egg_r = 0; egg_r < 4096 / 1024; egg_r++) {
+				const int egg_e = threadIdx.x + egg_r * 1024;
+				/* slot e takes element x, a permutation of the tile (the threads of a
+				 * launch run in any order): bits 5 and hb of e swapped, so that the 32
+				 * slots of a warp (bit 5 fixed) hold only lower or only upper partners
+				 * and the body's test of the partner does not split the warp */
+				const int egg_d = ((egg_e >> egg_a.egg_hb) ^ (egg_e >> 5)) & 1;
+				const long long egg_x = egg_base + (egg_e ^ (egg_d << egg_a.egg_hb) ^ (egg_d << 5));
+				if (egg_x < egg_cover)
+					egg_sort_segments_c17_body(egg_t, egg_a.n, egg_a.seg, egg_a.j, egg_a.k, egg_x);
+			}
 		}
 		__syncthreads();
 	}
@@ -3057,7 +3207,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 8, egg_ref_ms, "butterfly tile=1024 tpb=256", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 8, egg_ref_ms, "butterfly tile=1024 tpb=256 pairs", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3074,7 +3224,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 8, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256 pairs");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3085,7 +3235,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 9, egg_ref_ms, "butterfly tile=1024 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 9, egg_ref_ms, "butterfly tile=1024 tpb=256 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3102,7 +3252,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 9, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=256 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3113,7 +3263,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 10, egg_ref_ms, "butterfly tile=1024 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 10, egg_ref_ms, "butterfly tile=1024 tpb=512 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3130,7 +3280,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 10, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 10, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=512 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3141,7 +3291,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 11, egg_ref_ms, "butterfly tile=1024 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 11, egg_ref_ms, "butterfly tile=1024 tpb=1024 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3158,7 +3308,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 11, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 11, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=1024 tpb=1024 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3169,7 +3319,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 12, egg_ref_ms, "butterfly tile=2048 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 12, egg_ref_ms, "butterfly tile=2048 tpb=256 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3186,7 +3336,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 12, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 12, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=256 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3197,7 +3347,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 13, egg_ref_ms, "butterfly tile=2048 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 13, egg_ref_ms, "butterfly tile=2048 tpb=512 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3214,7 +3364,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 13, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 13, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=512 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3225,7 +3375,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 14, egg_ref_ms, "butterfly tile=2048 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 14, egg_ref_ms, "butterfly tile=2048 tpb=1024 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3242,7 +3392,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 14, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 14, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=2048 tpb=1024 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3253,7 +3403,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 15, egg_ref_ms, "butterfly tile=4096 tpb=256 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 15, egg_ref_ms, "butterfly tile=4096 tpb=256 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3270,7 +3420,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 15, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=256 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 15, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=256 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3281,7 +3431,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 16, egg_ref_ms, "butterfly tile=4096 tpb=512 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 16, egg_ref_ms, "butterfly tile=4096 tpb=512 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3298,7 +3448,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 16, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=512 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 16, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=512 pairs fastdiv");
 	} while (0);
 	do {
 		int ok = 1;
@@ -3309,7 +3459,7 @@ int main(void)
 		if (egg_x == cudaSuccess)
 			egg_x = cudaDeviceSynchronize();
 		if (egg_x != cudaSuccess) {
-			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 17, egg_ref_ms, "butterfly tile=4096 tpb=1024 fastdiv", cudaGetErrorString(egg_x));
+			printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=0 max_err=inf correct=no %s (error: %s)\n", "sort_segments", 17, egg_ref_ms, "butterfly tile=4096 tpb=1024 pairs fastdiv", cudaGetErrorString(egg_x));
 			break;
 		}
 		EGG_CK(cudaMemcpy(g_sorted, d_sorted_c, n_sorted * sizeof(float), cudaMemcpyDeviceToHost));
@@ -3326,7 +3476,7 @@ int main(void)
 		EGG_CK(cudaEventRecord(egg_e1));
 		EGG_CK(cudaEventSynchronize(egg_e1));
 		EGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));
-		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 17, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=1024 fastdiv");
+		printf("CHECK %-16s %2d ref_ms=%.4f cand_ms=%.4f max_err=%.3g correct=%s %s\n", "sort_segments", 17, egg_ref_ms, egg_ms / 20.0, err, ok ? "yes" : "no", "butterfly tile=4096 tpb=1024 pairs fastdiv");
 	} while (0);
 	return 0;
 }
