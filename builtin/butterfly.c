@@ -453,14 +453,6 @@ pure(const struct ast_expr *e)
 	return 1;
 }
 
-static int
-is_return(const struct ast_stmt *s)
-{
-	if (s && s->kind == AST_BLOCK && s->n_body == 1)
-		s = s->body[0];
-	return s && s->kind == AST_RETURN && !s->expr;
-}
-
 /* Does the body do nothing for an element whose partner lies below it?  After
  * i's declaration it holds only declarations and early returns free of side
  * effects, then, last, one if without else guarded by upper_guard.  The fused
@@ -471,7 +463,7 @@ lower_only(const struct bf *g)
 	const struct ast_stmt *body = g->k->body;
 	for (size_t s = 1; s < body->n_body; s++) {
 		const struct ast_stmt *st = body->body[s];
-		if (st->kind == AST_EMPTY || is_return(st))
+		if (st->kind == AST_EMPTY || generic_is_bare_return(st))
 			continue;
 		if (st->kind == AST_DECL) {
 			for (size_t d = 0; d < st->n_decls; d++)
@@ -481,7 +473,7 @@ lower_only(const struct bf *g)
 		}
 		if (st->kind != AST_IF || st->otherwise || !pure(st->expr))
 			return 0;
-		if (is_return(st->then))
+		if (generic_is_bare_return(st->then))
 			continue;
 		return s == body->n_body - 1 && upper_guard(g, st->expr);
 	}

@@ -326,6 +326,14 @@ generic_is_builtin_x(const struct ast_expr *e, const char *builtin)
 }
 
 int
+generic_is_bare_return(const struct ast_stmt *s)
+{
+	if (s && s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s && s->kind == AST_RETURN && !s->expr;
+}
+
+int
 generic_is_thread_index(const struct ast_expr *e)
 {
 	e = generic_uncast(e);

@@ -157,14 +157,6 @@ guard_bound(const struct ast_expr *c, const char *name, int past)
 	return NULL;
 }
 
-static int
-is_bare_return(const struct ast_stmt *s)
-{
-	if (s && s->kind == AST_BLOCK && s->n_body == 1)
-		s = s->body[0];
-	return s && s->kind == AST_RETURN && !s->expr;
-}
-
 /* Numbers, names and operators over the kernel's unassigned scalar parameters. */
 static int
 invariant_bound(const struct ast_function *k, const struct ast_expr *e)
@@ -405,7 +397,7 @@ read_shape(const struct gen *g, struct rshape *r, struct strbuf *why)
 	r->index = &s0->decls[0];
 	const struct ast_stmt *guard = body->body[1];
 	const struct ast_expr *bound = NULL;
-	if (guard->kind == AST_IF && !guard->otherwise && is_bare_return(guard->then) &&
+	if (guard->kind == AST_IF && !guard->otherwise && generic_is_bare_return(guard->then) &&
 	    (bound = guard_bound(guard->expr, r->index->name, 1))) {
 		r->items = body->body + 2;
 		r->n_items = body->n_body - 2;

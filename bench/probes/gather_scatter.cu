@@ -90,6 +90,63 @@ __global__ void __launch_bounds__(256) emb_warp8(const long long *__restrict__ i
 	}
 }
 
+/* the tokens in the order of their ids, bucketed by id & (buckets - 1) (a
+ * counting sort when buckets >= the table's rows): count, scan, place */
+__global__ void emb_count(const long long *__restrict__ ids, int tokens, unsigned *cnt, unsigned mask)
+{
+	for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < tokens; t += gridDim.x * blockDim.x)
+		atomicAdd(&cnt[(unsigned)ids[t] & mask], 1u);
+}
+
+__global__ void __launch_bounds__(1024) emb_scan(unsigned *cnt, int buckets)
+{
+	__shared__ unsigned part[1024];
+	const int per = buckets / 1024, b0 = threadIdx.x * per;
+	unsigned s = 0;
+	for (int j = 0; j < per; j++)
+		s += cnt[b0 + j];
+	part[threadIdx.x] = s;
+	__syncthreads();
+	for (int off = 1; off < 1024; off <<= 1) {
+		unsigned v = threadIdx.x >= off ? part[threadIdx.x - off] : 0;
+		__syncthreads();
+		part[threadIdx.x] += v;
+		__syncthreads();
+	}
+	unsigned run = part[threadIdx.x] - s;
+	for (int j = 0; j < per; j++) {
+		unsigned c = cnt[b0 + j];
+		cnt[b0 + j] = run;
+		run += c;
+	}
+}
+
+__global__ void emb_place(const long long *__restrict__ ids, int tokens, unsigned *off, unsigned mask, int *perm)
+{
+	for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < tokens; t += gridDim.x * blockDim.x)
+		perm[atomicAdd(&off[(unsigned)ids[t] & mask], 1u)] = t;
+}
+
+/* a warp per row in the order perm gives */
+__global__ void __launch_bounds__(256) emb_sorted(const long long *__restrict__ ids, const float *__restrict__ table,
+                                                  float *__restrict__ out, int tokens, int dim,
+                                                  const int *__restrict__ perm, int keep)
+{
+	const int lane = threadIdx.x & 31;
+	for (long long s = (long long)blockIdx.x * 8 + threadIdx.x / 32; s < tokens; s += (long long)gridDim.x * 8) {
+		const long long t = perm[s];
+		const float4 *src = reinterpret_cast<const float4 *>(table + ids[t] * dim);
+		float4 *dst = reinterpret_cast<float4 *>(out + t * dim);
+		float4 v[8];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			v[u] = keep ? keep_ld(src + lane + 32 * u) : __ldg(src + lane + 32 * u);
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			__stcs(dst + lane + 32 * u, v[u]);
+	}
+}
+
 /* windows of the table: pass p copies the rows of the tokens whose id falls in the
  * p-th of `passes` equal ranges of [0, rows), the first and last open-ended, so that
  * while a pass runs the rows it reads fit in the L2 and a row that several tokens
@@ -323,6 +380,36 @@ main(int argc, char **argv)
 			snprintf(name, sizeof name, "emb window passes=%d 8 in flight%s", passes, keep ? " keep" : "");
 			check(name, ms);
 		}
+	}
+	{
+		unsigned *cnt;
+		int *perm;
+		CK(cudaMalloc(&cnt, 65536 * sizeof(unsigned)));
+		CK(cudaMalloc(&perm, tokens * sizeof(int)));
+		for (int buckets : { 4096, 8192, 32768, 65536 }) {
+			for (int keep = 0; keep < 2; keep++) {
+				auto sort = [&] {
+					CK(cudaMemsetAsync(cnt, 0, buckets * sizeof(unsigned)));
+					emb_count<<<tokens / 256, 256>>>(ids, tokens, cnt, buckets - 1);
+					emb_scan<<<1, 1024>>>(cnt, buckets);
+					emb_place<<<tokens / 256, 256>>>(ids, tokens, cnt, buckets - 1, perm);
+				};
+				CK(cudaMemset(out, 0xff, obytes));
+				double ms = median_ms([&] {
+					sort();
+					emb_sorted<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, perm, keep);
+				});
+				char name[80];
+				snprintf(name, sizeof name, "emb sorted buckets=%d%s (with the sort)", buckets, keep ? " keep" : "");
+				check(name, ms);
+				if (keep)
+					continue;
+				ms = median_ms(sort);
+				printf("%-44s %9.4f %9s\n", "  the sort alone", ms, "-");
+			}
+		}
+		CK(cudaFree(cnt));
+		CK(cudaFree(perm));
 	}
 	/* what L2 hits could buy: the same tokens folded onto a table that fits */
 	for (int hot : { 2000, 8000 }) {
