@@ -438,6 +438,21 @@ upper_guard(const struct bf *g, const struct ast_expr *c)
 	return 0;
 }
 
+/* no assignment, increment or call anywhere in e */
+static int
+pure(const struct ast_expr *e)
+{
+	if (!e)
+		return 1;
+	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_CALL ||
+	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
+		return 0;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!pure(e->kids[i]))
+			return 0;
+	return 1;
+}
+
 /* Does the body do nothing for an element whose partner lies below it?  After
  * i's declaration it holds only declarations and early returns free of side
  * effects, then, last, one if without else guarded by upper_guard.  The fused
@@ -452,11 +467,11 @@ lower_only(const struct bf *g)
 			continue;
 		if (st->kind == AST_DECL) {
 			for (size_t d = 0; d < st->n_decls; d++)
-				if (!generic_pure_expr(st->decls[d].init))
+				if (!pure(st->decls[d].init))
 					return 0;
 			continue;
 		}
-		if (st->kind != AST_IF || st->otherwise || !generic_pure_expr(st->expr))
+		if (st->kind != AST_IF || st->otherwise || !pure(st->expr))
 			return 0;
 		if (generic_is_bare_return(st->then))
 			continue;

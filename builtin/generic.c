@@ -326,20 +326,6 @@ generic_is_builtin_x(const struct ast_expr *e, const char *builtin)
 }
 
 int
-generic_pure_expr(const struct ast_expr *e)
-{
-	if (!e)
-		return 1;
-	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_CALL ||
-	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
-		return 0;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (!generic_pure_expr(e->kids[i]))
-			return 0;
-	return 1;
-}
-
-int
 generic_is_bare_return(const struct ast_stmt *s)
 {
 	if (s && s->kind == AST_BLOCK && s->n_body == 1)

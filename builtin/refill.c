@@ -37,20 +37,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The points: threads per block, waves of resident blocks in the grid, steps
- * of the element's loop a lane takes before it checks for a refill (more steps:
- * the refill's branch less often, a finished lane idle for at most steps - 1 of
- * them), and prefetch: the lane loads its next element while it works on this
- * one, so that a refill does not stall the warp for the next element's loads
- * (only when the statements before the loop are declarations without side
- * effects: running them early for the next element changes nothing). */
+/* The points: threads per block, waves of resident blocks in the grid, and
+ * steps of the element's loop a lane takes before it checks for a refill (more
+ * steps: the refill's branch less often, a finished lane idle for at most
+ * steps - 1 of them). */
 struct rpoint {
-	int tpb, waves, steps, prefetch;
+	int tpb, waves, steps;
 };
 
 static const struct rpoint points[] = {
-	{ 128, 1, 1, 0 }, { 128, 2, 1, 0 }, { 256, 1, 1, 0 }, { 256, 2, 1, 0 }, { 128, 1, 4, 0 },
-	{ 256, 1, 4, 0 }, { 128, 1, 4, 1 }, { 256, 1, 4, 1 }, { 256, 1, 8, 1 },
+	{ 128, 1, 1 }, { 128, 2, 1 }, { 256, 1, 1 }, { 256, 2, 1 }, { 128, 1, 4 }, { 256, 1, 4 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
@@ -471,10 +467,9 @@ hoisted_decl(const struct ast_decl *d, struct strbuf *out)
 	strbuf_addf(out, "\t%s %s;\n", type, d->name);
 }
 
-/* The declarations PRE (and a for loop's init) make, hoisted, their names in
- * seen (the index first); 0, or -1 with why. */
+/* The declarations PRE (and a for loop's init) make, hoisted; 0, or -1 with why. */
 static int
-write_hoisted(const struct rshape *r, struct strbuf *out, struct strvec *names, struct strbuf *why)
+write_hoisted(const struct rshape *r, struct strbuf *out, struct strbuf *why)
 {
 	struct strvec seen = STRVEC_INIT;
 	strvec_push(&seen, r->index->name);
@@ -498,60 +493,8 @@ write_hoisted(const struct rshape *r, struct strbuf *out, struct strvec *names, 
 			hoisted_decl(d, out);
 		}
 	}
-	for (size_t q = 0; q < seen.n; q++)
-		strvec_push(names, seen.v[q]);
 	strvec_clear(&seen);
 	return rc;
-}
-
-/* text with each whole-word name of names (not after . or ->) suffixed _egg_n:
- * the next element's copy of the lane's variables */
-static void
-add_renamed(const char *text, const struct strvec *names, struct strbuf *out)
-{
-	for (const char *p = text; *p;) {
-		size_t hit = 0;
-		if ((isalpha((unsigned char)*p) || *p == '_') &&
-		    (p == text || (!isalnum((unsigned char)p[-1]) && p[-1] != '_' && p[-1] != '.' &&
-		                   !(p[-1] == '>' && p - 1 > text && p[-2] == '-')))) {
-			size_t len = 0;
-			while (isalnum((unsigned char)p[len]) || p[len] == '_')
-				len++;
-			for (size_t q = 0; q < names->n && !hit; q++)
-				if (strlen(names->v[q]) == len && strncmp(p, names->v[q], len) == 0)
-					hit = len;
-			if (!hit) {
-				strbuf_add(out, p, len);
-				p += len;
-				continue;
-			}
-		}
-		if (hit) {
-			strbuf_add(out, p, hit);
-			strbuf_addstr(out, "_egg_n");
-			p += hit;
-		} else {
-			strbuf_addch(out, *p++);
-		}
-	}
-}
-
-/* PRE and the loop's init are declarations whose initializers have no side
- * effects: a lane may run them for its next element ahead of time. */
-static int
-prefetchable(const struct rshape *r)
-{
-	for (size_t i = 0; i <= r->loop_at; i++) {
-		const struct ast_stmt *s = i < r->loop_at ? r->items[i] : r->loop->init;
-		if (!s && i == r->loop_at)
-			continue;
-		if (!s || s->kind != AST_DECL)
-			return 0;
-		for (size_t j = 0; j < s->n_decls; j++)
-			if (!generic_pure_expr(s->decls[j].init))
-				return 0;
-	}
-	return 1;
 }
 
 /* A declaration's initializers as assignments, or the statement as written. */
@@ -574,16 +517,14 @@ write_as_assignment(const struct gen *g, const struct ast_stmt *s, size_t a, siz
 	return 0;
 }
 
-/* Loading element e (egg_e or egg_en): the index, then PRE and the loop's init
- * as assignments. */
+/* Loading element egg_e: the index, then PRE and the loop's init as assignments. */
 static int
-write_load(const struct gen *g, const struct rshape *r, const char *e, const char *indent,
-           struct strbuf *out)
+write_load(const struct gen *g, const struct rshape *r, const char *indent, struct strbuf *out)
 {
 	const char *type = r->index->type;
 	if (egg_str_starts(type, "const "))
 		type += 6;
-	strbuf_addf(out, "%s%s = (%s)%s;\n", indent, r->index->name, type, e);
+	strbuf_addf(out, "%s%s = (%s)egg_e;\n", indent, r->index->name, type);
 	int rc = 0;
 	for (size_t i = 0; i < r->loop_at && rc == 0; i++)
 		rc = write_as_assignment(g, r->items[i], r->items[i]->begin, r->items[i]->end, indent, out);
@@ -612,39 +553,14 @@ write_kernel(const struct gen *g, const struct rshape *r, const struct gkernel *
 	                 "\tconst long long egg_limit = (long long)(%s);\n"
 	                 "\tconst long long egg_end = egg_limit < egg_total ? egg_limit : egg_total;\n",
 	            r->limit);
-	struct strvec names = STRVEC_INIT;
-	struct strbuf hoisted = STRBUF_INIT, next1 = STRBUF_INIT, next2 = STRBUF_INIT;
-	const int pf = pt->prefetch && prefetchable(r);
-	int rc = write_hoisted(r, &hoisted, &names, why);
-	strbuf_add(out, hoisted.buf, hoisted.len);
-	if (rc == 0 && (write_load(g, r, "egg_e", "\t\t", &load1) != 0 ||
-	                write_load(g, r, pf ? "egg_en" : "egg_e", pf ? "\t\t\t\t\t" : "\t\t\t\t", &load2) != 0 ||
-	                write_load(g, r, "egg_en", "\t\t", &next1) != 0)) {
+	int rc = write_hoisted(r, out, why);
+	if (rc == 0 && (write_load(g, r, "\t\t", &load1) != 0 || write_load(g, r, "\t\t\t\t", &load2) != 0)) {
 		strbuf_addstr(why, "a declaration before the loop is not written out declarator by declarator");
 		rc = -1;
-	}
-	if (pf) {
-		/* the next element's variables, loaded one element ahead */
-		add_renamed(hoisted.buf, &names, out);
-		add_renamed(next1.buf, &names, &next2);
-		strbuf_reset(&next1);
-		strbuf_add(&next1, next2.buf, next2.len);
-		strbuf_reset(&next2);
-		add_renamed(load2.buf, &names, &next2);
-		strbuf_reset(&load2);
-		for (size_t q = 0; q < names.n; q++)
-			strbuf_addf(&load2, "\t\t\t\t%s = %s_egg_n;\n", names.v[q], names.v[q]);
-		strbuf_addf(&load2, "\t\t\t\tegg_e = egg_en;\n\t\t\t\tegg_en += egg_stride;\n"
-		                    "\t\t\t\tegg_live_n = egg_en < egg_end;\n\t\t\t\tif (egg_live_n) {\n%s\t\t\t\t}\n",
-		            next2.buf);
 	}
 	const struct ast_stmt *body = r->loop->then;
 	int cond_len = (int)(r->cond.b - r->cond.a);
 	strbuf_addf(out, "\tint egg_live = egg_e < egg_end;\n\tif (egg_live) {\n%s\t}\n", load1.buf);
-	if (pf)
-		strbuf_addf(out, "\tlong long egg_en = egg_e + egg_stride;\n"
-		                 "\tint egg_live_n = egg_live && egg_en < egg_end;\n\tif (egg_live_n) {\n%s\t}\n",
-		            next1.buf);
 	if (pt->steps == 1)
 		strbuf_addf(out, "\t/* one step of the element's loop, or finish it and load the next */\n"
 		                 "\twhile (egg_live) {\n\t\tif (%.*s) {\n\t\t\t",
@@ -663,19 +579,11 @@ write_kernel(const struct gen *g, const struct rshape *r, const struct gkernel *
 		strbuf_addf(out, "\t\t}\n\t\tif (egg_s < %d) {\n", pt->steps);
 	for (size_t i = r->loop_at + 1; i < r->n_items; i++)
 		strbuf_addf(out, "\t\t\t%.*s\n", (int)(r->items[i]->end - r->items[i]->begin), t + r->items[i]->begin);
-	if (pf)
-		strbuf_addf(out, "\t\t\tegg_live = egg_live_n;\n\t\t\tif (egg_live) {\n%s\t\t\t}\n\t\t}\n\t}\n}\n",
-		            load2.buf);
-	else
-		strbuf_addf(out, "\t\t\tegg_e += egg_stride;\n\t\t\tegg_live = egg_e < egg_end;\n"
-		                 "\t\t\tif (egg_live) {\n%s\t\t\t}\n\t\t}\n\t}\n}\n",
-		            load2.buf);
+	strbuf_addf(out, "\t\t\tegg_e += egg_stride;\n\t\t\tegg_live = egg_e < egg_end;\n"
+	                 "\t\t\tif (egg_live) {\n%s\t\t\t}\n\t\t}\n\t}\n}\n",
+	            load2.buf);
 	strbuf_release(&load1);
 	strbuf_release(&load2);
-	strbuf_release(&next1);
-	strbuf_release(&next2);
-	strbuf_release(&hoisted);
-	strvec_clear(&names);
 	return rc;
 }
 
@@ -773,13 +681,8 @@ refill_generate(const struct egg_bundle *b, const char *prefix, struct builtin_c
 			strbuf_addf(why, "%srefill '%s': %s", why->len ? "; " : "", r->k->name, no.buf);
 		strbuf_release(&no);
 	}
-	int any_prefetch = 0;
-	for (size_t i = 0; i < g.n_k; i++)
-		any_prefetch |= shapes[i].ok && prefetchable(&shapes[i]);
 	for (size_t p = 0; fit && p < N_POINTS; p++) {
 		const struct rpoint *pt = &points[p];
-		if (pt->prefetch && !any_prefetch)
-			continue;
 		struct strbuf src = STRBUF_INIT, label = STRBUF_INIT;
 		char *kp = egg_xasprintf("%s_c%zu", prefix, *n_cands);
 		int rc = emit(&g, shapes, kp, pt, &src, why);
@@ -791,8 +694,6 @@ refill_generate(const struct egg_bundle *b, const char *prefix, struct builtin_c
 		strbuf_addf(&label, "refill tpb=%d grid=%s", pt->tpb, pt->waves == 1 ? "wave" : "2waves");
 		if (pt->steps > 1)
 			strbuf_addf(&label, " steps=%d", pt->steps);
-		if (pt->prefetch)
-			strbuf_addstr(&label, " prefetch");
 		for (size_t i = 0; i < g.n_k; i++)
 			if (g.k[i].restrict_ok) {
 				strbuf_addstr(&label, " restrict");
