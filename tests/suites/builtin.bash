@@ -396,8 +396,9 @@ test_lane_refill_candidates_are_correct_on_a_cpu_stand_in() {
 		grep -q 'int n = (4097);' wide_odd.cu && grep -q 'int n = (100003);' wide.cu || fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" collatz.cu collatz_odd.cu collatz_tiny.cu wide_odd.cu wide.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes refill tpb=' e.out)" 30 "refill candidates checked"
+	expect_eq "$(grep -c 'correct=yes refill tpb=' e.out)" 45 "refill candidates checked"
 	expect_eq "$(grep -c 'correct=yes refill tpb=.* steps=4' e.out)" 10 "refill candidates of 4 steps checked"
+	expect_eq "$(grep -c 'correct=yes refill tpb=.* steps=16' e.out)" 5 "refill candidates of 16 steps checked"
 	# and it sees an element left unfinished: the store after the loop dropped
 	sed 's/^\t\t\tsteps\[i\] = k;$//' "$c" >nostore.cu
 	! cmp -s "$c" nostore.cu || fail "the store was not dropped"

@@ -70,7 +70,7 @@ the_collatz_bundle_gets_refill_candidates_with_one_loop_per_lane(void **state)
 	static const char *const labels[] = { "refill tpb=128 grid=wave restrict", "refill tpb=128 grid=2waves restrict",
 		                              "refill tpb=256 grid=wave restrict", "refill tpb=256 grid=2waves restrict" };
 	assert_int_equal(count(o.description, "refill:"), 1);
-	size_t first = o.n_candidates - 6;
+	size_t first = o.n_candidates - 9;
 	for (size_t i = 0; i < 4; i++) {
 		const char *s = o.candidates[first + i].source;
 		assert_string_equal(o.candidates[first + i].label, labels[i]);
@@ -93,6 +93,12 @@ the_collatz_bundle_gets_refill_candidates_with_one_loop_per_lane(void **state)
 	/* and points that take up to 4 steps before a lane looks for its next element */
 	assert_string_equal(o.candidates[first + 4].label, "refill tpb=128 grid=wave steps=4 restrict");
 	assert_string_equal(o.candidates[first + 5].label, "refill tpb=256 grid=wave steps=4 restrict");
+	/* and 8 or 16 */
+	assert_string_equal(o.candidates[first + 6].label, "refill tpb=128 grid=wave steps=8 restrict");
+	assert_string_equal(o.candidates[first + 7].label, "refill tpb=256 grid=wave steps=8 restrict");
+	assert_string_equal(o.candidates[first + 8].label, "refill tpb=256 grid=wave steps=16 restrict");
+	assert_non_null(strstr(o.candidates[first + 8].source, "\t\tfor (; egg_s < 16; egg_s++) {\n"));
+	assert_non_null(strstr(o.candidates[first + 8].source, "\t\tif (egg_s < 16) {\n\t\t\tsteps[i] = k;\n"));
 	const char *s4 = o.candidates[first + 4].source;
 	assert_int_equal(count(s4, "while ("), 1);
 	assert_non_null(strstr(s4, "\t\tfor (; egg_s < 4; egg_s++) {\n\t\t\tif (!(v > 1))\n\t\t\t\tbreak;\n"));
@@ -113,7 +119,7 @@ the_return_guard_and_a_for_loop_take_the_shape(void **state)
 	                          "        v = (v & 1) ? 3 * v + 1 : v >> 1;\n"
 	                          "    steps[i] = count;\n"),
 	                  &c, &why);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 9);
 	const char *s = c[0].source;
 	assert_non_null(strstr(s, "\tint i;\n\tlong long start;\n\tint count;\n\tlong long v;\n"));
 	assert_non_null(strstr(s, "start = x[i];\n\t\tcount = 0;\n\t\tv = start;\n"));
@@ -162,7 +168,7 @@ kernels_outside_the_shape_are_refused_with_a_reason(void **state)
 	                     "            for (int j = 0; j < 4; j++)\n                if (j == v) break;\n"
 	                     "            v = v / 2;\n            k++;\n        }\n        steps[i] = k;\n    }\n", idx);
 	size_t n = refill(variant(body), &c, &why);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 9);
 	free_candidates(c, n);
 	strbuf_release(&why);
 	free(body);
