@@ -127,6 +127,59 @@ __global__ void emb_place(const long long *__restrict__ ids, int tokens, unsigne
 		perm[atomicAdd(&off[(unsigned)ids[t] & mask], 1u)] = t;
 }
 
+/* the same counting sort in one launch of one block: counts in shared memory,
+ * keys read eight at a time per thread so that their loads overlap */
+__global__ void __launch_bounds__(1024) emb_sort1(const long long *__restrict__ ids, int tokens, int *perm)
+{
+	__shared__ unsigned cnt[4096];
+	__shared__ unsigned part[1024];
+	for (int j = threadIdx.x; j < 4096; j += 1024)
+		cnt[j] = 0;
+	__syncthreads();
+	for (int t0 = threadIdx.x; t0 < tokens; t0 += 8 * 1024) {
+		unsigned k[8];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			k[u] = t0 + u * 1024 < tokens ? (unsigned)__ldg(&ids[t0 + u * 1024]) & 4095u : 0xffffffffu;
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			if (k[u] != 0xffffffffu)
+				atomicAdd(&cnt[k[u]], 1u);
+	}
+	__syncthreads();
+	unsigned c4[4], s = 0;
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		c4[j] = cnt[threadIdx.x * 4 + j];
+		s += c4[j];
+	}
+	part[threadIdx.x] = s;
+	__syncthreads();
+	for (int off = 1; off < 1024; off <<= 1) {
+		unsigned v = threadIdx.x >= off ? part[threadIdx.x - off] : 0;
+		__syncthreads();
+		part[threadIdx.x] += v;
+		__syncthreads();
+	}
+	unsigned run = part[threadIdx.x] - s;
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		cnt[threadIdx.x * 4 + j] = run;
+		run += c4[j];
+	}
+	__syncthreads();
+	for (int t0 = threadIdx.x; t0 < tokens; t0 += 8 * 1024) {
+		unsigned k[8];
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			k[u] = t0 + u * 1024 < tokens ? (unsigned)__ldg(&ids[t0 + u * 1024]) & 4095u : 0xffffffffu;
+#pragma unroll
+		for (int u = 0; u < 8; u++)
+			if (k[u] != 0xffffffffu)
+				perm[atomicAdd(&cnt[k[u]], 1u)] = t0 + u * 1024;
+	}
+}
+
 /* a warp per row in the order perm gives */
 __global__ void __launch_bounds__(256) emb_sorted(const long long *__restrict__ ids, const float *__restrict__ table,
                                                   float *__restrict__ out, int tokens, int dim,
@@ -386,7 +439,23 @@ main(int argc, char **argv)
 		int *perm;
 		CK(cudaMalloc(&cnt, 65536 * sizeof(unsigned)));
 		CK(cudaMalloc(&perm, tokens * sizeof(int)));
-		for (int buckets : { 4096, 8192, 32768, 65536 }) {
+		{
+			CK(cudaMemset(out, 0xff, obytes));
+			double ms = median_ms([&] {
+				emb_sort1<<<1, 1024>>>(ids, tokens, perm);
+				emb_sorted<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, perm, 0);
+			});
+			check("emb sorted, one-block sort (with the sort)", ms);
+			ms = median_ms([&] { emb_sort1<<<1, 1024>>>(ids, tokens, perm); });
+			printf("%-44s %9.4f %9s\n", "  the one-block sort alone", ms, "-");
+			CK(cudaMemset(out, 0xff, obytes));
+			ms = median_ms([&] {
+				emb_sort1<<<1, 1024>>>(ids, tokens, perm);
+				emb_sorted<<<tokens / 8, 256>>>(ids, table, out, tokens, dim, perm, 1);
+			});
+			check("emb sorted, one-block sort keep (with the sort)", ms);
+		}
+		for (int buckets : { 4096 }) {
 			for (int keep = 0; keep < 2; keep++) {
 				auto sort = [&] {
 					CK(cudaMemsetAsync(cnt, 0, buckets * sizeof(unsigned)));
