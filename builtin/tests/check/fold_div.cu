@@ -24,7 +24,14 @@ __global__ void fold_rows(const float *in, float *out, int n, int cols, unsigned
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 
 void fold(const float *in, float *out, int n, int cols, unsigned stride)
@@ -51,7 +58,14 @@ __global__ void __launch_bounds__(256) egg_fold_c0_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c0(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -153,7 +167,14 @@ __global__ void __launch_bounds__(256) egg_fold_c1_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c1(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -179,7 +200,14 @@ __global__ void __launch_bounds__(128) egg_fold_c2_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c2(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -281,7 +309,14 @@ __global__ void __launch_bounds__(128) egg_fold_c3_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c3(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -307,7 +342,14 @@ __global__ void __launch_bounds__(512) egg_fold_c4_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c4(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -409,7 +451,14 @@ __global__ void __launch_bounds__(512) egg_fold_c5_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c5(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -435,7 +484,14 @@ __global__ void __launch_bounds__(1024) egg_fold_c6_fold_rows(const float *__res
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c6(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -537,7 +593,14 @@ __global__ void __launch_bounds__(1024) egg_fold_c7_fold_rows(const float *__res
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c7(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -564,7 +627,14 @@ __global__ void __launch_bounds__(256) egg_fold_c8_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c8(const float *in, float *out, int n, int cols, unsigned stride)
 {
@@ -667,7 +737,14 @@ __global__ void __launch_bounds__(256) egg_fold_c9_fold_rows(const float *__rest
 	int src = r * cols + (cols - 1 - c);
 	if (src >= n)
 		src = i;
-	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u);
+	char ch = (char)(i & 63);
+	unsigned short us = (unsigned short)(i & 0xffff);
+	long long big = (long long)i * 1000003LL - 7;
+	int q2 = i - 5;
+	q2 /= cols;
+	int w = ch / cols + us % stride + (int)(big % cols) + (int)(big / stride % 7);
+	w += (-cols < 0) + !cols + ((size_t)i < (size_t)cols) + ((i % cols) == (cols - 1)) + q2;
+	out[i] = acc + in[src] * 2.0f + (float)m + (float)q + (float)(u / stride) + (float)(u % 13u) + (float)w;
 }
 void fold__egg_c9(const float *in, float *out, int n, int cols, unsigned stride)
 {
