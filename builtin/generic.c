@@ -11,7 +11,9 @@
  *     depend on the block size beyond blockDim.x (no shared memory, barriers or
  *     warp shuffles in the closure, no literal of the old size in the kernel);
  *   - __launch_bounds__(block) when every launch of a kernel has that block;
- *   - "#pragma unroll 4" before the kernel's for loops (a hint: always safe).
+ *   - "#pragma unroll 4" before the kernel's for loops (a hint: always safe);
+ *   - a scalar parameter that the kernel divides by passed as egg_div<T>
+ *     (fastdiv.h): each point once as written and once with it.
  *
  * Launched kernels are copied under new names (PREFIX_cK_NAME) and the target's
  * text is kept but for its launches; kernel targets keep their header's name.
