@@ -463,7 +463,7 @@ lower_only(const struct bf *g)
 	const struct ast_stmt *body = g->k->body;
 	for (size_t s = 1; s < body->n_body; s++) {
 		const struct ast_stmt *st = body->body[s];
-		if (st->kind == AST_EMPTY || generic_is_bare_return(st))
+		if (st->kind == AST_EMPTY || ast_is_bare_return(st))
 			continue;
 		if (st->kind == AST_DECL) {
 			for (size_t d = 0; d < st->n_decls; d++)
@@ -473,7 +473,7 @@ lower_only(const struct bf *g)
 		}
 		if (st->kind != AST_IF || st->otherwise || !pure(st->expr))
 			return 0;
-		if (generic_is_bare_return(st->then))
+		if (ast_is_bare_return(st->then))
 			continue;
 		return s == body->n_body - 1 && upper_guard(g, st->expr);
 	}
@@ -795,7 +795,8 @@ add_body(const struct bf *g, struct strbuf *body, char **vals)
 }
 
 /* The template's values for point (tile, tpb); the strings are the caller's.
- * The parameters flagged in fastdiv reach the body as egg_div<T> (fastdiv.h). */
+ * The parameters flagged in fastdiv (NULL: none) reach the body as egg_div<T>
+ * (fastdiv.h). */
 static void
 fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fastdiv, char **vals)
 {
@@ -821,7 +822,7 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fas
 			strbuf_addstr(&bargs, "egg_t");
 			continue;
 		}
-		char *fd = fastdiv[i] ? fastdiv_type(d->type) : NULL;
+		char *fd = fastdiv && fastdiv[i] ? fastdiv_type(d->type) : NULL;
 		add_decl(d, fd ? fd : d->type, &bparams);
 		strbuf_addch(&fields, '\t');
 		add_decl(d, fd ? fd : field_type(d->type), &fields);
@@ -838,7 +839,7 @@ fill_values(const struct bf *g, const char *p, int tile, int tpb, const int *fas
 	generic_print_expr(g->offset, &off); /* host_offset admitted only printable forms */
 	size_t n_fd = 0;
 	for (size_t i = 0; i < k->n_params; i++)
-		n_fd += fastdiv[i] != 0;
+		n_fd += fastdiv && fastdiv[i];
 	const int lower = lower_only(g);
 	char *label = egg_xasprintf("butterfly tile=%d tpb=%d%s%s", tile, tpb, lower ? " pairs" : "",
 	                            n_fd ? " fastdiv" : "");
@@ -954,12 +955,11 @@ butterfly_generate(const struct egg_bundle *b, const char *prefix, struct builti
 		added = -1;
 	}
 	/* the first point also without egg_div, the control a multiply may lose to */
-	int *plain = tmpl ? egg_xcalloc(g.k->n_params + 1, sizeof *plain) : NULL;
 	for (size_t pi = fd ? 0 : 1; tmpl && pi <= N_TILES * N_TPB; pi++) {
 		const size_t ti = pi ? (pi - 1) / N_TPB : 0, bi = pi ? (pi - 1) % N_TPB : 0;
 		char *p = egg_xasprintf("%s_c%zu", prefix, *n_cands);
 		char *vals[N_KEYS];
-		fill_values(&g, p, tiles[ti], threads[bi], pi ? fastdiv : plain, vals);
+		fill_values(&g, p, tiles[ti], threads[bi], pi ? fastdiv : NULL, vals);
 		struct strbuf src = STRBUF_INIT;
 		if (fd && pi)
 			strbuf_addstr(&src, fd);
@@ -977,7 +977,6 @@ butterfly_generate(const struct egg_bundle *b, const char *prefix, struct builti
 	free(tmpl);
 	free(fd);
 	free(fastdiv);
-	free(plain);
 	free(g.l);
 	if (u)
 		ast_unit_free(u);

@@ -12,7 +12,6 @@
 #include "builtin/emit.h"
 #include "builtin/fastdiv.h"
 #include "builtin/generic.h"
-#include "builtin/generic_internal.h"
 #include "common/util.h"
 
 #include <string.h>
@@ -127,7 +126,7 @@ fastdiv_params(const char *text, const struct ast_function *k, int *flags)
 		if (!d->name || !integer_scalar(d->type) || !k->body)
 			continue;
 		struct use_count c = { d->name, 0, 0, 0 };
-		if (count_stmt(k->body, &c) || generic_assigned(k->body, d->name))
+		if (count_stmt(k->body, &c)) /* redeclared */
 			continue;
 		if (c.divisors == 0 || c.safe != c.uses ||
 		    generic_mentions(text, k->body_begin, k->end, d->name) != c.uses)

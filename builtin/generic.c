@@ -328,14 +328,6 @@ generic_is_builtin_x(const struct ast_expr *e, const char *builtin)
 }
 
 int
-generic_is_bare_return(const struct ast_stmt *s)
-{
-	if (s && s->kind == AST_BLOCK && s->n_body == 1)
-		s = s->body[0];
-	return s && s->kind == AST_RETURN && !s->expr;
-}
-
-int
 generic_is_thread_index(const struct ast_expr *e)
 {
 	e = generic_uncast(e);
@@ -560,7 +552,7 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, int fastdi
 		strbuf_addstr(label, " restrict");
 	if (unroll)
 		strbuf_addstr(label, " unroll=4");
-	if (fastdiv && any_fastdiv(g))
+	if (fastdiv)
 		strbuf_addstr(label, " fastdiv");
 	return edits ? 0 : -1;
 }

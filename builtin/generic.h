@@ -37,8 +37,5 @@ size_t generic_mentions(const char *text, size_t from, size_t to, const char *na
 const struct ast_expr *generic_uncast(const struct ast_expr *e);
 int generic_is_builtin_x(const struct ast_expr *e, const char *builtin);
 int generic_is_thread_index(const struct ast_expr *e);
-/* Is s "return;" (alone in a block, or not)? */
-struct ast_stmt;
-int generic_is_bare_return(const struct ast_stmt *s);
 
 #endif

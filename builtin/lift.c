@@ -185,14 +185,6 @@ guard_bound(const struct ast_expr *cond, const char *gid, const char *lt, const 
 	return NULL;
 }
 
-static int
-body_is_return(const struct ast_stmt *s)
-{
-	if (s->kind == AST_BLOCK && s->n_body == 1)
-		s = s->body[0];
-	return s->kind == AST_RETURN && !s->expr;
-}
-
 int
 lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
             const struct lift_arg *args, size_t n_args, struct strbuf *why)
@@ -247,13 +239,13 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 				bound_y = guard_bound(s->expr->kids[t], gid_y, lt, gt);
 				bound = bound_y ? guard_bound(s->expr->kids[1 - t], gid, lt, gt) : NULL;
 			}
-			if (!bound || (ret && !body_is_return(s->then)))
+			if (!bound || (ret && !ast_is_bare_return(s->then)))
 				lift_refuse(&c, "a 2-D guard that is not 'y < rows && x < cols'");
 			inner = ret ? NULL : s->then;
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
 		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
 			inner = s->then;
-		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && body_is_return(s->then) &&
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && ast_is_bare_return(s->then) &&
 		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
 			inner = NULL; /* the rest of the body */
 		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init)) {

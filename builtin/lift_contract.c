@@ -79,14 +79,6 @@ guard_terms(struct frame *f, const struct ast_expr *e, int neg)
 	return 0;
 }
 
-static int
-is_return(const struct ast_stmt *s)
-{
-	if (s->kind == AST_BLOCK && s->n_body == 1)
-		s = s->body[0];
-	return s->kind == AST_RETURN && !s->expr;
-}
-
 /* for (int k = 0; k < K; k++) (or ++k, k += 1): the index's name and K */
 static const char *
 k_loop(const struct ast_stmt *s, const struct ast_expr **bound)
@@ -471,7 +463,7 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 	int pending = f->name[R_COL] == f->flat && !f->name[R_ROW]; /* a 1-D index, not yet split */
 	if (!pending && !f->cols)
 		f->flat = NULL;
-	if (is_return(g->then)) {
+	if (ast_is_bare_return(g->then)) {
 		if (!guard_terms(f, g->expr, 1))
 			return 1;
 		for (size_t j = i + 1; j < body->n_body; j++)

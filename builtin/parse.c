@@ -697,6 +697,14 @@ ast_find_function(const struct ast_unit *u, const char *name)
 }
 
 int
+ast_is_bare_return(const struct ast_stmt *s)
+{
+	if (s && s->kind == AST_BLOCK && s->n_body == 1)
+		s = s->body[0];
+	return s && s->kind == AST_RETURN && !s->expr;
+}
+
+int
 ast_has_loop(const struct ast_stmt *s)
 {
 	if (!s)

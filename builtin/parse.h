@@ -88,5 +88,7 @@ void ast_unit_free(struct ast_unit *u);
 const struct ast_function *ast_find_function(const struct ast_unit *u, const char *name);
 /* Does s hold a for, while or do loop (s itself included)? */
 int ast_has_loop(const struct ast_stmt *s);
+/* Is s "return;" (alone in a block, or not)? */
+int ast_is_bare_return(const struct ast_stmt *s);
 
 #endif

@@ -400,7 +400,7 @@ read_shape(const struct gen *g, struct rshape *r, struct strbuf *why)
 	r->index = &s0->decls[0];
 	const struct ast_stmt *guard = body->body[1];
 	const struct ast_expr *bound = NULL;
-	if (guard->kind == AST_IF && !guard->otherwise && generic_is_bare_return(guard->then) &&
+	if (guard->kind == AST_IF && !guard->otherwise && ast_is_bare_return(guard->then) &&
 	    (bound = guard_bound(guard->expr, r->index->name, 1))) {
 		r->items = body->body + 2;
 		r->n_items = body->n_body - 2;
