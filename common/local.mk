@@ -6,7 +6,8 @@ libeggcommon_a_SOURCES = \
 	common/strvec.c common/strvec.h \
 	common/fsutil.c common/fsutil.h \
 	common/child.c common/child.h \
-	common/sigpipe.c common/sigpipe.h
+	common/sigpipe.c common/sigpipe.h \
+	common/hoist.c common/hoist.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
 # read a bundle (egg-cc's fast path) do not link cJSON.

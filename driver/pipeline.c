@@ -479,6 +479,7 @@ rewrite_input(const struct pipeline_request *req, size_t index, const char *path
 			strvec_push(&params[m], b->params[p].name);
 		t[m].kind = b->kind;
 		t[m].name = b->name;
+		t[m].c_linkage = b->extern_c;
 		t[m].pragma = (struct rewrite_span){ b->span_pragma.begin, b->span_pragma.end };
 		t[m].definition = (struct rewrite_span){ b->span_definition.begin, b->span_definition.end };
 		t[m].name_tok = (struct rewrite_span){ b->span_name.begin, b->span_name.end };

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "driver/rewrite.h"
+#include "common/hoist.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -194,30 +195,35 @@ add_call(struct strbuf *out, const char *fn, const struct rewrite_target *t)
 	strbuf_addstr(out, ")");
 }
 
-static const char dispatch_helper[] =
-	"#ifndef EGG_DISPATCH_DEFINED\n"
-	"#define EGG_DISPATCH_DEFINED\n"
-	"/* egg: 1 when the current device has compute capability cc (x10); asked once per device. */\n"
-	"static int egg_dispatch_tuned(int cc)\n"
-	"{\n"
-	"\tstatic int known[64], value[64];\n"
-	"\tint dev = 0;\n"
-	"\tif (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)\n"
-	"\t\treturn 0;\n"
-	"\tif (!known[dev]) {\n"
-	"\t\tint major = 0, minor = 0;\n"
-	"\t\tif (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||\n"
-	"\t\t    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)\n"
-	"\t\t\treturn 0;\n"
-	"\t\tvalue[dev] = major * 10 + minor;\n"
-	"\t\tknown[dev] = 1;\n"
-	"\t}\n"
-	"\treturn value[dev] == cc;\n"
-	"}\n"
-	"#endif\n";
+/* The dispatcher's helper: 1 when the current device has compute capability cc
+ * (x10), asked once per device.  One per target, named after it and not guarded:
+ * targets may stand in different namespaces, where one guarded copy would be
+ * seen by the first only. */
+static void
+add_dispatch_helper(struct strbuf *out, const char *name)
+{
+	strbuf_addf(out, "static int egg_dispatch_tuned__%s(int cc)\n", name);
+	strbuf_addstr(out,
+		"{\n"
+		"\tstatic int known[64], value[64];\n"
+		"\tint dev = 0;\n"
+		"\tif (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)\n"
+		"\t\treturn 0;\n"
+		"\tif (!known[dev]) {\n"
+		"\t\tint major = 0, minor = 0;\n"
+		"\t\tif (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||\n"
+		"\t\t    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)\n"
+		"\t\t\treturn 0;\n"
+		"\t\tvalue[dev] = major * 10 + minor;\n"
+		"\t\tknown[dev] = 1;\n"
+		"\t}\n"
+		"\treturn value[dev] == cc;\n"
+		"}\n");
+}
 
 static void
-emit_launcher(const char *path, const char *src, const struct rewrite_target *t, struct strbuf *out)
+emit_launcher(const char *path, const char *src, const struct rewrite_target *t, const char *winner,
+              struct strbuf *out)
 {
 	unsigned pragma_line = line_of(src, t->pragma.end > t->pragma.begin ? t->pragma.begin
 	                                                                     : t->definition.begin);
@@ -226,11 +232,15 @@ emit_launcher(const char *path, const char *src, const struct rewrite_target *t,
 	strbuf_addf(out, "egg_reference__%s", t->name);
 	strbuf_add(out, src + t->name_tok.end, t->definition.end - t->name_tok.end);
 	strbuf_addch(out, '\n');
-	strbuf_addstr(out, dispatch_helper);
+	add_dispatch_helper(out, t->name);
 	strbuf_addf(out, "#define %s egg_winner__%s\n", t->name, t->name);
+	/* a target with C linkage may stand in an extern "C" block, where the
+	 * winner's templates and overloads could not */
+	if (t->c_linkage)
+		strbuf_addstr(out, "extern \"C++\" {\n");
 	add_line_directive(out, pragma_line, path);
-	strbuf_addstr(out, t->winner);
-	strbuf_addf(out, "\n#undef %s\n", t->name);
+	strbuf_addstr(out, winner);
+	strbuf_addf(out, "\n%s#undef %s\n", t->c_linkage ? "}\n" : "", t->name);
 	/* The dispatcher: the original declaration text, the original name (and the
 	 * linkage, which for `extern "C" void f()` stands outside the definition). */
 	add_line_directive(out, line_of(src, t->definition.begin), path);
@@ -239,7 +249,7 @@ emit_launcher(const char *path, const char *src, const struct rewrite_target *t,
 	strbuf_add(out, src + t->definition.begin, t->name_tok.begin - t->definition.begin);
 	strbuf_addstr(out, t->name);
 	strbuf_add(out, src + t->name_tok.end, t->body.begin - t->name_tok.end);
-	strbuf_addf(out, "{\n\tif (egg_dispatch_tuned(%d))\n\t\treturn ", t->arch);
+	strbuf_addf(out, "{\n\tif (egg_dispatch_tuned__%s(%d))\n\t\treturn ", t->name, t->arch);
 	char *fn = egg_xasprintf("egg_winner__%s", t->name);
 	add_call(out, fn, t);
 	free(fn);
@@ -252,10 +262,10 @@ emit_launcher(const char *path, const char *src, const struct rewrite_target *t,
 }
 
 static int
-emit_kernel(const char *path, const char *src, const struct rewrite_target *t, struct strbuf *out,
-            struct strbuf *err)
+emit_kernel(const char *path, const char *src, const struct rewrite_target *t, const char *winner,
+            struct strbuf *out, struct strbuf *err)
 {
-	const char *w = t->winner;
+	const char *w = winner;
 	size_t wn = strlen(w);
 	struct kernel_def d;
 	if (find_definition(w, wn, t->name, &d) < 0) {
@@ -312,9 +322,16 @@ rewrite_source(const char *path, const char *src, size_t len,
 			            order[i]->name);
 			goto fail;
 		}
-	struct strbuf tmp = STRBUF_INIT;
+	/* the winners' #include lines at file scope, before the user's code: a
+	 * winner stands where its target stood, maybe inside namespaces */
+	struct strbuf tmp = STRBUF_INIT, *winners = egg_xcalloc(n, sizeof *winners);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_init(&winners[i]);
+		egg_hoist_includes(order[i]->winner, &tmp, &winners[i]);
+	}
 	add_line_directive(&tmp, 1, path);
 	size_t pos = 0;
+	int r = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct rewrite_target *t = order[i];
 		strbuf_add(&tmp, src + pos, t->pragma.begin - pos);
@@ -323,22 +340,24 @@ rewrite_source(const char *path, const char *src, size_t len,
 			if (src[k] == '\n')
 				strbuf_addch(&tmp, '\n');
 		strbuf_add(&tmp, src + t->pragma.end, t->definition.begin - t->pragma.end);
-		int r = 0;
 		if (t->kind == BUNDLE_LAUNCHER)
-			emit_launcher(path, src, t, &tmp);
+			emit_launcher(path, src, t, winners[i].buf, &tmp);
 		else
-			r = emit_kernel(path, src, t, &tmp, err);
-		if (r < 0) {
-			strbuf_release(&tmp);
-			goto fail;
-		}
+			r = emit_kernel(path, src, t, winners[i].buf, &tmp, err);
+		if (r < 0)
+			break;
 		pos = t->definition.end;
 	}
-	strbuf_add(&tmp, src + pos, len - pos);
-	strbuf_add(out, tmp.buf, tmp.len);
+	if (r == 0) {
+		strbuf_add(&tmp, src + pos, len - pos);
+		strbuf_add(out, tmp.buf, tmp.len);
+	}
 	strbuf_release(&tmp);
+	for (size_t i = 0; i < n; i++)
+		strbuf_release(&winners[i]);
+	free(winners);
 	free(order);
-	return 0;
+	return r;
 fail:
 	free(order);
 	return -1;

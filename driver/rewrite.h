@@ -36,6 +36,8 @@ struct rewrite_target {
 	enum bundle_kind kind;
 	const char *name;              /* unqualified name, as at name_tok */
 	int extern_c;                  /* the dispatcher is declared extern "C" */
+	int c_linkage;                 /* the target has C linkage (an extern "C" block, say): the
+	                                  winner goes in extern "C++" for its templates */
 	struct rewrite_span pragma;    /* the #pragma's lines; {0,0} for _Pragma in a macro (left alone) */
 	struct rewrite_span definition;/* first token of the definition to its closing brace */
 	struct rewrite_span name_tok;  /* the name in the definition */

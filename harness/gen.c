@@ -9,6 +9,8 @@
  */
 #include "config.h"
 #include "harness/gen.h"
+
+#include "common/hoist.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -200,6 +202,14 @@ gen_unit_with(const struct egg_bundle *b, const char *code, const char *entry,
 	            prelude ? "the reference evaluated in float64" : "one contender", b->name, entry);
 	strbuf_addstr(out, gen_abi);
 	gen_includes(b, out);
+	/* a candidate's own headers at file scope, not inside the namespaces it
+	 * stands in (common/hoist.h); egg-cc does the same */
+	struct strbuf hoisted = STRBUF_INIT, body = STRBUF_INIT;
+	if (code != b->target)
+		egg_hoist_includes(code, &hoisted, &body);
+	else
+		strbuf_addstr(&body, code);
+	strbuf_add(out, hoisted.buf, hoisted.len);
 	if (prelude)
 		strbuf_addstr(out, prelude);
 	strbuf_addstr(out, "namespace {\n");
@@ -214,7 +224,9 @@ gen_unit_with(const struct egg_bundle *b, const char *code, const char *entry,
 	if (wrap)
 		strbuf_addf(out, "namespace %s {\n", ns.buf);
 	strbuf_addstr(out, "#line 1 \"egg-code\"\n");
-	gen_add_code(out, code);
+	gen_add_code(out, body.buf);
+	strbuf_release(&hoisted);
+	strbuf_release(&body);
 	strbuf_addf(out, "\n%s} /* namespace */\n#line 1 \"egg-entry\"\n", wrap ? "}\n" : "");
 	strbuf_addf(out, "extern \"C\" void %s(void *const *egg_a, const egg_launch *egg_l)\n{\n"
 	            "\t(void)egg_l;\n", entry);

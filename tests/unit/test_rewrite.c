@@ -182,6 +182,76 @@ rewrite_kernel_target_selects_body_by_architecture(void **state)
 	strbuf_release(&err);
 }
 
+static const char scoped_src[] =
+	"#include <cuda_runtime.h>\n"
+	"namespace nn {\n"
+	"#pragma egg optimize out(y[n]) workload(n = 64)\n"
+	"void fill_a(float *y, int n)\n"
+	"{\n"
+	"\tcudaMemset(y, 0, n * sizeof(float));\n"
+	"}\n"
+	"} // namespace nn\n"
+	"#pragma egg optimize out(y[n]) workload(n = 64)\n"
+	"void fill_b(float *y, int n)\n"
+	"{\n"
+	"\tcudaMemset(y, 0, n * sizeof(float));\n"
+	"}\n"
+	"void user(float *y) { nn::fill_a(y, 4); fill_b(y, 4); }\n";
+
+/* A winner's own #include stands at file scope, not inside the namespace its
+ * target is in; each target has its own dispatch helper, so one in a namespace
+ * and one at file scope both see theirs. */
+static void
+rewrite_winners_in_namespaces_get_their_headers_and_helpers(void **state)
+{
+	static const char *params[] = { "y", "n" };
+	const char *winner_fmt = "#include <cooperative_groups.h>\n"
+	                         "__global__ void %s_k(float *y, int n)\n"
+	                         "{ cooperative_groups::thread_block b = cooperative_groups::this_thread_block();\n"
+	                         "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 0; b.sync(); }\n"
+	                         "void %s(float *y, int n) { %s_k<<<(n + 255) / 256, 256>>>(y, n); }\n";
+	struct rewrite_target t[2] = { { 0 }, { 0 } };
+	const char *names[2] = { "fill_a", "fill_b" };
+	char *winners[2];
+	size_t from = 0;
+	for (int i = 0; i < 2; i++) {
+		t[i].kind = BUNDLE_LAUNCHER;
+		t[i].name = names[i];
+		t[i].pragma = span_of(scoped_src, "#pragma egg optimize out(y[n]) workload(n = 64)", from);
+		char *head = egg_xasprintf("void %s(float *y, int n)", names[i]);
+		struct rewrite_span def = span_of(scoped_src, head, from);
+		free(head);
+		t[i].name_tok = span_of(scoped_src, names[i], def.begin);
+		t[i].body = span_of(scoped_src, "{\n\tcudaMemset(y, 0, n * sizeof(float));\n}", def.begin);
+		t[i].definition = (struct rewrite_span){ def.begin, t[i].body.end };
+		t[i].params = params;
+		t[i].n_params = 2;
+		winners[i] = egg_xasprintf(winner_fmt, names[i], names[i], names[i]);
+		t[i].winner = winners[i];
+		t[i].arch = 90;
+		from = t[i].definition.end;
+	}
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(rewrite_source("s.cu", scoped_src, strlen(scoped_src), t, 2, &out, &err), 0);
+	/* the headers before the user's code, and nowhere else */
+	const char *first_line = strstr(out.buf, "#line 1 \"s.cu\"");
+	assert_non_null(first_line);
+	const char *inc = strstr(out.buf, "#include <cooperative_groups.h>");
+	assert_true(inc && inc < first_line);
+	assert_null(strstr(first_line, "#include <cooperative_groups.h>"));
+	assert_non_null(strstr(out.buf, "egg_dispatch_tuned__fill_a(90)"));
+	assert_non_null(strstr(out.buf, "egg_dispatch_tuned__fill_b(90)"));
+	char *log;
+	if (nvcc_compile(out.buf, "grep -q 'nn::fill_a(float\\*, int)' nm.txt && grep -q ' fill_b(float\\*, int)' nm.txt",
+	                 &log) != 0)
+		fail_msg("nvcc or nm check failed:\n%s\n--- rewritten ---\n%s", log, out.buf);
+	free(log);
+	free(winners[0]);
+	free(winners[1]);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 static void
 rewrite_refuses_positions_that_do_not_match_the_text(void **state)
 {
@@ -315,6 +385,7 @@ main(void)
 		cmocka_unit_test(rewrite_launcher_compiles_and_defines_dispatcher_reference_and_winner),
 		cmocka_unit_test(rewrite_error_in_winner_points_at_the_annotated_function),
 		cmocka_unit_test(rewrite_kernel_target_selects_body_by_architecture),
+		cmocka_unit_test(rewrite_winners_in_namespaces_get_their_headers_and_helpers),
 		cmocka_unit_test(rewrite_refuses_positions_that_do_not_match_the_text),
 		cmocka_unit_test(rewrite_kernel_winner_without_the_kernel_is_refused),
 		cmocka_unit_test(rewrite_dispatch_runs_winner_on_the_tuned_gpu),
