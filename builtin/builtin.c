@@ -19,6 +19,7 @@
 #include "common/strvec.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,6 +182,50 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 	return 0;
 }
 
+/* The helpers' include guards (#ifndef EGG_BUILTIN_PRELUDE) of a target in a
+ * namespace get the namespace in their name: egg-cc puts each winner where its
+ * target stands, and a helper defined once in nn would not be seen by a winner
+ * in ops or at file scope. */
+static void
+scope_guards(const struct egg_bundle *b, struct builtin_output *out)
+{
+	const char *q = b->qualified_name ? b->qualified_name : b->name, *last = q;
+	for (const char *s = strstr(q, "::"); s; s = strstr(s + 2, "::"))
+		last = s + 2;
+	if (last == q)
+		return;
+	struct strbuf tag = STRBUF_INIT;
+	strbuf_addstr(&tag, "__NS_");
+	for (const char *s = q; s < last - 2; s++) {
+		if (strncmp(s, "(anonymous namespace)", 21) == 0) {
+			strbuf_addstr(&tag, "anon");
+			s += 20;
+		} else {
+			strbuf_addch(&tag, isalnum((unsigned char)*s) ? *s : '_');
+		}
+	}
+	for (size_t i = 0; i < out->n_candidates; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const char *s = out->candidates[i].source;
+		while (*s) {
+			const char *e = strchr(s, '\n');
+			size_t n = e ? (size_t)(e - s) + 1 : strlen(s), m = n;
+			int guard = strncmp(s, "#ifndef EGG_BUILTIN_", 20) == 0 || strncmp(s, "#define EGG_BUILTIN_", 20) == 0;
+			if (guard) /* the end of the macro's name */
+				for (m = 20; m < n && (isalnum((unsigned char)s[m]) || s[m] == '_');)
+					m++;
+			strbuf_add(&sb, s, m);
+			if (guard)
+				strbuf_add(&sb, tag.buf, tag.len);
+			strbuf_add(&sb, s + m, n - m);
+			s += n;
+		}
+		free(out->candidates[i].source);
+		out->candidates[i].source = strbuf_detach(&sb);
+	}
+	strbuf_release(&tag);
+}
+
 int
 builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
                  struct builtin_output *out, struct strbuf *err)
@@ -190,7 +235,9 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	out->program = lift_bundle(b, &why);
 	if (!out->program) {
 		out->not_lifted = strbuf_detach(&why);
-		return generic_fallback(b, opt, out, err);
+		int rc = generic_fallback(b, opt, out, err);
+		scope_guards(b, out);
+		return rc;
 	}
 	out->program->precision = (int)b->precision;
 	struct strbuf d = STRBUF_INIT;
@@ -199,7 +246,9 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	for (size_t i = 0; i < out->program->n_stages; i++)
 		if (!is_memset(&out->program->stages[i]) && !recipe_for(out->program->stages[i].kind)) {
 			out->not_lifted = egg_xstrdup("a stage of a family without a recipe");
-			return generic_fallback(b, opt, out, err);
+			int rc = generic_fallback(b, opt, out, err);
+			scope_guards(b, out);
+			return rc;
 		}
 	if (opt && opt->describe_only)
 		return 0;
@@ -246,6 +295,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		out->not_lifted = strbuf_detach(&why);
 		status = generic_fallback(b, opt, out, err);
 	}
+	scope_guards(b, out);
 	strbuf_release(&why);
 	free(prefix);
 	free(pre);

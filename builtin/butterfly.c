@@ -638,6 +638,15 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 		strbuf_addf(why, "it launches '%s', which is not a kernel of the closure", name);
 		return -1;
 	}
+	if (g->k->is_instance) {
+		strbuf_addf(why, "'%s' is an instance of a template", name);
+		return -1;
+	}
+	if (strcmp(g->k->ns, g->f->ns) != 0) { /* its body is copied into the launcher's namespace */
+		strbuf_addf(why, "it launches '%s' of namespace '%s', not the target's '%s'", name, g->k->ns,
+		            g->f->ns);
+		return -1;
+	}
 	for (size_t i = 0; i < g->n_l; i++) {
 		const struct ast_stmt *l = g->l[i];
 		if (strcmp(l->expr->text, name) != 0) {

@@ -56,6 +56,41 @@ collect_launches(struct gen *g, const struct ast_stmt *s)
 }
 
 /* The launches' places in the text, matched in order with the parsed ones. */
+const char *
+generic_kernel_name(const struct ast_function *k)
+{
+	return k->is_instance ? k->tname : k->name;
+}
+
+const char *
+generic_template_args(const struct ast_function *k)
+{
+	return k->is_instance ? k->name + strlen(k->tname) : "";
+}
+
+const char *
+generic_qualifier_start(const char *text, const char *name)
+{
+	const char *s = name;
+	for (;;) {
+		const char *c = s;
+		while (c > text && isspace((unsigned char)c[-1]))
+			c--;
+		if (c - text < 2 || c[-1] != ':' || c[-2] != ':')
+			return s;
+		c -= 2;
+		s = c; /* "::" alone (a global qualifier), or after a name */
+		while (c > text && isspace((unsigned char)c[-1]))
+			c--;
+		const char *w = c;
+		while (w > text && (isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+			w--;
+		if (w == c)
+			return s;
+		s = w;
+	}
+}
+
 static int
 locate_launches(struct gen *g, struct strbuf *why)
 {
@@ -66,14 +101,25 @@ locate_launches(struct gen *g, struct strbuf *why)
 		const char *e = p;
 		while (e > t && isspace((unsigned char)e[-1]))
 			e--;
+		if (e > t && e[-1] == '>') /* k<float, 4><<<: back over the arguments */
+			for (int depth = 0; e > t;) {
+				char c = *--e;
+				depth += (c == '>') - (c == '<');
+				if (depth == 0) {
+					while (e > t && isspace((unsigned char)e[-1]))
+						e--;
+					break;
+				}
+			}
 		const char *s = e;
 		while (s > t && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
 			s--;
 		const char *close = strstr(p + 3, ">>>");
-		if (n >= g->n_l || !close || (size_t)(e - s) != strlen(g->l[n].s->expr->text) ||
-		    strncmp(s, g->l[n].s->expr->text, (size_t)(e - s)) != 0)
+		const char *want = n < g->n_l ? g->l[n].s->expr->text : "";
+		size_t want_len = strcspn(want, "<"); /* an instance's name without its arguments */
+		if (n >= g->n_l || !close || (size_t)(e - s) != want_len || strncmp(s, want, want_len) != 0)
 			break;
-		g->l[n].name_at = (size_t)(s - t);
+		g->l[n].name_at = (size_t)(generic_qualifier_start(t, s) - t);
 		g->l[n].config_at = (size_t)(p + 3 - t);
 		g->l[n].config_end = (size_t)(close - t);
 		n++;
@@ -347,9 +393,11 @@ generic_is_thread_index(const struct ast_expr *e)
 static size_t
 launches_of(const struct gen *g, const struct ast_function *k)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < g->n_l; i++)
-		n += strcmp(g->l[i].s->expr->text, k->name) == 0;
+	size_t n = 0, len = strlen(generic_kernel_name(k)); /* a template's: every instance's */
+	for (size_t i = 0; i < g->n_l; i++) {
+		const char *t = g->l[i].s->expr->text;
+		n += strncmp(t, k->name, len) == 0 && (t[len] == '\0' || t[len] == '<');
+	}
 	return n;
 }
 
@@ -372,12 +420,32 @@ analyze_launcher(struct gen *g, struct strbuf *why)
 			            l->s->expr->text);
 			return -1;
 		}
-		if (generic_mentions(g->text, g->f->body_begin, g->f->end, l->k->name) != launches_of(g, l->k)) {
+		if (generic_mentions(g->text, g->f->body_begin, g->f->end, generic_kernel_name(l->k)) !=
+		    launches_of(g, l->k)) {
 			strbuf_addf(why, "the launcher names '%s' other than in its launches (an attribute or "
-			            "occupancy call would apply to the original)", l->k->name);
+			            "occupancy call would apply to the original)", generic_kernel_name(l->k));
 			return -1;
 		}
 		struct gkernel *gk = kernel_of(g, l->k);
+		for (size_t j = 0; j < g->n_k && l->k->is_instance; j++)
+			if (g->k[j].k != l->k && g->k[j].k->is_instance && strcmp(g->k[j].k->tname, l->k->tname) == 0) {
+				strbuf_addf(why, "it launches two instances of the template '%s'", l->k->tname);
+				return -1;
+			}
+		if (l->k->is_instance)
+			gk->n_fastdiv = 0; /* its parameters' types are the template's */
+		if (!gk->ns_open) {
+			struct strbuf open = STRBUF_INIT, close = STRBUF_INIT, qual = STRBUF_INIT;
+			int below = ast_ns_below(g->f->ns, l->k->ns, &open, &close, &qual);
+			gk->ns_open = strbuf_detach(&open);
+			gk->ns_close = strbuf_detach(&close);
+			gk->ns_qual = strbuf_detach(&qual);
+			if (below != 0) {
+				strbuf_addf(why, "it launches '%s' of namespace '%s', outside the target's "
+				            "namespace '%s'", l->k->name, l->k->ns, g->f->ns);
+				return -1;
+			}
+		}
 		gk->restrict_ok &= distinct_buffers(g, l);
 		l->block = literal(g, l->s->launch[1]);
 		if (l->block && g->geometry_safe && !body_has_number(g, l->k, l->block)) {
@@ -435,22 +503,24 @@ static void
 kernel_text(const struct gen *g, const struct ast_function *k, const char *name, long bounds,
             int restrict_ok, int unroll, const int *fastdiv, struct strbuf *out)
 {
-	const char *t = g->text;
+	const char *t = g->text, *kname = generic_kernel_name(k);
 	size_t open = k->begin;
 	while (open < k->body_begin && t[open] != '(')
 		open++;
+	if (k->is_instance) /* the template itself: its launches pass the arguments */
+		strbuf_add(out, t + k->template_at, k->begin - k->template_at);
 	/* header up to the parameters: qualifiers, launch bounds, the name */
 	struct strbuf head = STRBUF_INIT;
 	strbuf_add(&head, t + k->begin, open - k->begin);
-	char *at = strstr(head.buf, k->name);
-	while (at && (at[strlen(k->name)] != '\0' && !isspace((unsigned char)at[strlen(k->name)])))
-		at = strstr(at + 1, k->name);
+	char *at = strstr(head.buf, kname);
+	while (at && (at[strlen(kname)] != '\0' && !isspace((unsigned char)at[strlen(kname)])))
+		at = strstr(at + 1, kname);
 	if (at) {
 		strbuf_add(out, head.buf, (size_t)(at - head.buf));
 		if (bounds > 0 && !strstr(head.buf, "__launch_bounds__"))
 			strbuf_addf(out, "__launch_bounds__(%ld) ", bounds);
-		strbuf_addstr(out, name ? name : k->name);
-		strbuf_addstr(out, at + strlen(k->name));
+		strbuf_addstr(out, name ? name : kname);
+		strbuf_addstr(out, at + strlen(kname));
 	} else { /* cannot happen: the header holds the name */
 		strbuf_addstr(out, head.buf);
 	}
@@ -491,7 +561,14 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 			size_t ls = q; /* the pragma on a line of its own, indented like the loop */
 			while (ls > k->body_begin && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
 				ls--;
-			if (t[ls - 1] == '\n') {
+			size_t prev = ls > k->body_begin ? ls - 1 : ls; /* the line before: the user's own pragma? */
+			while (prev > k->body_begin && t[prev - 1] != '\n')
+				prev--;
+			while (prev < ls && (t[prev] == ' ' || t[prev] == '\t'))
+				prev++;
+			if (t[ls - 1] == '\n' && strncmp(t + prev, "#pragma unroll", 14) == 0) {
+				/* the loop keeps its own */
+			} else if (t[ls - 1] == '\n') {
 				strbuf_addstr(out, "#pragma unroll 4\n");
 				strbuf_add(out, t + ls, q - ls);
 			} else {
@@ -521,10 +598,12 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, int fastdi
 		for (size_t i = 0; i < g->n_k; i++) {
 			const struct gkernel *gk = &g->k[i];
 			long bounds = block && gk->geometry_ok ? block : gk->block0 > 0 ? gk->block0 : 0;
-			char *name = egg_xasprintf("%s_%s", prefix, gk->k->name);
+			char *name = egg_xasprintf("%s_%s", prefix, generic_kernel_name(gk->k));
 			const int fd = fastdiv && gk->n_fastdiv;
+			strbuf_addstr(src, gk->ns_open);
 			kernel_text(g, gk->k, name, bounds, gk->restrict_ok, unroll && gk->has_loop,
 			            fd ? gk->fastdiv : NULL, src);
+			strbuf_addstr(src, gk->ns_close);
 			edits += gk->restrict_ok + (bounds > 0) + (unroll && gk->has_loop) +
 			         (block && gk->geometry_ok) + fd;
 			free(name);
@@ -533,8 +612,9 @@ emit(const struct gen *g, const char *prefix, long block, int unroll, int fastdi
 		for (size_t i = 0; i < g->n_l; i++) {
 			const struct glaunch *l = &g->l[i];
 			strbuf_add(src, g->text + at, l->name_at - at);
-			strbuf_addf(src, "%s_%s<<<", prefix, l->k->name);
 			const struct gkernel *gk = kernel_of((struct gen *)g, l->k);
+			strbuf_addf(src, "%s%s_%s%s<<<", gk->ns_qual, prefix, generic_kernel_name(l->k),
+			            generic_template_args(l->k));
 			if (block && gk->geometry_ok) {
 				/* the grid and block, then the shared memory and stream as written */
 				strbuf_addf(src, "(unsigned)(((long long)(%s) + %ld - 1) / %ld), %ld", l->grid_x,
@@ -682,8 +762,12 @@ generic_close(struct gen *g)
 	for (size_t i = 0; i < g->n_l; i++)
 		free(g->l[i].grid_x);
 	free(g->l);
-	for (size_t i = 0; i < g->n_k; i++)
+	for (size_t i = 0; i < g->n_k; i++) {
 		free(g->k[i].fastdiv);
+		free(g->k[i].ns_open);
+		free(g->k[i].ns_close);
+		free(g->k[i].ns_qual);
+	}
 	free(g->k);
 	if (g->u)
 		ast_unit_free(g->u);

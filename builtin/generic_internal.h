@@ -30,6 +30,9 @@ struct gkernel {
 	long block0; /* the block every launch uses, or 0 */
 	int *fastdiv;     /* per parameter: passed as egg_div<T> (fastdiv.h) */
 	size_t n_fastdiv; /* how many are */
+	/* a copy stands in the target's namespace: ns_open/ns_close reopen the ones
+	 * below it that k lies in, ns_qual names the copy from the launcher */
+	char *ns_open, *ns_close, *ns_qual;
 };
 
 struct gen {
@@ -64,6 +67,13 @@ void generic_config_tail(const struct gen *g, const struct glaunch *l, struct st
 /* C text of an expression of numbers, names, calls, casts and operators; -1
  * (out partly written) for another form. */
 int generic_print_expr(const struct ast_expr *e, struct strbuf *out);
+/* A kernel's own name (a template's, for an instance) and, for an instance, the
+ * arguments its launches pass ("<float, 4>"; else ""). */
+const char *generic_kernel_name(const struct ast_function *k);
+const char *generic_template_args(const struct ast_function *k);
+/* Where the qualifier written before the name at NAME in TEXT starts
+ * ("detail::k", ":: k"), NAME when there is none. */
+const char *generic_qualifier_start(const char *text, const char *name);
 /* Is name assigned (=, op=, ++, --) anywhere in s? */
 int generic_assigned(const struct ast_stmt *s, const char *name);
 

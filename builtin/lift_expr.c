@@ -89,16 +89,16 @@ is_type_name(const char *s)
 }
 
 /* A __device__ function of the closure that takes no pointers: a pure call. */
-static int
-is_pure_device_function(struct ctx *c, const char *name)
+static const struct ast_function *
+pure_device_function(struct ctx *c, const char *name)
 {
 	const struct ast_function *f = ast_find_function(c->unit, name);
 	if (!f || !strstr(f->qualifiers, "__device__"))
-		return 0;
+		return NULL;
 	for (size_t i = 0; i < f->n_params; i++)
 		if (strchr(f->params[i].type, '*'))
-			return 0;
-	return 1;
+			return NULL;
+	return f;
 }
 
 struct ir_expr *
@@ -203,6 +203,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 	if (c->failed)
 		return NULL;
 	struct ir_expr *r = NULL;
+	const struct ast_function *f;
 	switch (e->kind) {
 	case AST_NUM:
 		return ir_expr_new(IR_NUM, e->text);
@@ -217,8 +218,15 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		}
 		if (is_type_name(e->text) && e->n_kids == 1) {
 			r = ir_expr_new(IR_CAST, e->text);
-		} else if (in_list(math_functions, e->text) || is_pure_device_function(c, e->text)) {
+		} else if (in_list(math_functions, e->text)) {
 			r = ir_expr_new(IR_CALL, e->text);
+		} else if ((f = pure_device_function(c, e->text))) {
+			/* named from wherever the candidate stands: ::nn::detail::act */
+			char *q = ast_ns_prefix(f);
+			char *name = egg_xasprintf("%s%s", q, e->text);
+			r = ir_expr_new(IR_CALL, name);
+			free(name);
+			free(q);
 		} else {
 			lift_refuse(c, "a call to '%s', which is not a math function", e->text);
 			return NULL;

@@ -414,7 +414,8 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 	struct ir_program *p = egg_xcalloc(1, sizeof *p);
 	p->name = egg_xstrdup(b->name);
 	p->is_kernel = b->kind == BUNDLE_KERNEL;
-	p->header = egg_xstrndup(text.buf + target_at, f->body_begin - target_at);
+	/* from the definition's first token: the target's text may open its namespaces first */
+	p->header = egg_xstrndup(text.buf + f->begin, f->body_begin - f->begin);
 	p->params = egg_xcalloc(b->n_params + 1, sizeof *p->params);
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *bp = &b->params[i];

@@ -463,11 +463,12 @@ lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block 
 		return;
 	}
 	/* synthesize "lhs = cond ? a : b" (or the conditional sum) and lift that */
-	struct ast_expr zero = { AST_NUM, (char *)"0", NULL, 0 };
+	struct ast_expr zero = { AST_NUM, (char *)"0", NULL, 0, NULL };
 	struct ast_expr *k_then[2], *k_else[2], *k_sel[3], *k_sum[2], *k_asg[2];
-	struct ast_expr bin_then = { AST_BIN, NULL, k_then, 2 }, bin_else = { AST_BIN, NULL, k_else, 2 };
-	struct ast_expr sel = { AST_COND, NULL, k_sel, 3 }, sum = { AST_BIN, (char *)"+", k_sum, 2 };
-	struct ast_expr asg = { AST_ASSIGN, (char *)"=", k_asg, 2 };
+	struct ast_expr bin_then = { AST_BIN, NULL, k_then, 2, NULL };
+	struct ast_expr bin_else = { AST_BIN, NULL, k_else, 2, NULL };
+	struct ast_expr sel = { AST_COND, NULL, k_sel, 3, NULL }, sum = { AST_BIN, (char *)"+", k_sum, 2, NULL };
+	struct ast_expr asg = { AST_ASSIGN, (char *)"=", k_asg, 2, NULL };
 	char op_then[3] = { t->text[0], 0, 0 }, op_else[3] = { e ? e->text[0] : 0, 0, 0 };
 	const struct ast_expr *a = t->kids[1], *bval = e ? e->kids[1] : t->kids[0];
 	if (strcmp(t->text, "+=") == 0 && !e) { /* if (c) s += e; */

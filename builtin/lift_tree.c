@@ -557,7 +557,7 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 			t->call_kids = egg_xcalloc(2, sizeof *t->call_kids);
 			t->call_kids[0] = add->kids[0];
 			t->call_kids[1] = (struct ast_expr *)contrib;
-			t->call = (struct ast_expr){ AST_CALL, add->text, t->call_kids, 2 };
+			t->call = (struct ast_expr){ AST_CALL, add->text, t->call_kids, 2, NULL };
 			t->add = (struct ast_stmt){ .kind = AST_EXPR, .expr = &t->call };
 			t->guarded = (struct ast_stmt){ .kind = AST_IF, .expr = (struct ast_expr *)guard,
 				                        .then = &t->add };

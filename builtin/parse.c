@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "builtin/parse_internal.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -144,6 +145,33 @@ kid(struct parser *p, struct ast_expr *e, struct ast_expr *k)
 	e->kids[e->n_kids++] = k;
 }
 
+/* A name, qualified or not: text is its last part ("max" of std::max), qual
+ * what came before it as written ("std::", "::", "detail::") or NULL. */
+static struct ast_expr *
+parse_name(struct parser *p)
+{
+	struct strbuf q = STRBUF_INIT;
+	if (accept(p, "::"))
+		strbuf_addstr(&q, "::");
+	const struct token *t = peek(p, 0);
+	if (t->kind != TK_ID) {
+		strbuf_release(&q);
+		parse_fail(p, "unexpected '%s' after '::'", t->text);
+		return node(p, AST_NUM, "0");
+	}
+	p->pos++;
+	while (is(p, "::") && peek(p, 1)->kind == TK_ID) {
+		strbuf_addf(&q, "%s::", t->text);
+		t = peek(p, 1);
+		p->pos += 2;
+	}
+	struct ast_expr *e = node(p, AST_NAME, t->text);
+	if (q.len)
+		e->qual = parse_strdup(p->pool, q.buf, q.len);
+	strbuf_release(&q);
+	return e;
+}
+
 static struct ast_expr *
 parse_primary(struct parser *p)
 {
@@ -194,20 +222,8 @@ parse_primary(struct parser *p)
 		expect(p, ")");
 		return e;
 	}
-	if (t->kind == TK_ID) {
-		p->pos++;
-		struct ast_expr *e = node(p, AST_NAME, t->text);
-		while (accept(p, "::")) { /* std::max, ::sqrtf */
-			const struct token *u = peek(p, 0);
-			p->pos++;
-			e = node(p, AST_NAME, u->text);
-		}
-		return e;
-	}
-	if (is(p, "::")) {
-		p->pos++;
-		return parse_primary(p);
-	}
+	if (t->kind == TK_ID || is(p, "::"))
+		return parse_name(p);
 	parse_fail(p, "unexpected '%s' in an expression", t->text);
 	p->pos++;
 	return node(p, AST_NUM, "0");
@@ -226,6 +242,7 @@ parse_postfix(struct parser *p)
 			e = x;
 		} else if (accept(p, "(")) {
 			struct ast_expr *c = node(p, AST_CALL, e->kind == AST_NAME ? e->text : NULL);
+			c->qual = e->kind == AST_NAME ? e->qual : NULL;
 			if (!accept(p, ")")) {
 				do
 					kid(p, c, parse_assign(p));
@@ -419,12 +436,180 @@ parse_block(struct parser *p)
 	return s;
 }
 
+/* The token after the template arguments that open at peek(p, at) ("<"), or 0
+ * when they do not close before a ';' or the end. */
+static size_t
+skip_template_args(const struct parser *p, size_t at)
+{
+	int depth = 0;
+	for (size_t i = at; peek(p, i)->kind != TK_END && !(peek(p, i)->kind == TK_PUNCT &&
+	                                                   strcmp(peek(p, i)->text, ";") == 0); i++) {
+		const char *t = peek(p, i)->text;
+		if (peek(p, i)->kind != TK_PUNCT)
+			continue;
+		if (strcmp(t, "<") == 0 || strcmp(t, "(") == 0 || strcmp(t, "[") == 0)
+			depth++;
+		else if (strcmp(t, ">") == 0 || strcmp(t, ")") == 0 || strcmp(t, "]") == 0)
+			depth--;
+		else if (strcmp(t, ">>") == 0)
+			depth -= 2;
+		if (depth == 0)
+			return i + 1;
+		if (depth < 0)
+			return 0;
+	}
+	return 0;
+}
+
+static int parse_function(struct parser *p, struct ast_unit *u);
+
+static const struct tmpl *
+find_template(const struct parser *p, const char *name)
+{
+	for (size_t i = p->n_tmpls; i-- > 0;)
+		if (strcmp(p->tmpls[i].name, name) == 0)
+			return &p->tmpls[i];
+	return NULL;
+}
+
+static void
+add_tokens(struct token **v, size_t *n, const struct token *from, size_t count)
+{
+	*v = egg_xrealloc(*v, (*n + count + 1) * sizeof **v);
+	memcpy(*v + *n, from, count * sizeof *from);
+	*n += count;
+}
+
+/* At the "<" after a launched kernel's name: reads the template arguments and
+ * parses the template's definition with each parameter replaced by its argument
+ * (a value in parentheses), once per distinct argument list; name->text becomes
+ * the instance's name, "k<float, 4>". */
+static void
+instantiate(struct parser *p, struct ast_expr *name)
+{
+	const struct tmpl *t = find_template(p, name->text);
+	if (!t) {
+		parse_fail(p, "'%s' is launched with template arguments but is not a function template of "
+		           "the code", name->text);
+		return;
+	}
+	size_t end = skip_template_args(p, 0), args[16], args_end[16], n_args = 0;
+	if (!end) {
+		parse_fail(p, "the template arguments of '%s' do not close", name->text);
+		return;
+	}
+	struct strbuf iname = STRBUF_INIT;
+	strbuf_addf(&iname, "%s<", name->text);
+	int depth = 0;
+	args[0] = p->pos + 1;
+	for (size_t i = p->pos + 1; i < p->pos + end - 1; i++) {
+		const char *w = p->toks[i].text;
+		depth += (strcmp(w, "<") == 0 || strcmp(w, "(") == 0) - (strcmp(w, ">") == 0 || strcmp(w, ")") == 0);
+		if (depth == 0 && strcmp(w, ",") == 0) {
+			if (n_args == 15)
+				break;
+			args_end[n_args++] = i;
+			args[n_args] = i + 1;
+			strbuf_addstr(&iname, ", ");
+		} else {
+			if (iname.buf[iname.len - 1] != '<' && iname.buf[iname.len - 1] != ' ' &&
+			    p->toks[i].kind != TK_PUNCT && p->toks[i - 1].kind != TK_PUNCT)
+				strbuf_addch(&iname, ' ');
+			strbuf_addstr(&iname, w);
+		}
+	}
+	args_end[n_args++] = p->pos + end - 1;
+	strbuf_addch(&iname, '>');
+	p->pos += end;
+	if (n_args == 1 && args[0] == args_end[0])
+		n_args = 0; /* k<> */
+	if (n_args > t->n_params) {
+		parse_fail(p, "'%s' has %zu template arguments for %zu parameters", name->text, n_args, t->n_params);
+		strbuf_release(&iname);
+		return;
+	}
+	name->text = parse_strdup(p->pool, iname.buf, iname.len);
+	strbuf_release(&iname);
+	for (size_t i = 0; i < p->n_funcs_seen; i++)
+		if (strcmp(p->funcs_seen[i], name->text) == 0)
+			return; /* instantiated already */
+	/* the definition's tokens, each parameter replaced */
+	struct token *v = NULL, open = { TK_PUNCT, (char *)"(", 0 }, close = { TK_PUNCT, (char *)")", 0 };
+	size_t n = 0;
+	for (size_t i = t->def; i < t->def_end; i++) {
+		const struct token *k = &p->toks[i];
+		size_t j = 0;
+		while (j < t->n_params && (k->kind != TK_ID || strcmp(k->text, t->params[j]) != 0))
+			j++;
+		if (j == t->n_params) {
+			add_tokens(&v, &n, k, 1);
+			continue;
+		}
+		size_t a = j < n_args ? args[j] : t->dflt[j], b = j < n_args ? args_end[j] : t->dflt_end[j];
+		if (a == b) {
+			free(v);
+			parse_fail(p, "the template parameter '%s' of '%s' has no argument", t->params[j], t->name);
+			return;
+		}
+		if (!t->is_type[j])
+			add_tokens(&v, &n, &open, 1);
+		add_tokens(&v, &n, &p->toks[a], b - a);
+		if (!t->is_type[j])
+			add_tokens(&v, &n, &close, 1);
+	}
+	struct token endt = { TK_END, (char *)"", p->toks[t->def_end - 1].off };
+	add_tokens(&v, &n, &endt, 1);
+	struct token *saved = p->toks;
+	size_t saved_n = p->n, saved_pos = p->pos;
+	p->toks = v;
+	p->n = n;
+	p->pos = 0;
+	struct ast_unit *u = p->unit;
+	size_t before = u->n_functions;
+	int ok = parse_function(p, u) && u->n_functions == before + 1;
+	p->toks = saved;
+	p->n = saved_n;
+	p->pos = saved_pos;
+	free(v);
+	if (!ok) {
+		parse_fail(p, "the template '%s' is not a kernel definition the parser reads", t->name);
+		return;
+	}
+	struct ast_function *f = &u->functions[before];
+	f->tname = f->name;
+	f->name = name->text;
+	f->is_instance = 1;
+	f->template_at = t->off;
+	f->ns = (char *)t->ns;
+	p->funcs_seen = egg_xrealloc(p->funcs_seen, (p->n_funcs_seen + 1) * sizeof *p->funcs_seen);
+	p->funcs_seen[p->n_funcs_seen++] = name->text;
+}
+
+/* k<<<, ns::k<<<, ::ns::k<<< or k<float, 4><<< */
+static int
+starts_launch(const struct parser *p)
+{
+	size_t i = is(p, "::");
+	while (peek(p, i)->kind == TK_ID && strcmp(peek(p, i + 1)->text, "::") == 0)
+		i += 2;
+	if (peek(p, i)->kind != TK_ID)
+		return 0;
+	i++;
+	if (strcmp(peek(p, i)->text, "<") == 0 && !(i = skip_template_args(p, i)))
+		return 0;
+	return strcmp(peek(p, i)->text, "<<<") == 0;
+}
+
 static struct ast_stmt *
 parse_launch(struct parser *p)
 {
 	struct ast_stmt *s = stmt(p, AST_LAUNCH);
-	s->expr = node(p, AST_NAME, peek(p, 0)->text);
-	p->pos++;
+	s->expr = parse_name(p);
+	if (is(p, "<"))
+		instantiate(p, s->expr);
+	else if (find_template(p, s->expr->text))
+		parse_fail(p, "'%s' is a function template launched without template arguments (deduced "
+		           "arguments are not read)", s->expr->text);
 	expect(p, "<<<");
 	do {
 		s->launch = parse_grow(p->pool, s->launch, s->n_config, sizeof *s->launch);
@@ -514,7 +699,7 @@ parse_stmt_at(struct parser *p)
 	}
 	if (accept(p, "#pragma")) /* never reached: directives are dropped by the tokenizer */
 		return stmt(p, AST_EMPTY);
-	if (peek(p, 0)->kind == TK_ID && strcmp(peek(p, 1)->text, "<<<") == 0)
+	if (starts_launch(p))
 		return parse_launch(p);
 	if (starts_decl(p)) {
 		struct ast_stmt *s = parse_decl(p);
@@ -644,22 +829,185 @@ parse_function(struct parser *p, struct ast_unit *u)
 	return 1;
 }
 
+/* The braces a top-level item may open without being one: a namespace
+ * ("namespace a::b {", "inline namespace v1 {", "namespace {") or a linkage block
+ * ("extern "C" {").  Their contents are items like any other; each function
+ * records the named path it lies in.  Returns 1 with the scope pushed. */
+static int
+open_scope(struct parser *p, struct strvec *scopes)
+{
+	size_t at = p->pos;
+	if (is(p, "extern") && peek(p, 1)->kind == TK_STR && strcmp(peek(p, 2)->text, "{") == 0) {
+		p->pos += 3;
+		strvec_push(scopes, ""); /* no name of its own */
+		return 1;
+	}
+	accept(p, "inline");
+	if (!accept(p, "namespace")) {
+		p->pos = at;
+		return 0;
+	}
+	size_t n = scopes->n;
+	if (is(p, "{")) {
+		strvec_push(scopes, "(anonymous namespace)");
+	} else {
+		while (peek(p, 0)->kind == TK_ID) {
+			strvec_push(scopes, peek(p, 0)->text);
+			p->pos++;
+			if (!accept(p, "::"))
+				break;
+			accept(p, "inline"); /* namespace a::inline b (C++20) */
+		}
+	}
+	if (scopes->n == n || !accept(p, "{")) { /* an alias, or something unknown */
+		while (scopes->n > n)
+			strvec_remove(scopes, scopes->n - 1);
+		p->pos = at;
+		return 0;
+	}
+	/* a::b { counts as two scopes closed by one brace: mark the inner ones */
+	for (size_t i = n + 1; i < scopes->n; i++) {
+		char *m = egg_xasprintf("+%s", scopes->v[i]);
+		strvec_remove(scopes, i);
+		strvec_insert(scopes, i, m);
+		free(m);
+	}
+	return 1;
+}
+
+static void
+close_scope(struct strvec *scopes)
+{
+	while (scopes->n && scopes->v[scopes->n - 1][0] == '+')
+		strvec_remove(scopes, scopes->n - 1);
+	if (scopes->n)
+		strvec_remove(scopes, scopes->n - 1);
+}
+
+/* "a::b", "(anonymous namespace)::c" or "" for the global scope */
+static char *
+scope_path(struct parser *p, const struct strvec *scopes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < scopes->n; i++) {
+		const char *s = scopes->v[i] + (scopes->v[i][0] == '+');
+		if (!*s)
+			continue;
+		if (sb.len)
+			strbuf_addstr(&sb, "::");
+		strbuf_addstr(&sb, s);
+	}
+	char *r = parse_strdup(p->pool, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return r;
+}
+
+/* At "template": records a function template's parameters and definition for
+ * the launches that instantiate it, and skips it (and anything else a template
+ * declares: classes, specializations, explicit instantiations). */
+static void
+read_template(struct parser *p, const struct strvec *scopes)
+{
+	struct tmpl t = { .off = peek(p, 0)->off };
+	p->pos++;
+	int ok = accept(p, "<") && !is(p, ">");
+	while (ok && !is(p, ">")) {
+		if (t.n_params == 16) {
+			ok = 0;
+			break;
+		}
+		size_t k = t.n_params;
+		t.is_type[k] = is(p, "typename") || is(p, "class");
+		const char *last = NULL;
+		int depth = 0;
+		while (peek(p, 0)->kind != TK_END && (depth > 0 || (!is(p, ",") && !is(p, ">") && !is(p, "=")))) {
+			depth += is(p, "<") || is(p, "(");
+			depth -= is(p, ">") || is(p, ")");
+			if (peek(p, 0)->kind == TK_ID)
+				last = peek(p, 0)->text;
+			p->pos++;
+		}
+		if (accept(p, "=")) {
+			t.dflt[k] = p->pos;
+			while (peek(p, 0)->kind != TK_END && (depth > 0 || (!is(p, ",") && !is(p, ">")))) {
+				depth += is(p, "<") || is(p, "(");
+				depth -= is(p, ">") || is(p, ")");
+				p->pos++;
+			}
+			t.dflt_end[k] = p->pos;
+		}
+		if (!last || strcmp(last, "typename") == 0 || strcmp(last, "class") == 0) {
+			ok = 0; /* an unnamed parameter: nothing can refer to it, but keep it simple */
+			break;
+		}
+		t.params[t.n_params++] = last;
+		if (!accept(p, ","))
+			break;
+	}
+	ok = ok && accept(p, ">");
+	t.def = p->pos;
+	if (!ok || is(p, "struct") || is(p, "class") || is(p, "union") || is(p, "template")) {
+		skip_item(p); /* a class template, "template <>" and the like */
+		return;
+	}
+	/* a declaration up to its ';', or a definition up to its body's '}' */
+	int paren = 0;
+	while (peek(p, 0)->kind != TK_END) {
+		const char *w = peek(p, 0)->text;
+		p->pos++;
+		paren += (strcmp(w, "(") == 0) - (strcmp(w, ")") == 0);
+		if (paren == 0 && strcmp(w, ";") == 0)
+			return;
+		if (paren == 0 && strcmp(w, "{") == 0) {
+			for (int depth = 1; depth > 0 && peek(p, 0)->kind != TK_END; p->pos++)
+				depth += is(p, "{") - is(p, "}");
+			break;
+		}
+	}
+	t.def_end = p->pos;
+	if (!ok || p->pos <= t.def || strcmp(p->toks[p->pos - 1].text, "}") != 0)
+		return;
+	for (size_t i = t.def; i + 1 < t.def_end && !t.name; i++) /* the name: the first ID( */
+		if (p->toks[i].kind == TK_ID && strcmp(p->toks[i + 1].text, "(") == 0 &&
+		    strcmp(p->toks[i].text, "__launch_bounds__") != 0 && strcmp(p->toks[i].text, "__attribute__") != 0)
+			t.name = p->toks[i].text;
+	if (!t.name)
+		return;
+	t.ns = scope_path(p, scopes);
+	p->tmpls = egg_xrealloc(p->tmpls, (p->n_tmpls + 1) * sizeof *p->tmpls);
+	p->tmpls[p->n_tmpls++] = t;
+}
+
 struct ast_unit *
 parse_unit(const char *text, struct strbuf *err)
 {
 	struct ast_unit *u = egg_xcalloc(1, sizeof *u);
 	struct pool *pool = egg_xcalloc(1, sizeof *pool);
 	u->pool = pool;
-	struct parser p = { .pool = pool, .err = err };
+	struct parser p = { .pool = pool, .err = err, .unit = u };
+	struct strvec scopes = STRVEC_INIT;
 	parse_tokenize(&p, text);
 	while (!p.failed && peek(&p, 0)->kind != TK_END) {
 		if (is(&p, "template")) {
-			parse_fail(&p, "templates are outside the subset");
-			break;
+			read_template(&p, &scopes);
+			continue;
 		}
+		if (scopes.n && accept(&p, "}")) {
+			close_scope(&scopes);
+			continue;
+		}
+		if (open_scope(&p, &scopes))
+			continue;
+		size_t before = u->n_functions;
 		if (!parse_function(&p, u))
 			skip_item(&p);
+		for (size_t i = before; i < u->n_functions; i++) /* (instances have the template's) */
+			if (!u->functions[i].ns)
+				u->functions[i].ns = scope_path(&p, &scopes);
 	}
+	strvec_clear(&scopes);
+	free(p.tmpls);
+	free(p.funcs_seen);
 	for (size_t i = 0; i < p.n_macros; i++) {
 		free(p.macros[i].name);
 		free(p.macros[i].toks);
@@ -694,6 +1042,48 @@ ast_find_function(const struct ast_unit *u, const char *name)
 		if (strcmp(u->functions[i].name, name) == 0)
 			return &u->functions[i];
 	return NULL;
+}
+
+char *
+ast_ns_prefix(const struct ast_function *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *s = f->ns ? f->ns : "";
+	while (*s) {
+		const char *e = strstr(s, "::");
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (strncmp(s, "(anonymous namespace)", n) != 0)
+			strbuf_addf(&sb, "::%.*s", (int)n, s);
+		s += n + (e ? 2 : 0);
+	}
+	if (sb.len)
+		strbuf_addstr(&sb, "::");
+	return strbuf_detach(&sb);
+}
+
+int
+ast_ns_below(const char *outer, const char *inner, struct strbuf *open, struct strbuf *close,
+             struct strbuf *qual)
+{
+	size_t n = strlen(outer);
+	if (strncmp(inner, outer, n) != 0 || (n && inner[n] && strncmp(inner + n, "::", 2) != 0))
+		return -1;
+	const char *s = inner + n;
+	if (n && *s)
+		s += 2;
+	while (*s) {
+		const char *e = strstr(s, "::");
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (strncmp(s, "(anonymous namespace)", len) == 0) {
+			strbuf_addstr(open, "namespace {\n");
+		} else {
+			strbuf_addf(open, "namespace %.*s {\n", (int)len, s);
+			strbuf_addf(qual, "%.*s::", (int)len, s);
+		}
+		strbuf_addstr(close, "}\n");
+		s += len + (e ? 2 : 0);
+	}
+	return 0;
 }
 
 int

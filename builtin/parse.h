@@ -9,10 +9,10 @@
  * failure with a reason, which the lifter reports as "not lifted".
  *
  * Subset: function definitions (qualifiers __global__, __device__, static,
- * inline, extern "C"), object-like #defines (substituted), structs/typedefs and
- * function-like macros skipped; statements: declarations, expression statements,
+ * inline, extern "C"), also inside namespaces and extern "C" blocks; object-like
+ * #defines (substituted), structs/typedefs and function-like macros skipped; statements: declarations, expression statements,
  * if/else, for, while/do (parsed so the lifter can refuse them), return, break,
- * continue, blocks, kernel launches k<<<g, b[, s[, st]]>>>(args).
+ * continue, blocks, kernel launches k<<<g, b[, s[, st]]>>>(args) (k qualified or not).
  *
  * Ownership: parse_unit returns a struct ast_unit the caller frees with
  * ast_unit_free; every node is owned by the unit.
@@ -35,6 +35,8 @@ struct ast_expr {
 	                            CALL: callee name (NULL if not a plain name); CAST: type */
 	struct ast_expr **kids;  /* INDEX: base, index; CALL: args; others: operands */
 	size_t n_kids;
+	char *qual;              /* NAME, CALL: the qualifier written before the name ("std::", "::",
+	                            "detail::"), or NULL */
 };
 
 enum ast_stmt_kind {
@@ -74,6 +76,15 @@ struct ast_function {
 	size_t n_params;
 	struct ast_stmt *body;
 	size_t begin, body_begin, end; /* byte offsets in the parsed text */
+	char *ns; /* the namespaces it lies in, as clang names them: "nn::detail",
+	             "(anonymous namespace)::x"; "" at file scope */
+	/* An instance of a function template, made where a launch names it with
+	 * arguments (k<float, 4><<<...>>>): name is "k<float, 4>", the AST has the
+	 * arguments in place of the parameters, and the offsets are the template's;
+	 * template_at is the offset of its "template", tname its own name. */
+	int is_instance;
+	size_t template_at;
+	char *tname;
 };
 
 struct ast_unit {
@@ -86,6 +97,16 @@ struct ast_unit {
 struct ast_unit *parse_unit(const char *text, struct strbuf *err);
 void ast_unit_free(struct ast_unit *u);
 const struct ast_function *ast_find_function(const struct ast_unit *u, const char *name);
+/* "::nn::detail::" for a function in nn::detail (anonymous namespaces left out:
+ * their members are found through their parent), "" at file scope or when only
+ * anonymous namespaces hold it; owned by the caller. */
+char *ast_ns_prefix(const struct ast_function *f);
+/* How text written for namespace path INNER stands inside OUTER (both as in
+ * ast_function.ns): appends to open the namespaces to reopen ("namespace detail {\n",
+ * "namespace {\n"), to close their braces and to qual the qualifier that names
+ * a member from OUTER ("detail::"); 0, or -1 when INNER is not OUTER or inside it. */
+int ast_ns_below(const char *outer, const char *inner, struct strbuf *open, struct strbuf *close,
+                 struct strbuf *qual);
 /* Does s hold a for, while or do loop (s itself included)? */
 int ast_has_loop(const struct ast_stmt *s);
 /* Is s "return;" (alone in a block, or not)? */

@@ -7,6 +7,7 @@
 #define EGG_BUILTIN_PARSE_INTERNAL_H
 
 #include "builtin/parse.h"
+#include "common/strvec.h"
 
 enum tok_kind { TK_ID, TK_NUM, TK_STR, TK_PUNCT, TK_END };
 
@@ -27,6 +28,18 @@ struct macro {
 	size_t n;
 };
 
+/* A function template of the unit: its parameters and the tokens of its
+ * definition, instantiated where a launch names it with arguments. */
+struct tmpl {
+	const char *name, *ns;
+	size_t off;         /* the text offset of "template" */
+	size_t def, def_end; /* the definition's tokens: [def, def_end) */
+	size_t n_params;
+	const char *params[16];
+	int is_type[16];
+	size_t dflt[16], dflt_end[16]; /* a default's tokens, or dflt == dflt_end */
+};
+
 struct parser {
 	struct pool *pool;
 	struct token *toks;
@@ -37,6 +50,11 @@ struct parser {
 	size_t n_typenames;
 	struct strbuf *err;
 	int failed;
+	struct tmpl *tmpls;
+	size_t n_tmpls;
+	struct ast_unit *unit;     /* where instances go */
+	const char **funcs_seen;   /* the instances made so far */
+	size_t n_funcs_seen;
 };
 
 /* Pool allocation: zeroed memory owned by the unit's pool. */

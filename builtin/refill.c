@@ -628,10 +628,12 @@ emit(const struct gen *g, const struct rshape *shapes, const char *prefix, const
 	for (size_t i = 0; i < g->n_k && rc == 0; i++) {
 		const struct gkernel *gk = &g->k[i];
 		char *name = egg_xasprintf("%s_%s", prefix, gk->k->name);
+		strbuf_addstr(src, gk->ns_open);
 		if (shapes[i].ok)
 			rc = write_kernel(g, &shapes[i], gk, name, pt, src, why);
 		else
 			generic_kernel_text(g, gk->k, name, gk->block0 > 0 ? gk->block0 : 0, gk->restrict_ok, 0, NULL, src);
+		strbuf_addstr(src, gk->ns_close);
 		free(name);
 	}
 	size_t at = g->f->begin;
@@ -640,7 +642,7 @@ emit(const struct gen *g, const struct rshape *shapes, const char *prefix, const
 		size_t ki = 0;
 		while (g->k[ki].k != l->k)
 			ki++;
-		char *name = egg_xasprintf("%s_%s", prefix, l->k->name);
+		char *name = egg_xasprintf("%s%s_%s", g->k[ki].ns_qual, prefix, l->k->name);
 		strbuf_add(src, g->text + at, l->name_at - at);
 		if (shapes[ki].ok) {
 			write_launch(g, l, name, pt, src);
@@ -670,6 +672,11 @@ refill_generate(const struct egg_bundle *b, const char *prefix, struct builtin_c
 		strbuf_addstr(why, "refill: the launcher's launches cannot be rewritten");
 	if (b->kind == BUNDLE_KERNEL || !g.f)
 		goto out;
+	for (size_t i = 0; i < g.n_k; i++)
+		if (g.k[i].k->is_instance) { /* its statements' text is the template's */
+			strbuf_addf(why, "refill: '%s' is an instance of a template", g.k[i].k->name);
+			goto out;
+		}
 	shapes = egg_xcalloc(g.n_k, sizeof *shapes);
 	for (size_t i = 0; i < g.n_k; i++) {
 		struct rshape *r = &shapes[i];

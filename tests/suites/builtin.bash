@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 44 programs for sm_90"
+	expect_file_contains gc.out "compiled 52 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -405,4 +405,67 @@ test_lane_refill_candidates_are_correct_on_a_cpu_stand_in() {
 	run_cmd n "$EMU_CHECK" "$T/emu2" nostore.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without the store"
 	expect_file_contains n.out "correct=no refill"
+}
+
+# same_bundles SOURCE NAME=FILE...: the committed bundles FILE.json are what the
+# analyzer makes of SOURCE today (each bundle NAME)
+same_bundles() {
+	local src=$1
+	shift
+	cp "$DATA/$src" .
+	run_cmd a "$EGG" analyze "$src"
+	[ "$(cat a.rc)" -eq 0 ] || fail "analyze $src: $(head -c 1000 a.err)"
+	python3 - a.out "$DATA" "$@" <<'PY' || fail "the committed bundles differ from the analyzer's for $src"
+import json, sys
+names = dict(a.split("=") for a in sys.argv[3:])
+got = json.load(open(sys.argv[1]))
+assert len(got) == len(names), len(got)
+for b in got:
+    want = json.load(open("%s/%s.json" % (sys.argv[2], names[b["name"]])))
+    assert b == want, b["name"]
+PY
+}
+
+# check_on_cpu N PROGRAM...: the committed check programs, at 100003 elements
+# rather than the GPU's 2^24 (the CPU runs them in seconds), run on the stand-in:
+# N candidates, all correct
+check_on_cpu() {
+	local want=$1 p
+	shift
+	for p in "$@"; do
+		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
+		expect_file_contains "$p.json" '"label":'
+		sed -e 's/^\tint n = (1 << 24);/\tint n = (100003);/' "$EGG_SRCDIR/builtin/tests/check/$p.cu" >"$p.cu"
+		grep -q 'int n = (100003);' "$p.cu" || fail "size not replaced in $p"
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" "${@/%/.cu}"
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" "$want" "candidates checked"
+}
+
+test_targets_in_namespaces_are_found_and_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles namespaces.cu leaky_relu=ns_leaky halvings=ns_halvings scale=ns_scale square_k=ns_square \
+		c_leaky=ns_c_leaky
+	# each target found in its namespace: a lifted one calling nn::detail::act
+	# from nn, the generic and refill paths copying a kernel of nn::detail into
+	# it, a kernel of an anonymous namespace launched from an inline one, a
+	# kernel target in ops::fused, and an extern "C" block
+	check_on_cpu 52 ns_leaky ns_halvings ns_scale ns_square ns_c_leaky
+	expect_file_contains ns_halvings.json 'namespace detail {'
+	expect_file_contains ns_halvings.json 'refill tpb='
+	expect_file_contains ns_leaky.json '::nn::detail::act('
+}
+
+test_template_kernels_are_instantiated_and_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles templates.cu axpy=tmpl_axpy copy4=tmpl_copy countdown=tmpl_countdown
+	# axpy_k<float> lifted; copy_k<float> (its UNROLL from the default) and
+	# countdown_k<3> copied as templates by the generic path, launched with the
+	# arguments as written
+	check_on_cpu 16 tmpl_axpy tmpl_copy tmpl_countdown
+	expect_file_contains tmpl_axpy.json 'stage 0 map kernel=axpy_k<float>'
+	expect_file_contains tmpl_copy.json 'template <typename T, int UNROLL = 4>'
+	expect_file_contains tmpl_copy.json '_copy_k<float><<<'
+	expect_file_contains tmpl_countdown.json '_countdown_k<3><<<'
 }

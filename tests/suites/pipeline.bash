@@ -170,3 +170,27 @@ test_cache_key_of_a_source_is_the_key_egg_cc_used_on_the_h200() {
 	expect_file_contains e.out "arch: sm_90"
 	expect_file_contains e.out "generator: backend=builtin"
 }
+
+# Each winner stands where its target stood: in nn, nn::v2, ops::fused, an
+# extern "C" block, tk, or at file scope, several in one translation unit, with
+# the builtin's helpers and headers and the dispatcher's helper seen by each.
+test_winners_in_namespaces_and_templates_compile_into_one_object() {
+	setup_example
+	cp "$EGG_SRCDIR"/tests/data/builtin/{namespaces.cu,templates.cu} "$EGG_SRCDIR"/tests/gpu/scopes/main.cu .
+	local f
+	for f in namespaces templates; do
+		EGG_EVAL_COMMAND=$RECORDED run_cmd "$f" "$EGG_CC" -O3 -arch=sm_90 -c "$f.cu" -o "$f.o" ||
+			fail "$f: $(cat "$f.err")"
+		! grep -q warning "$f.err" || fail "$f fell back: $(grep warning "$f.err")"
+	done
+	for f in leaky_relu halvings scale c_leaky; do
+		has_symbol namespaces.o "egg_winner__$f" || fail "the winner of $f is not linked"
+	done
+	for f in axpy copy4 countdown; do
+		has_symbol templates.o "egg_winner__$f" || fail "the winner of $f is not linked"
+	done
+	has_symbol namespaces.o ' T nn::v2::scale(float const\*, float\*, float, int)' ||
+		fail "the dispatcher of nn::v2::scale keeps its namespace"
+	has_symbol namespaces.o ' T c_leaky$' || fail "the dispatcher of c_leaky keeps C linkage"
+	run_cmd l "$REAL_NVCC" -O3 -arch=sm_90 main.cu namespaces.o templates.o -o prog || fail "link: $(cat l.err)"
+}

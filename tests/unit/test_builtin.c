@@ -320,7 +320,8 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  y[threadIdx.x] = x[threadIdx.x];\n}\n",
 	                  "k<<<1, 32>>>(x, y, n);", "thread index");
-	expect_not_lifted("template <int N> __global__ void k(const float *x) { }\n", "", "templates");
+	expect_not_lifted("template <typename T> __global__ void k(const T *x) { }\n", "k<<<1, 1>>>(x);",
+	                  "launched without template arguments");
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
 	                  "cudaStream_t s = 0; k<<<n, 1, 0, s>>>(x, y, n);", "stream");
@@ -690,11 +691,241 @@ parser_substitutes_macros_and_skips_types(void **state)
 	strbuf_release(&err);
 }
 
+static void
+parser_reads_through_namespaces_and_linkage_blocks(void **state)
+{
+	(void)state;
+	struct strbuf err = STRBUF_INIT;
+	struct ast_unit *u = parse_unit("namespace cg = cooperative_groups;\nusing namespace std;\n"
+	                                "namespace nn {\nnamespace detail {\n__device__ float act(float v) { return v; }\n"
+	                                "__global__ void k(float *p) { p[0] = act(p[0]); }\n}\n"
+	                                "namespace {\n__device__ int hidden(int v) { return v; }\n}\n"
+	                                "inline namespace v2 {\nvoid run(float *p) { detail::k<<<1, 1>>>(p); ::nn::detail::k<<<1, 1>>>(p); }\n}\n}\n"
+	                                "namespace ops::fused { __global__ void sq(float *p) { p[0] *= p[0]; } }\n"
+	                                "extern \"C\" {\nvoid c_run(float *p) { nn::detail::k<<<1, 1>>>(p); }\n}\n"
+	                                "void top(void) {}\n", &err);
+	assert_string_equal(err.buf, "");
+	assert_non_null(u);
+	assert_int_equal(u->n_functions, 7);
+	static const char *const want[][2] = {
+		{ "act", "nn::detail" }, { "k", "nn::detail" }, { "hidden", "nn::(anonymous namespace)" },
+		{ "run", "nn::v2" }, { "sq", "ops::fused" }, { "c_run", "" }, { "top", "" },
+	};
+	for (size_t i = 0; i < 7; i++) {
+		const struct ast_function *f = ast_find_function(u, want[i][0]);
+		assert_non_null(f);
+		assert_string_equal(f->ns, want[i][1]);
+	}
+	/* qualified launches keep their qualifier; names resolve to the last part */
+	const struct ast_function *run = ast_find_function(u, "run");
+	assert_int_equal(run->body->n_body, 2);
+	assert_int_equal(run->body->body[0]->kind, AST_LAUNCH);
+	assert_string_equal(run->body->body[0]->expr->text, "k");
+	assert_string_equal(run->body->body[0]->expr->qual, "detail::");
+	assert_string_equal(run->body->body[1]->expr->qual, "::nn::detail::");
+	/* a member named from anywhere: anonymous namespaces left out */
+	char *q = ast_ns_prefix(ast_find_function(u, "hidden"));
+	assert_string_equal(q, "::nn::");
+	free(q);
+	q = ast_ns_prefix(ast_find_function(u, "top"));
+	assert_string_equal(q, "");
+	free(q);
+	ast_unit_free(u);
+	/* a brace too many closes nothing the parser opened */
+	u = parse_unit("namespace a {\nvoid f(void) {}\n}\n}\nvoid g(void) {}\n", &err);
+	if (u)
+		assert_string_equal(ast_find_function(u, "f")->ns, "a");
+	ast_unit_free(u);
+	strbuf_release(&err);
+}
+
+static void
+namespace_paths_below_the_target_reopen(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *outer, *inner, *open, *qual;
+		int rc;
+	} cases[] = {
+		{ "nn", "nn", "", "", 0 },
+		{ "nn", "nn::detail", "namespace detail {\n", "detail::", 0 },
+		{ "nn", "nn::(anonymous namespace)::x", "namespace {\nnamespace x {\n", "x::", 0 },
+		{ "", "a::b", "namespace a {\nnamespace b {\n", "a::b::", 0 },
+		{ "nn", "nnx", "", "", -1 },
+		{ "nn::detail", "nn", "", "", -1 },
+		{ "nn", "other", "", "", -1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct strbuf open = STRBUF_INIT, close = STRBUF_INIT, qual = STRBUF_INIT;
+		assert_int_equal(ast_ns_below(cases[i].outer, cases[i].inner, &open, &close, &qual), cases[i].rc);
+		if (cases[i].rc == 0) {
+			assert_string_equal(open.buf, cases[i].open);
+			assert_string_equal(qual.buf, cases[i].qual);
+			assert_int_equal(count(close.buf, "}"), count(open.buf, "{"));
+		}
+		strbuf_release(&open);
+		strbuf_release(&close);
+		strbuf_release(&qual);
+	}
+}
+
+/* The lifted code calls the closure's functions by their full names; the
+ * generic path copies a kernel into the namespace it came from below the
+ * target's and refuses one from beside it. */
+static void
+targets_in_namespaces_get_candidates(void **state)
+{
+	(void)state;
+	const char *closure = "namespace nn {\nnamespace detail {\n"
+	                      "__device__ float act(float v) { return v > 0.f ? v : 0.01f * v; }\n"
+	                      "__global__ void leaky_k(const float *x, float *y, int n)\n"
+	                      "{\n\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n\tif (i < n)\n\t\ty[i] = act(x[i]);\n}\n"
+	                      "__global__ void count_k(const int *x, int *y, int n)\n"
+	                      "{\n\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n\tif (i >= n)\n\t\treturn;\n"
+	                      "\tint v = x[i], c = 0;\n\twhile (v > 1) {\n\t\tv /= 2;\n\t\tc++;\n\t}\n\ty[i] = c;\n}\n}\n}\n"
+	                      "namespace other {\n__global__ void count_k2(const int *x, int *y, int n)\n"
+	                      "{\n\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n\tint v = x[i], c = 0;\n"
+	                      "\twhile (v > 1) {\n\t\tv /= 2;\n\t\tc++;\n\t}\n\tif (i < n)\n\t\ty[i] = c;\n}\n}\n";
+	struct egg_bundle *b = make_bundle(BUNDLE_LAUNCHER, "leaky", "const float *x:in, float *y:out, int n:scalar",
+	                                   closure, "namespace nn {\nvoid leaky(const float *x, float *y, int n)\n"
+	                                   "{\n\tdetail::leaky_k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n}\n");
+	free(b->qualified_name);
+	b->qualified_name = egg_xstrdup("nn::leaky");
+	struct builtin_output o = generate(b);
+	assert_true(o.n_candidates >= 4);
+	assert_non_null(o.program);
+	assert_string_equal(o.program->header, "void leaky(const float *x, float *y, int n)\n");
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		assert_non_null(strstr(o.candidates[i].source, "::nn::detail::act("));
+		assert_null(strstr(o.candidates[i].source, "namespace nn"));
+		/* its helpers guarded for nn alone: egg-cc may put another winner's
+		 * copy in another namespace of the same file */
+		assert_non_null(strstr(o.candidates[i].source, "#ifndef EGG_BUILTIN_PRELUDE__NS_nn\n"));
+		assert_non_null(strstr(o.candidates[i].source, "#define EGG_BUILTIN_PRELUDE__NS_nn\n"));
+	}
+	builtin_output_release(&o);
+
+	b = make_bundle(BUNDLE_LAUNCHER, "count", "const int *x:in, int *y:out, int n:scalar", closure,
+	                "namespace nn {\nvoid count(const int *x, int *y, int n)\n"
+	                "{\n\tdetail::count_k<<<(n + 127) / 128, 128>>>(x, y, n);\n}\n}\n");
+	free(b->qualified_name);
+	b->qualified_name = egg_xstrdup("nn::count");
+	o = generate(b);
+	assert_null(o.program);
+	assert_true(o.n_candidates >= 2);
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *s = o.candidates[i].source;
+		assert_non_null(strstr(s, "namespace detail {\n"));
+		assert_non_null(strstr(s, "detail::egg_count"));
+		assert_non_null(strstr(s, "<<<"));
+		assert_null(strstr(s, "detail::count_k<<<"));
+	}
+	builtin_output_release(&o);
+
+	b = make_bundle(BUNDLE_LAUNCHER, "count2", "const int *x:in, int *y:out, int n:scalar", closure,
+	                "namespace nn {\nvoid count2(const int *x, int *y, int n)\n"
+	                "{\n\tother::count_k2<<<(n + 127) / 128, 128>>>(x, y, n);\n}\n}\n");
+	free(b->qualified_name);
+	b->qualified_name = egg_xstrdup("nn::count2");
+	o = generate(b);
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(o.not_lifted);
+	assert_non_null(strstr(o.not_lifted, "it launches 'count_k2' of namespace 'other', outside the target's "
+	                                     "namespace 'nn'"));
+	builtin_output_release(&o);
+}
+
+static void
+launches_instantiate_function_templates(void **state)
+{
+	(void)state;
+	struct strbuf err = STRBUF_INIT;
+	const char *closure = "template <typename T, int N = 2>\n__global__ void k(const T *x, T *y, int n)\n"
+	                      "{\n\tint i = blockIdx.x * blockDim.x + threadIdx.x;\n\tif (i < n)\n\t\ty[i] = x[i] * N;\n}\n"
+	                      "template <typename T> struct Box { T v; };\n"
+	                      "template <> struct Box<int> { int v; };\n"
+	                      "template __global__ void k<float>(const float *, float *, int);\n";
+	struct strbuf text = STRBUF_INIT;
+	strbuf_addf(&text, "%svoid run(const float *x, float *y, const double *a, double *b, int n)\n"
+	                   "{\n\tk<float><<<1, 1>>>(x, y, n);\n\tk<double, 3><<<1, 1>>>(a, b, n);\n"
+	                   "\tk<float><<<2, 1>>>(x, y, n);\n}\n", closure);
+	struct ast_unit *u = parse_unit(text.buf, &err);
+	assert_string_equal(err.buf, "");
+	assert_non_null(u);
+	/* one instance per distinct argument list, parsed with the arguments in place */
+	assert_int_equal(u->n_functions, 3);
+	const struct ast_function *f = ast_find_function(u, "k<float>");
+	assert_non_null(f);
+	assert_true(f->is_instance);
+	assert_string_equal(f->tname, "k");
+	assert_string_equal(f->params[0].type, "const float *");
+	assert_string_equal(f->params[1].type, "float *");
+	assert_int_equal(f->template_at, 0);
+	f = ast_find_function(u, "k<double, 3>");
+	assert_non_null(f);
+	assert_string_equal(f->params[0].type, "const double *");
+	const struct ast_function *run = ast_find_function(u, "run");
+	assert_string_equal(run->body->body[0]->expr->text, "k<float>");
+	assert_string_equal(run->body->body[1]->expr->text, "k<double, 3>");
+	assert_false(run->is_instance);
+	ast_unit_free(u);
+	/* a launch with arguments of something that is no template */
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "__global__ void g(float *y) { y[0] = 1; }\nvoid run(float *y) { g<float><<<1, 1>>>(y); }\n");
+	u = parse_unit(text.buf, &err);
+	assert_null(u);
+	assert_non_null(strstr(err.buf, "'g' is launched with template arguments but is not a function template"));
+	/* a parameter with no argument and no default */
+	strbuf_reset(&err);
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "template <typename T, int N>\n__global__ void h(T *y) { y[0] = N; }\n"
+	                     "void run(float *y) { h<float><<<1, 1>>>(y); }\n");
+	u = parse_unit(text.buf, &err);
+	assert_null(u);
+	assert_non_null(strstr(err.buf, "the template parameter 'N' of 'h' has no argument"));
+	strbuf_release(&err);
+
+	/* the lifted path works on the instance; the generic path copies the
+	 * template once and refuses two instances of it in one launcher */
+	struct egg_bundle *b = make_bundle(BUNDLE_LAUNCHER, "run", "const float *x:in, float *y:out, int n:scalar",
+	                                   closure, "void run(const float *x, float *y, int n)\n"
+	                                   "{\n\tk<float, 3><<<(n + 255) / 256, 256>>>(x, y, n);\n}\n");
+	struct builtin_output o = generate(b);
+	assert_non_null(o.program);
+	assert_non_null(strstr(o.description, "kernel=k<float, 3>"));
+	assert_non_null(strstr(o.description, "(x[i] * 3)"));
+	assert_true(o.n_candidates >= 4);
+	builtin_output_release(&o);
+	b = make_bundle(BUNDLE_LAUNCHER, "run2", "const float *x:in, float *y:out, int n:scalar", closure,
+	                "void run2(const float *x, float *y, int n)\n"
+	                "{\n\tk<float, 3><<<(n + 255) / 256, 256>>>(x, y, n);\n\tk<float, 2><<<(n + 255) / 256, 256>>>(y, y, n);\n}\n");
+	o = generate(b);
+	/* lifted as a chain of two maps; no generic candidate in any case */
+	for (size_t i = 0; i < o.n_candidates; i++)
+		assert_true(strncmp(o.candidates[i].label, "generic", 7) != 0);
+	builtin_output_release(&o);
+	b = make_bundle(BUNDLE_LAUNCHER, "run3", "const float *x:in, float *y:out, int n:scalar", closure,
+	                "void run3(const float *x, float *y, int n)\n"
+	                "{\n\tk<float, 3><<<(n + 255) / 256, 256>>>(x, y, n);\n\tk<float, 2><<<(n + 255) / 256, 256>>>(y, y, n);\n"
+	                "\tfor (int r = 0; r < n; r++)\n\t\tk<float, 2><<<1, 1>>>(y, y, 1);\n}\n");
+	o = generate(b);
+	assert_int_equal(o.n_candidates, 0);
+	if (!strstr(o.not_lifted, "it launches two instances of the template 'k'"))
+		print_error("not lifted: %s\n", o.not_lifted);
+	assert_non_null(strstr(o.not_lifted, "it launches two instances of the template 'k'"));
+	builtin_output_release(&o);
+	strbuf_release(&text);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parser_substitutes_macros_and_skips_types),
+		cmocka_unit_test(parser_reads_through_namespaces_and_linkage_blocks),
+		cmocka_unit_test(namespace_paths_below_the_target_reopen),
+		cmocka_unit_test(targets_in_namespaces_get_candidates),
+		cmocka_unit_test(launches_instantiate_function_templates),
 		cmocka_unit_test(map_lifts_with_launcher_names),
 		cmocka_unit_test(guards_and_index_spellings_lift),
 		cmocka_unit_test(broadcast_and_host_locals_lift),
