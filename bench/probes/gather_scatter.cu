@@ -5,7 +5,7 @@
 // Prints one table: median of 30 timed runs (events) after 3 warm-ups, and the
 // largest difference from the first variant of its group.
 //
-//   nvcc -O3 -arch=sm_90 -o probe bench/probes/gather_scatter.cu && ./probe
+//   nvcc -O3 -arch=sm_90 -o probe bench/probes/gather_scatter.cu && ./probe [scatter|fixed]
 #include "probe.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -16,30 +16,6 @@
 
 
 static int sms;
-
-template <class F> static double
-median_ms(F f)
-{
-	cudaEvent_t a, b;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	for (int i = 0; i < 3; i++)
-		f();
-	CK(cudaDeviceSynchronize());
-	std::vector<float> t;
-	for (int i = 0; i < 30; i++) {
-		CK(cudaEventRecord(a));
-		f();
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		float ms;
-		CK(cudaEventElapsedTime(&ms, a, b));
-		t.push_back(ms);
-	}
-	CK(cudaGetLastError());
-	std::sort(t.begin(), t.end());
-	return t[t.size() / 2];
-}
 
 static __device__ __forceinline__ float4
 keep_ld(const float4 *p)
@@ -248,7 +224,11 @@ __global__ void __launch_bounds__(256) emb_window(const long long *__restrict__ 
  * MODE 6: float atomicAdd (native at the L2) into the block's own copy in
  *         global memory (sink, cleared by the block), folded by a second pass
  * MODE 7: a quarter of the elements (each thread's fourth) as MODE 6, the rest
- *         as MODE 0: the L2's atomic units and the shared memory's side by side */
+ *         as MODE 0: the L2's atomic units and the shared memory's side by side
+ * MODE 8: 64-bit fixed point (2^-32) with integer shared atomics for |v| < 256
+ *         (no float compare-and-swap loop), a float shared atomic for the rest
+ *         (and NaN, infinities); the bin's total is the two summed at the fold.
+ *         A block adds at most 2^23 values below 2^40 each: no overflow. */
 template <int MODE>
 __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, const float *__restrict__ w,
                                                  float *__restrict__ hist, long long n, int nbins, int copies,
@@ -259,6 +239,10 @@ __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, co
 		sh[j] = 0;
 	__syncthreads();
 	float *mine = sh + ((threadIdx.x >> 5) % copies) * nbins;
+	/* MODE 8: the fixed-point bins after the float ones, 8-byte aligned */
+	unsigned long long *fix = reinterpret_cast<unsigned long long *>(sh + ((copies * nbins + 1) & ~1));
+	for (int j = threadIdx.x; MODE == 8 && j < nbins; j += blockDim.x)
+		fix[j] = 0;
 	float *priv = sink + (long long)blockIdx.x * nbins;
 	if (MODE >= 6) {
 		for (int j = threadIdx.x; j < nbins; j += blockDim.x)
@@ -280,6 +264,13 @@ __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, co
 			const float v = ws[u] * 0.5f;
 			if (MODE == 1) {
 				acc += v * (float)b;
+			} else if (MODE == 8) {
+				if (b < (unsigned)nbins && fabsf(v) < 256.0f)
+					atomicAdd(fix + b, (unsigned long long)__float2ll_rn(v * 4294967296.0f));
+				else if (b < (unsigned)nbins)
+					atomicAdd(mine + b, v);
+				else
+					atomicAdd(hist + b, v);
 			} else if (MODE == 2) {
 				if (b < (unsigned)nbins)
 					atomicAdd(reinterpret_cast<int *>(mine) + b, (int)v);
@@ -345,6 +336,8 @@ __global__ void __launch_bounds__(512) wh_kernel(const int *__restrict__ bin, co
 			v += sh[c * nbins + j];
 		if (MODE == 2)
 			v = (float)__float_as_int(v);
+		if (MODE == 8)
+			v += (float)((double)(long long)fix[j] * (1.0 / 4294967296.0));
 		if (fold && MODE != 7)
 			atomicAdd(hist + j, v);
 		else
@@ -366,7 +359,8 @@ __global__ void fold_partials(const float *__restrict__ part, float *__restrict_
 int
 main(int argc, char **argv)
 {
-	const bool only_scatter = argc > 1 && argv[1][0] == 's';
+	const bool only_scatter = argc > 1 && (argv[1][0] == 's' || argv[1][0] == 'f');
+	const bool only_fixed = argc > 1 && argv[1][0] == 'f'; /* "fixed": modes 0, 2 and 8 */
 	int dev = 0;
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -525,16 +519,20 @@ main(int argc, char **argv)
 		else
 			printf("%-44s %9.4f %9s\n", name, ms, "-");
 	};
-	for (int m = 0; m < 8; m++)
+	for (int m = 0; m < 9; m++)
 		CK(cudaFuncSetAttribute(m == 0 ? wh_kernel<0> : m == 1 ? wh_kernel<1> : m == 2 ? wh_kernel<2> :
 		                        m == 3 ? wh_kernel<3> : m == 4 ? wh_kernel<4> : m == 5 ? wh_kernel<5> :
-		                        m == 6 ? wh_kernel<6> : wh_kernel<7>,
+		                        m == 6 ? wh_kernel<6> : m == 7 ? wh_kernel<7> : wh_kernel<8>,
 		                        cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
 	for (int tpb : { 256, 512 }) {
-		for (int mode = 0; mode < 8; mode++) {
+		for (int mode = 0; mode < 9; mode++) {
+			if (only_fixed && mode != 0 && mode != 2 && mode != 8)
+				continue;
 			for (int fold = 1; fold >= 0; fold--) {
 				const int copies = (mode >= 3 && mode <= 5) ? tpb / 32 : 1;
 				size_t sb = (size_t)copies * nbins * sizeof(float) * (mode == 5 ? 2 : 1);
+				if (mode == 8)
+					sb = (size_t)((copies * nbins + 1) & ~1) * sizeof(float) + nbins * 8;
 				if (sb > 200 * 1024 || (mode == 1 && fold == 0) || (mode >= 6 && fold))
 					continue;
 				if (mode == 6)
@@ -542,7 +540,7 @@ main(int argc, char **argv)
 				void (*k)(const int *, const float *, float *, long long, int, int, float *, int) =
 					mode == 0 ? wh_kernel<0> : mode == 1 ? wh_kernel<1> : mode == 2 ? wh_kernel<2> :
 					mode == 3 ? wh_kernel<3> : mode == 4 ? wh_kernel<4> : mode == 5 ? wh_kernel<5> :
-					mode == 6 ? wh_kernel<6> : wh_kernel<7>;
+					mode == 6 ? wh_kernel<6> : mode == 7 ? wh_kernel<7> : wh_kernel<8>;
 				int o = 0;
 				CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o, k, tpb, sb));
 				const int grid = sms * o;
@@ -555,7 +553,8 @@ main(int argc, char **argv)
 				char name[80];
 				static const char *mn[] = { "shared f32 atomic", "loads only", "shared int atomic",
 					                    "warp copy match_any", "warp copy f32 atomic", "warp copy tags",
-					                    "global block copy", "1/4 global 3/4 shared" };
+					                    "global block copy", "1/4 global 3/4 shared",
+					                    "shared 64-bit fixed point" };
 				snprintf(name, sizeof name, "wh %s tpb=%d occ=%d %s", mn[mode], tpb, o,
 				         fold ? "fold=atomic" : "fold=2nd pass");
 				hcheck(name, ms, mode != 1 && mode != 2);

@@ -1,10 +1,12 @@
 // probe.h -- what the probes in this folder share: a CUDA call checked, or the
-// program stops with the call's place and error.
+// program stops with the call's place and error; the median of timed runs.
 #ifndef EGG_PROBE_H
 #define EGG_PROBE_H
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <algorithm>
+#include <vector>
 
 #define CK(x)                                                                             \
 	do {                                                                              \
@@ -14,5 +16,32 @@
 			exit(1);                                                          \
 		}                                                                         \
 	} while (0)
+
+/* The median of 30 event-timed runs of f, in ms, after 3 warm-ups. */
+template <class F> static double
+median_ms(F f)
+{
+	cudaEvent_t a, b;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 3; i++)
+		f();
+	CK(cudaDeviceSynchronize());
+	std::vector<float> t;
+	for (int i = 0; i < 30; i++) {
+		CK(cudaEventRecord(a));
+		f();
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		float ms;
+		CK(cudaEventElapsedTime(&ms, a, b));
+		t.push_back(ms);
+	}
+	CK(cudaGetLastError());
+	CK(cudaEventDestroy(a));
+	CK(cudaEventDestroy(b));
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
 
 #endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""same_code.py -- do two builds of egg generate the same candidates for the suite?
+
+    python3 bench/suite/same_code.py OLD_EGG OLD_TEMPLATES NEW_EGG NEW_TEMPLATES
+
+Analyzes every bench case (bench/suite/cases/*.cu) and the example
+(examples/kernels.cu) with NEW_EGG, runs `egg generate` on each bundle with both
+builds (each with its own builtin templates folder) and compares the candidates'
+labels and sources.  When they are identical, a suite table measured with the old
+generator holds for the new one's code.  Prints one line per bundle that differs
+and a count; exits 1 if any differs.  (An old build: `git worktree add /tmp/old
+COMMIT && cd /tmp/old && autoreconf -fi && ./configure && make egg`.)"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def candidates(egg, templates, bundle_path):
+    out = subprocess.run([egg, "generate", bundle_path], capture_output=True, text=True,
+                         env=dict(os.environ, EGG_BUILTIN_TEMPLATES=templates), check=True)
+    return [(c["label"], c["source"]) for c in json.loads(out.stdout)["candidates"]]
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    old_egg, old_tpl, new_egg, new_tpl = (os.path.abspath(a) for a in sys.argv[1:])
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cases = sorted(glob.glob(os.path.join(top, "bench/suite/cases/*.cu")))
+    cases.append(os.path.join(top, "examples/kernels.cu"))
+    same = differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bundle.json")
+        for case in cases:
+            r = subprocess.run([new_egg, "analyze", "-I", os.path.join(top, "bench/suite"),
+                                os.path.basename(case)], cwd=os.path.dirname(case),
+                               capture_output=True, text=True, check=True)
+            for b in json.loads(r.stdout):
+                with open(path, "w") as f:
+                    json.dump(b, f)
+                if candidates(old_egg, old_tpl, path) == candidates(new_egg, new_tpl, path):
+                    same += 1
+                else:
+                    differ += 1
+                    print("differs: %s %s" % (os.path.basename(case), b["name"]))
+    print("bundles with identical candidates: %d, different: %d" % (same, differ))
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == "__main__":
+    main()
