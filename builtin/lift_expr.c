@@ -182,6 +182,40 @@ lift_name(struct ctx *c, const char *name)
 	}
 }
 
+/* A __device__ function template of the closure whose parameters take no
+ * pointers: a pure call whose arguments the compiler deduces. */
+static const struct ast_template *
+pure_device_template(struct ctx *c, const char *name)
+{
+	const struct ast_template *t = ast_find_template(c->unit, name);
+	return t && t->is_device && !t->pointer_params && !ast_find_function(c->unit, name) ? t : NULL;
+}
+
+/* __ldg(p) and the other cache-hinted loads read *p like any load */
+static int
+is_read_only_load(const char *name)
+{
+	static const char *const loads[] = { "__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv", NULL };
+	return in_list(loads, name);
+}
+
+/* The element a load intrinsic's argument points at: &b[i], b + i, i + b or b. */
+static struct ir_expr *
+lift_intrinsic_load(struct ctx *c, const struct ast_expr *a)
+{
+	a = lift_strip_casts(a);
+	if (a->kind == AST_UN && strcmp(a->text, "&") == 0 && a->kids[0]->kind == AST_INDEX)
+		return lift_load(c, a->kids[0]->kids[0], a->kids[0]->kids[1]);
+	if (a->kind == AST_BIN && strcmp(a->text, "+") == 0) {
+		const struct ast_expr *l = lift_strip_casts(a->kids[0]), *r = lift_strip_casts(a->kids[1]);
+		struct binding *b = l->kind == AST_NAME ? lift_lookup(c, l->text) : NULL;
+		if (b && (b->kind == B_BUFFER || b->kind == B_ALIAS))
+			return lift_load(c, l, r);
+		return lift_load(c, r, l);
+	}
+	return lift_load(c, a, NULL);
+}
+
 /* Lifts e's operands into r; frees r and returns NULL when one is refused. */
 static struct ir_expr *
 lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
@@ -204,6 +238,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		return NULL;
 	struct ir_expr *r = NULL;
 	const struct ast_function *f;
+	const struct ast_template *t = NULL;
 	switch (e->kind) {
 	case AST_NUM:
 		return ir_expr_new(IR_NUM, e->text);
@@ -220,13 +255,16 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 			r = ir_expr_new(IR_CAST, e->text);
 		} else if (in_list(math_functions, e->text)) {
 			r = ir_expr_new(IR_CALL, e->text);
-		} else if ((f = pure_device_function(c, e->text))) {
-			/* named from wherever the candidate stands: ::nn::detail::act */
-			char *q = ast_ns_prefix(f);
+		} else if ((f = pure_device_function(c, e->text)) || (t = pure_device_template(c, e->text))) {
+			/* named from wherever the candidate stands: ::nn::detail::act; a
+			 * template's arguments deduced there as in the reference */
+			char *q = ast_ns_prefix(f ? f->ns : t->ns);
 			char *name = egg_xasprintf("%s%s", q, e->text);
 			r = ir_expr_new(IR_CALL, name);
 			free(name);
 			free(q);
+		} else if (is_read_only_load(e->text) && e->n_kids == 1) {
+			return lift_intrinsic_load(c, e->kids[0]);
 		} else {
 			lift_refuse(c, "a call to '%s', which is not a math function", e->text);
 			return NULL;

@@ -976,6 +976,21 @@ read_template(struct parser *p, const struct strvec *scopes)
 	t.ns = scope_path(p, scopes);
 	p->tmpls = egg_xrealloc(p->tmpls, (p->n_tmpls + 1) * sizeof *p->tmpls);
 	p->tmpls[p->n_tmpls++] = t;
+	/* for calls that deduce the arguments: device code? a pointer parameter? */
+	struct ast_template a = { .name = (char *)t.name, .ns = (char *)t.ns };
+	size_t i = t.def;
+	for (; i < t.def_end && p->toks[i].text != t.name; i++)
+		a.is_device |= strcmp(p->toks[i].text, "__device__") == 0;
+	for (int depth = 0; ++i < t.def_end;) { /* the parameter list, up to its ')' */
+		const char *w = p->toks[i].text;
+		depth += (strcmp(w, "(") == 0) - (strcmp(w, ")") == 0);
+		if (depth == 0)
+			break;
+		a.pointer_params |= strcmp(w, "*") == 0 || strcmp(w, "&") == 0 || strcmp(w, "[") == 0;
+	}
+	struct ast_unit *u = p->unit;
+	u->templates = parse_grow(p->pool, u->templates, u->n_templates, sizeof *u->templates);
+	u->templates[u->n_templates++] = a;
 }
 
 struct ast_unit *
@@ -1045,10 +1060,10 @@ ast_find_function(const struct ast_unit *u, const char *name)
 }
 
 char *
-ast_ns_prefix(const struct ast_function *f)
+ast_ns_prefix(const char *ns)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *s = f->ns ? f->ns : "";
+	const char *s = ns ? ns : "";
 	while (*s) {
 		const char *e = strstr(s, "::");
 		size_t n = e ? (size_t)(e - s) : strlen(s);
@@ -1059,6 +1074,15 @@ ast_ns_prefix(const struct ast_function *f)
 	if (sb.len)
 		strbuf_addstr(&sb, "::");
 	return strbuf_detach(&sb);
+}
+
+const struct ast_template *
+ast_find_template(const struct ast_unit *u, const char *name)
+{
+	for (size_t i = u->n_templates; i-- > 0;)
+		if (strcmp(u->templates[i].name, name) == 0)
+			return &u->templates[i];
+	return NULL;
 }
 
 int

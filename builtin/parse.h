@@ -87,9 +87,19 @@ struct ast_function {
 	char *tname;
 };
 
+/* A function template of the unit, as far as a call that deduces its arguments
+ * needs it: where it is, whether it is device code, whether a parameter is a
+ * pointer. */
+struct ast_template {
+	char *name, *ns;
+	int is_device, pointer_params;
+};
+
 struct ast_unit {
 	struct ast_function *functions;
 	size_t n_functions;
+	struct ast_template *templates;
+	size_t n_templates;
 	void *pool; /* internal */
 };
 
@@ -97,10 +107,11 @@ struct ast_unit {
 struct ast_unit *parse_unit(const char *text, struct strbuf *err);
 void ast_unit_free(struct ast_unit *u);
 const struct ast_function *ast_find_function(const struct ast_unit *u, const char *name);
-/* "::nn::detail::" for a function in nn::detail (anonymous namespaces left out:
+/* "::nn::detail::" for a function in NS nn::detail (anonymous namespaces left out:
  * their members are found through their parent), "" at file scope or when only
  * anonymous namespaces hold it; owned by the caller. */
-char *ast_ns_prefix(const struct ast_function *f);
+char *ast_ns_prefix(const char *ns);
+const struct ast_template *ast_find_template(const struct ast_unit *u, const char *name);
 /* How text written for namespace path INNER stands inside OUTER (both as in
  * ast_function.ns): appends to open the namespaces to reopen ("namespace detail {\n",
  * "namespace {\n"), to close their braces and to qual the qualifier that names

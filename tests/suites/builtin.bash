@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 52 programs for sm_90"
+	expect_file_contains gc.out "compiled 54 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -435,8 +435,8 @@ check_on_cpu() {
 	for p in "$@"; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"label":'
-		sed -e 's/^\tint n = (1 << 24);/\tint n = (100003);/' "$EGG_SRCDIR/builtin/tests/check/$p.cu" >"$p.cu"
-		grep -q 'int n = (100003);' "$p.cu" || fail "size not replaced in $p"
+		sed -e 's/^\t\([a-z0-9_]*\) n = (1 << 24);/\t\1 n = (100003);/' "$EGG_SRCDIR/builtin/tests/check/$p.cu" >"$p.cu"
+		grep -q ' n = (100003);' "$p.cu" || fail "size not replaced in $p"
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${@/%/.cu}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
@@ -468,4 +468,14 @@ test_template_kernels_are_instantiated_and_correct_on_a_cpu_stand_in() {
 	expect_file_contains tmpl_copy.json 'template <typename T, int UNROLL = 4>'
 	expect_file_contains tmpl_copy.json '_copy_k<float><<<'
 	expect_file_contains tmpl_countdown.json '_countdown_k<3><<<'
+}
+
+test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles idioms.cu exp_half=idiom_ldg swish=idiom_tcall
+	# __ldg(&x[i]) and __ldcs(z + i) read like x[i]; act::sigmoid(x[i]) is a
+	# template whose arguments the call deduces: both lift as maps
+	check_on_cpu 22 idiom_ldg idiom_tcall
+	expect_file_contains idiom_ldg.json 'let float st0_0 = ((__expf(x[i]) * 0.5f) + z[i])'
+	expect_file_contains idiom_tcall.json 'let float st0_0 = (x[i] * ::act::sigmoid(x[i]))'
 }

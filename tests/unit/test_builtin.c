@@ -284,6 +284,32 @@ expect_not_lifted(const char *kernel, const char *launcher_body, const char *rea
 	strbuf_release(&t);
 }
 
+/* A cache-hinted load reads its element like x[i] does, whichever way the
+ * pointer is written; a __device__ template called with deduced arguments is a
+ * pure call unless a parameter is a pointer. */
+static void
+cache_hinted_loads_and_deduced_template_calls_lift(void **state)
+{
+	const char *closure = "namespace m {\ntemplate <typename T> __device__ T sq(T v) { return v * v; }\n}\n"
+	                      "template <typename T> __device__ T first(const T *p) { return p[0]; }\n";
+	struct strbuf k = STRBUF_INIT;
+	strbuf_addf(&k, "%s__global__ void k(const float *x, float *y, int n) {\n"
+	                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                "  if (i < n) y[i] = __ldg(&x[i]) + __ldcg(x + i) * __ldca(i + x) + m::sq(__ldcs((const float *)&x[i]));\n}\n",
+	            closure);
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar", k.buf,
+	                               "void f(const float *x, float *y, int n) {\n  k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = ((x[i] + (x[i] * x[i])) + ::m::sq(x[i]))\n"
+	                   "  store y[i] = st0_0\n");
+	strbuf_reset(&k);
+	strbuf_addf(&k, "%s__global__ void k(const float *x, float *y, int n) {\n"
+	                "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = first(x + i);\n}\n", closure);
+	expect_not_lifted(k.buf, "k<<<(n + 255) / 256, 256>>>(x, y, n);", "a call to 'first', which is not a math function");
+	strbuf_release(&k);
+}
+
 static void
 outside_the_families_is_not_lifted_with_a_reason(void **state)
 {
@@ -724,10 +750,10 @@ parser_reads_through_namespaces_and_linkage_blocks(void **state)
 	assert_string_equal(run->body->body[0]->expr->qual, "detail::");
 	assert_string_equal(run->body->body[1]->expr->qual, "::nn::detail::");
 	/* a member named from anywhere: anonymous namespaces left out */
-	char *q = ast_ns_prefix(ast_find_function(u, "hidden"));
+	char *q = ast_ns_prefix(ast_find_function(u, "hidden")->ns);
 	assert_string_equal(q, "::nn::");
 	free(q);
-	q = ast_ns_prefix(ast_find_function(u, "top"));
+	q = ast_ns_prefix(ast_find_function(u, "top")->ns);
 	assert_string_equal(q, "");
 	free(q);
 	ast_unit_free(u);
@@ -938,6 +964,7 @@ main(void)
 		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
+		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
 		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),

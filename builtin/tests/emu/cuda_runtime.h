@@ -60,6 +60,12 @@ template <class T> T __ldg(const T *p)
 	}
 	return *p;
 }
+/* the other cache-hinted loads read like __ldg */
+template <class T> T __ldca(const T *p) { return __ldg(p); }
+template <class T> T __ldcg(const T *p) { return __ldg(p); }
+template <class T> T __ldcs(const T *p) { return __ldg(p); }
+template <class T> T __ldlu(const T *p) { return __ldg(p); }
+template <class T> T __ldcv(const T *p) { return __ldg(p); }
 /* a streaming store: the same alignment demand as a vector load */
 template <class T> void __stcs(T *p, T v)
 {
@@ -69,6 +75,20 @@ template <class T> void __stcs(T *p, T v)
 	}
 	*p = v;
 }
+/* CUDA's fast-math intrinsics, computed exactly (glibc declares some of these
+ * names for itself, hence the macros) */
+inline float egg_emu_expf(float x) { return expf(x); }
+inline float egg_emu_logf(float x) { return logf(x); }
+inline float egg_emu_powf(float x, float y) { return powf(x, y); }
+inline float egg_emu_fdividef(float x, float y) { return x / y; }
+inline float egg_emu_sinf(float x) { return sinf(x); }
+inline float egg_emu_cosf(float x) { return cosf(x); }
+#define __expf egg_emu_expf
+#define __logf egg_emu_logf
+#define __powf egg_emu_powf
+#define __fdividef egg_emu_fdividef
+#define __sinf egg_emu_sinf
+#define __cosf egg_emu_cosf
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }

@@ -1,7 +1,9 @@
-// The targets of tests/data/builtin/namespaces.cu and templates.cu, called as a
-// user would, at sizes other than their workloads, checked against the CPU.
+// The targets of tests/data/builtin/namespaces.cu, templates.cu and idioms.cu,
+// called as a user would, at sizes other than their workloads, checked against
+// the CPU.
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +19,8 @@ __global__ void square_k(const float *x, float *y, int n);
 }
 extern "C" void c_leaky(const float *x, float *y, int n);
 void axpy(const float *x, float *y, float a, int n);
+void exp_half(const float *x, const float *z, float *y, int64_t n);
+void swish(const float *x, float *y, int n);
 namespace tk {
 void copy4(const float *src, float *dst, int n);
 void countdown(const int *x, int *y, int n);
@@ -33,6 +37,17 @@ expect(const char *what, const float *got, const float *want, int n)
 			m = m > fabs((double)got[i] - want[i]) ? m : fabs((double)got[i] - want[i]) + 1e-30;
 	printf("%-12s %s\n", what, m == 0 ? "ok" : "WRONG");
 	failures += m != 0;
+}
+
+/* transcendental results: within 1e-5 relative (the device's expf, __expf) */
+static void
+expect_close(const char *what, const float *got, const float *want, int n)
+{
+	int bad = 0;
+	for (int i = 0; i < n; i++)
+		bad += !(fabs((double)got[i] - want[i]) <= 1e-5 * fabs((double)want[i]) + 1e-6);
+	printf("%-12s %s\n", what, bad ? "WRONG" : "ok");
+	failures += bad != 0;
 }
 
 int
@@ -118,6 +133,18 @@ main(void)
 	axpy(x, y, 2.0f, n);
 	cudaMemcpy(hy, y, n * sizeof(float), cudaMemcpyDeviceToHost);
 	expect("axpy", hy, want, n);
+
+	for (int i = 0; i < n; i++)
+		want[i] = expf(hx[i]) * 0.5f + hx[i];
+	exp_half(x, x, y, n);
+	cudaMemcpy(hy, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+	expect_close("exp_half", hy, want, n);
+
+	for (int i = 0; i < n; i++)
+		want[i] = hx[i] / (1.0f + expf(-hx[i]));
+	swish(x, y, n);
+	cudaMemcpy(hy, y, n * sizeof(float), cudaMemcpyDeviceToHost);
+	expect_close("swish", hy, want, n);
 
 	cudaError_t e = cudaDeviceSynchronize();
 	printf("%s\n", e == cudaSuccess && !failures ? "scopes: all results correct" : "scopes: FAILED");
