@@ -176,9 +176,9 @@ test_cache_key_of_a_source_is_the_key_egg_cc_used_on_the_h200() {
 # the builtin's helpers and headers and the dispatcher's helper seen by each.
 test_winners_in_namespaces_and_templates_compile_into_one_object() {
 	setup_example
-	cp "$EGG_SRCDIR"/tests/data/builtin/{namespaces.cu,templates.cu} "$EGG_SRCDIR"/tests/gpu/scopes/main.cu .
+	cp "$EGG_SRCDIR"/tests/data/builtin/{namespaces.cu,templates.cu,idioms.cu} "$EGG_SRCDIR"/tests/gpu/scopes/main.cu .
 	local f
-	for f in namespaces templates; do
+	for f in namespaces templates idioms; do
 		EGG_EVAL_COMMAND=$RECORDED run_cmd "$f" "$EGG_CC" -O3 -arch=sm_90 -c "$f.cu" -o "$f.o" ||
 			fail "$f: $(cat "$f.err")"
 		! grep -q warning "$f.err" || fail "$f fell back: $(grep warning "$f.err")"
@@ -192,5 +192,8 @@ test_winners_in_namespaces_and_templates_compile_into_one_object() {
 	has_symbol namespaces.o ' T nn::v2::scale(float const\*, float\*, float, int)' ||
 		fail "the dispatcher of nn::v2::scale keeps its namespace"
 	has_symbol namespaces.o ' T c_leaky$' || fail "the dispatcher of c_leaky keeps C linkage"
-	run_cmd l "$REAL_NVCC" -O3 -arch=sm_90 main.cu namespaces.o templates.o -o prog || fail "link: $(cat l.err)"
+	for f in exp_half swish; do
+		has_symbol idioms.o "egg_winner__$f" || fail "the winner of $f is not linked"
+	done
+	run_cmd l "$REAL_NVCC" -O3 -arch=sm_90 main.cu namespaces.o templates.o idioms.o -o prog || fail "link: $(cat l.err)"
 }
