@@ -189,14 +189,14 @@ generic_fallback(const struct egg_bundle *b, const struct builtin_options *opt,
 static void
 scope_guards(const struct egg_bundle *b, struct builtin_output *out)
 {
-	const char *q = b->qualified_name ? b->qualified_name : b->name, *last = q;
-	for (const char *s = strstr(q, "::"); s; s = strstr(s + 2, "::"))
-		last = s + 2;
-	if (last == q)
+	char *ns = bundle_namespace(b);
+	if (!*ns) {
+		free(ns);
 		return;
+	}
 	struct strbuf tag = STRBUF_INIT;
 	strbuf_addstr(&tag, "__NS_");
-	for (const char *s = q; s < last - 2; s++) {
+	for (const char *s = ns; *s; s++) {
 		if (strncmp(s, "(anonymous namespace)", 21) == 0) {
 			strbuf_addstr(&tag, "anon");
 			s += 20;
@@ -204,6 +204,7 @@ scope_guards(const struct egg_bundle *b, struct builtin_output *out)
 			strbuf_addch(&tag, isalnum((unsigned char)*s) ? *s : '_');
 		}
 	}
+	free(ns);
 	for (size_t i = 0; i < out->n_candidates; i++) {
 		struct strbuf sb = STRBUF_INIT;
 		const char *s = out->candidates[i].source;

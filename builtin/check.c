@@ -100,10 +100,7 @@ fetch_outputs(const struct egg_bundle *b, const char *dst, const char *suffix, c
 static void
 target_scope(const struct egg_bundle *b, struct strbuf *open, struct strbuf *close, struct strbuf *qual)
 {
-	const char *q = b->qualified_name ? b->qualified_name : b->name, *last = q;
-	for (const char *s = strstr(q, "::"); s; s = strstr(s + 2, "::"))
-		last = s + 2;
-	char *ns = egg_xstrndup(q, last > q ? (size_t)(last - q) - 2 : 0);
+	char *ns = bundle_namespace(b);
 	ast_ns_below("", ns, open, close, qual);
 	free(ns);
 }

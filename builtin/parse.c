@@ -506,8 +506,11 @@ instantiate(struct parser *p, struct ast_expr *name)
 		const char *w = p->toks[i].text;
 		depth += (strcmp(w, "<") == 0 || strcmp(w, "(") == 0) - (strcmp(w, ">") == 0 || strcmp(w, ")") == 0);
 		if (depth == 0 && strcmp(w, ",") == 0) {
-			if (n_args == 15)
-				break;
+			if (n_args == 15) {
+				parse_fail(p, "'%s' is launched with more than 16 template arguments", name->text);
+				strbuf_release(&iname);
+				return;
+			}
 			args_end[n_args++] = i;
 			args[n_args] = i + 1;
 			strbuf_addstr(&iname, ", ");

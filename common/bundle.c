@@ -83,6 +83,15 @@ bundle_find_param(const struct egg_bundle *b, const char *name)
 	return NULL;
 }
 
+char *
+bundle_namespace(const struct egg_bundle *b)
+{
+	const char *q = b->qualified_name ? b->qualified_name : b->name, *last = q;
+	for (const char *s = strstr(q, "::"); s; s = strstr(s + 2, "::"))
+		last = s + 2;
+	return egg_xstrndup(q, last > q ? (size_t)(last - q) - 2 : 0);
+}
+
 /* ---- writer ---- */
 
 static void

@@ -147,6 +147,10 @@ const char *bundle_precision_name(enum bundle_precision p);
 int bundle_precision_parse(const char *s, enum bundle_precision *out);
 
 /* The parameter called name, or NULL. */
+/* The namespaces around the target, from its qualified name, as clang spells
+ * them ("nn::(anonymous namespace)::detail"); "" at file scope.  Free it. */
+char *bundle_namespace(const struct egg_bundle *b);
+
 const struct bundle_param *bundle_find_param(const struct egg_bundle *b, const char *name);
 
 /* Appends the JSON form of b to out (pretty-printed when pretty). */

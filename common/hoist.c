@@ -18,7 +18,7 @@ is_include(const char *s, size_t n)
 	i++;
 	while (i < n && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	return n - i >= 7 && strncmp(s + i, "include", 7) == 0 && n > 0 && s[n - 1] != '\\';
+	return n - i >= 7 && strncmp(s + i, "include", 7) == 0 && s[n - 1] != '\\';
 }
 
 void

@@ -171,21 +171,18 @@ gen_includes(const struct egg_bundle *b, struct strbuf *out)
 static void
 gen_namespace(const struct egg_bundle *b, struct strbuf *out)
 {
-	const char *q = b->qualified_name ? b->qualified_name : b->name;
-	const char *last = q;
-	for (const char *s = strstr(q, "::"); s; s = strstr(s + 2, "::"))
-		last = s + 2;
-	for (const char *s = q; s < last;) {
+	char *ns = bundle_namespace(b);
+	for (const char *s = ns; *s;) {
 		const char *e = strstr(s, "::");
-		if (!e || e >= last)
-			break;
-		if (strncmp(s, "(anonymous namespace)", (size_t)(e - s)) != 0) {
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n != 21 || strncmp(s, "(anonymous namespace)", n) != 0) {
 			if (out->len)
 				strbuf_addstr(out, "::");
-			strbuf_add(out, s, (size_t)(e - s));
+			strbuf_add(out, s, n);
 		}
-		s = e + 2;
+		s += n + (e ? 2 : 0);
 	}
+	free(ns);
 }
 
 /* One contender's TU; prelude (may be NULL) goes between the includes and the

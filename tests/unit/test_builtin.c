@@ -909,6 +909,14 @@ launches_instantiate_function_templates(void **state)
 	u = parse_unit(text.buf, &err);
 	assert_null(u);
 	assert_non_null(strstr(err.buf, "the template parameter 'N' of 'h' has no argument"));
+	/* more arguments than the parser keeps is refused, not cut short */
+	strbuf_reset(&err);
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "template <int A, int B>\n__global__ void m(int *y) { y[0] = A + B; }\n"
+	                     "void run(int *y) { m<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17><<<1, 1>>>(y); }\n");
+	u = parse_unit(text.buf, &err);
+	assert_null(u);
+	assert_non_null(strstr(err.buf, "'m' is launched with more than 16 template arguments"));
 	strbuf_release(&err);
 
 	/* the lifted path works on the instance; the generic path copies the
