@@ -50,6 +50,30 @@ is_memset(const struct ir_stage *st)
 	return st->kind == IR_STAGE_MEMSET;
 }
 
+/* The buffers the reference's launcher allocates (every kernel of the candidate
+ * takes them): allocated at the candidate's start ("alloc") and freed at its end
+ * ("free") through the stream-ordered allocator on the default stream, whose
+ * pool makes them cheap after the first call; plain cudaMalloc and cudaFree where
+ * the device has no memory pools. */
+static void
+local_buffers(const struct ir_program *p, struct strbuf *out, const char *what)
+{
+	for (size_t i = 0; i < p->n_params; i++) {
+		const struct ir_param *q = &p->params[i];
+		if (!q->is_local)
+			continue;
+		if (strcmp(what, "alloc") == 0)
+			strbuf_addf(out, "\t%s *%s = NULL;\n\tconst size_t egg_bytes_%s = (size_t)(%s) * sizeof(%s);\n"
+			                 "\tconst bool egg_pool_%s = cudaMallocAsync((void **)&%s, egg_bytes_%s, 0) == cudaSuccess;\n"
+			                 "\tif (!egg_pool_%s) {\n\t\tcudaGetLastError();\n\t\tcudaMalloc((void **)&%s, egg_bytes_%s);\n\t}\n",
+			            q->elem_type, q->name, q->name, q->extent, q->elem_type, q->name, q->name, q->name,
+			            q->name, q->name, q->name);
+		else
+			strbuf_addf(out, "\tif (egg_pool_%s)\n\t\tcudaFreeAsync(%s, 0);\n\telse\n\t\tcudaFree(%s);\n",
+			            q->name, q->name, q->name);
+	}
+}
+
 /* One candidate for point k, its kernels named PREFIX_kN; 0 and *src set, or
  * -1 with why. */
 static int
@@ -96,7 +120,11 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct 
 		} else {
 			strbuf_addstr(src, device.buf);
 			strbuf_addstr(src, p->header);
-			strbuf_addf(src, "{\n%s}\n", host.buf);
+			strbuf_addstr(src, "{\n");
+			local_buffers(p, src, "alloc");
+			strbuf_addstr(src, host.buf);
+			local_buffers(p, src, "free");
+			strbuf_addstr(src, "}\n");
 		}
 	}
 	strbuf_release(&device);

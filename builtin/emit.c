@@ -166,8 +166,8 @@ emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out)
 void
 emit_combine(const struct ir_stmt *acc, const char *a, const char *b, struct strbuf *out)
 {
-	if (acc->combine == IR_SUM)
-		strbuf_addf(out, "(%s + %s)", a, b);
+	if (acc->combine == IR_SUM || acc->combine == IR_PROD)
+		strbuf_addf(out, "(%s %c %s)", a, acc->combine == IR_SUM ? '+' : '*', b);
 	else
 		strbuf_addf(out, "%s(%s, %s)", acc->combine_fn, a, b);
 }
@@ -175,14 +175,27 @@ emit_combine(const struct ir_stmt *acc, const char *a, const char *b, struct str
 const char *
 emit_identity(enum ir_combine op, const char *type)
 {
+	static const char *const wide[] = { "long long", "int64_t", "long", "ptrdiff_t", NULL };
+	static const char *const uwide[] = { "unsigned long long", "uint64_t", "size_t", "unsigned long", NULL };
+	static const char *const u32[] = { "unsigned", "unsigned int", "uint32_t", NULL };
+	if (egg_str_starts(type, "const "))
+		type += 6;
 	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0;
+	int k = 0; /* 1: signed 64-bit, 2: unsigned 64-bit, 3: unsigned 32-bit */
+	for (int i = 0; !k && wide[i]; i++)
+		k = strcmp(type, wide[i]) == 0 ? 1 : strcmp(type, uwide[i]) == 0 ? 2 : 0;
+	for (int i = 0; !k && u32[i]; i++)
+		k = strcmp(type, u32[i]) == 0 ? 3 : 0;
 	switch (op) {
 	case IR_SUM:
 		return "0";
+	case IR_PROD:
+		return "1";
 	case IR_MAX:
-		return fp ? "-INFINITY" : "(-2147483647 - 1)";
+		return fp ? "-INFINITY" : k == 1 ? "(-9223372036854775807LL - 1)" : k ? "0u" : "(-2147483647 - 1)";
 	default:
-		return fp ? "INFINITY" : "2147483647";
+		return fp ? "INFINITY" : k == 1 ? "9223372036854775807LL" : k == 2 ? "18446744073709551615ull" :
+		       k == 3 ? "4294967295u" : "2147483647";
 	}
 }
 

@@ -275,7 +275,7 @@ ir_expr_print(const struct ir_expr *e, struct strbuf *out)
 	ir_expr_print_with(e, NULL, out);
 }
 
-static const char *const combine_names[] = { "sum", "max", "min" };
+static const char *const combine_names[] = { "sum", "max", "min", "product" };
 
 static void
 describe_block(const struct ir_block *b, int depth, struct strbuf *out)

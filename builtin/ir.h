@@ -90,7 +90,7 @@ enum ir_stmt_kind {
 	IR_LOOP,   /* for col in [0, bound): body (ROWS stages only) */
 };
 
-enum ir_combine { IR_SUM, IR_MAX, IR_MIN };
+enum ir_combine { IR_SUM, IR_MAX, IR_MIN, IR_PROD };
 
 struct ir_block {
 	struct ir_stmt **stmts;
@@ -157,6 +157,8 @@ struct ir_param {
 	int is_pointer;
 	int is_temp;     /* role temp: its contents after the call do not matter */
 	int written;     /* some stage stores into it */
+	int is_local;    /* not the target's: a buffer its launcher allocates (cudaMalloc)
+	                  * and frees; a temp whose extent is the allocation's */
 	char *extent;    /* pointers: the bundle's element count in the target's names, or NULL */
 };
 

@@ -187,7 +187,7 @@ guard_bound(const struct ast_expr *cond, const char *gid, const char *lt, const 
 
 int
 lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
-            const struct lift_arg *args, size_t n_args, struct strbuf *why)
+            const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why)
 {
 	struct ctx c = { .prog = p, .unit = u, .stage = p->n_stages, .why = why };
 	for (size_t i = 0; i < n_args; i++) {
@@ -198,6 +198,7 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	}
 	const struct ast_stmt *body = k->body;
 	const char *gid = NULL, *gid_y = NULL;
+	const char *plane[3] = { NULL, NULL, NULL }; /* int c = blockIdx.y (z): a plane of the grid */
 	const struct ast_expr *bound = NULL, *bound_y = NULL;
 	const struct ast_stmt *inner = NULL;
 	struct ir_block pre = { 0 };
@@ -230,6 +231,13 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
 		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index_dim(s->decls[0].init, "y")) {
 			gid_y = s->decls[0].name;
+		} else if (s->kind == AST_DECL && s->n_decls == 1 &&
+		           (is_builtin(s->decls[0].init, "blockIdx", "y") || is_builtin(s->decls[0].init, "blockIdx", "z"))) {
+			size_t d = is_builtin(s->decls[0].init, "blockIdx", "y") ? 1 : 2;
+			if (!grid || !grid[d] || plane[d])
+				lift_refuse(&c, "'%s' is blockIdx.%c, but the launch's grid has no extent there that "
+				            "the launcher computes", s->decls[0].name, d == 1 ? 'y' : 'z');
+			plane[d] = s->decls[0].name;
 		} else if (s->kind == AST_IF && gid && gid_y && !s->otherwise && s->expr->kind == AST_BIN &&
 		           (strcmp(s->expr->text, "&&") == 0 || strcmp(s->expr->text, "||") == 0)) {
 			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; */
@@ -274,18 +282,52 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "statements after the guarded body in '%s'", k->name);
 	if (!c.failed && bound_y && rows)
 		lift_refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
+	if (!c.failed && bound_y && plane[1])
+		lift_refuse(&c, "a kernel that reads blockIdx.y both as a plane and in its y thread index");
+	if (!c.failed && serial && (plane[1] || plane[2]))
+		lift_refuse(&c, "a single-thread kernel that reads blockIdx.y or .z");
 	struct ir_stage st = { 0 };
 	if (!c.failed) {
 		st.n = serial ? ir_expr_new(IR_NUM, "1") : lift_expr(&c, bound);
-		if (bound_y && st.n) {
-			/* a 2-D map is a map over rows * cols: y = i / cols, x = i % cols */
-			struct ir_expr *ny = lift_expr(&c, bound_y), *i_idx = ir_expr_new(IR_IDX, NULL);
-			i_idx->idx = IR_I;
-			struct binding *by = lift_bind(&c, gid_y, B_SCALAR), *bx;
-			by->expr = lift_bin("/", ir_expr_copy(i_idx), ir_expr_copy(st.n));
-			bx = lift_bind(&c, gid, B_SCALAR);
-			bx->expr = lift_bin("%", i_idx, ir_expr_copy(st.n));
-			st.n = ny ? lift_bin("*", ny, st.n) : (ir_expr_free(st.n), NULL);
+		/* a map over several dimensions (x, then y from the thread index or a
+		 * plane of the grid, then z) is a map over their product, innermost
+		 * first: x = i % nx, y = i / nx % ny, z = i / (nx * ny) */
+		const char *names[4] = { gid, gid_y ? gid_y : plane[1], plane[2], NULL };
+		struct ir_expr *ext[3] = { st.n, NULL, NULL };
+		if (st.n && gid_y)
+			ext[1] = lift_expr(&c, bound_y);
+		for (size_t d = 1; d < 3; d++)
+			if (!ext[d] && names[d] && !c.failed)
+				ext[d] = ir_expr_new(IR_VAR, grid[d]);
+		size_t nd = 1;
+		while (nd < 3 && names[nd])
+			nd++;
+		if (names[1] == NULL && names[2]) { /* x and a z plane */
+			names[1] = names[2], ext[1] = ext[2], ext[2] = NULL;
+			nd = 2;
+		}
+		if (nd > 1 && st.n && ext[nd - 1]) {
+			struct ir_expr *i_idx = ir_expr_new(IR_IDX, NULL), *span = NULL, *total = NULL;
+			i_idx->idx = rows ? IR_ROW : IR_I;
+			for (size_t d = 0; d < nd; d++) {
+				struct ir_expr *at = span ? lift_bin("/", ir_expr_copy(i_idx), ir_expr_copy(span))
+				                            : ir_expr_copy(i_idx);
+				if (d + 1 < nd)
+					at = lift_bin("%", at, ir_expr_copy(ext[d]));
+				lift_bind(&c, names[d], B_SCALAR)->expr = at;
+				span = span ? lift_bin("*", span, ir_expr_copy(ext[d])) : ir_expr_copy(ext[d]);
+				/* the count outermost first: rows * cols as a 2-D map has it */
+				total = total ? lift_bin("*", ir_expr_copy(ext[d]), total) : ir_expr_copy(ext[d]);
+			}
+			ir_expr_free(i_idx);
+			ir_expr_free(span);
+			st.n = total;
+			for (size_t d = 0; d < nd; d++)
+				ir_expr_free(ext[d]);
+		} else if (nd > 1) {
+			for (size_t d = 0; d < 3; d++)
+				ir_expr_free(ext[d]);
+			st.n = NULL;
 		}
 		/* the pre-guard lets come first */
 		st.body = pre;

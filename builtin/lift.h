@@ -26,9 +26,12 @@ struct lift_arg {
 	char *scalar;       /* otherwise: C text of the value, parenthesized (owned) */
 };
 
-/* Lifts one kernel launch into stages appended to p (lift.c). */
+/* Lifts one kernel launch into stages appended to p (lift.c).  grid: C text of
+ * the launch grid's y and z extents (grid[1], grid[2]; NULL where unknown), or
+ * NULL for none: a kernel that reads blockIdx.y or .z as a plane index needs
+ * them. */
 int lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
-                const struct lift_arg *args, size_t n_args, struct strbuf *why);
+                const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why);
 
 /* A dense contraction (lift_contract.c): 0 with a CONTRACT stage appended, -1
  * with why when the kernel has the contraction's frame but is not one, 1 when it

@@ -53,6 +53,218 @@ simplify_index(struct ir_expr *e)
 	return e;
 }
 
+/* ---- sums of index terms ---- */
+
+/* An index sum expanded into terms, each a product of factors (borrowed from
+ * the expression; casts to integer types seen through), so that the digits of
+ * a mixed-radix split of i recombine whatever the grouping:
+ * ((z * ny + y) * nx + x with z = i / (nx * ny), y = i / nx % ny, x = i % nx)
+ * is i again. */
+#define MAX_TERMS 16
+#define MAX_FACTORS 8
+
+struct term {
+	const struct ir_expr *f[MAX_FACTORS];
+	size_t n;
+	struct ir_expr *atom; /* owned: a merged digit (i % S), replacing f[0] */
+};
+
+static const struct ir_expr *
+through_int_cast(const struct ir_expr *e)
+{
+	while (e->kind == IR_CAST && e->n_kids == 1 && strcmp(e->text, "float") && strcmp(e->text, "double") &&
+	       !strstr(e->text, "half") && !strstr(e->text, "bool"))
+		e = e->kids[0];
+	return e;
+}
+
+/* Adds the expansion of e (times the factors of mul) to t; 0 when too big. */
+static int
+expand(const struct ir_expr *e, const struct term *mul, struct term *t, size_t *n)
+{
+	e = through_int_cast(e);
+	if (e->kind == IR_BIN && strcmp(e->text, "+") == 0)
+		return expand(e->kids[0], mul, t, n) && expand(e->kids[1], mul, t, n);
+	if (e->kind == IR_BIN && strcmp(e->text, "*") == 0) {
+		/* (a + b) * c: each term of the left times the right's factors */
+		struct term left[MAX_TERMS], right[MAX_TERMS];
+		size_t nl = 0, nr = 0;
+		struct term one = { .n = 0 };
+		if (!expand(e->kids[0], &one, left, &nl) || !expand(e->kids[1], &one, right, &nr))
+			return 0;
+		for (size_t a = 0; a < nl; a++)
+			for (size_t b = 0; b < nr; b++) {
+				if (*n == MAX_TERMS || mul->n + left[a].n + right[b].n > MAX_FACTORS)
+					return 0;
+				struct term *x = &t[(*n)++];
+				*x = *mul;
+				memcpy(x->f + x->n, left[a].f, left[a].n * sizeof *x->f);
+				x->n += left[a].n;
+				memcpy(x->f + x->n, right[b].f, right[b].n * sizeof *x->f);
+				x->n += right[b].n;
+			}
+		return 1;
+	}
+	if (*n == MAX_TERMS || mul->n == MAX_FACTORS)
+		return 0;
+	t[*n] = *mul;
+	t[*n].f[t[*n].n++] = e;
+	(*n)++;
+	return 1;
+}
+
+/* The factors of a product d (casts seen through); 0 when too many. */
+static int
+factors(const struct ir_expr *d, const struct ir_expr **f, size_t *n)
+{
+	d = through_int_cast(d);
+	if (d->kind == IR_BIN && strcmp(d->text, "*") == 0)
+		return factors(d->kids[0], f, n) && factors(d->kids[1], f, n);
+	if (*n == MAX_FACTORS)
+		return 0;
+	f[(*n)++] = d;
+	return 1;
+}
+
+/* Whether the factors a (na) and b (nb) are the same multiset. */
+static int
+same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	int used[MAX_FACTORS] = { 0 };
+	for (size_t i = 0; i < na; i++) {
+		size_t j = 0;
+		while (j < nb && (used[j] || !ir_expr_equal(a[i], b[j])))
+			j++;
+		if (j == nb)
+			return 0;
+		used[j] = 1;
+	}
+	return 1;
+}
+
+/* The digit term t is: one factor i / S (q), (i / S) % M (m) or i % S (r), or
+ * (with S empty) i itself (r); the rest its weight.  -1 when none. */
+static int
+digit(const struct term *t, enum ir_index var, char *kind, const struct ir_expr **div,
+      const struct ir_expr **mod)
+{
+	for (size_t k = 0; k < t->n; k++) {
+		const struct ir_expr *e = k == 0 && t->atom ? t->atom : through_int_cast(t->f[k]);
+		*mod = NULL;
+		if (e->kind == IR_BIN && strcmp(e->text, "%") == 0) {
+			const struct ir_expr *q = through_int_cast(e->kids[0]);
+			if (q->kind == IR_BIN && strcmp(q->text, "/") == 0 && q->kids[0]->kind == IR_IDX &&
+			    q->kids[0]->idx == var) {
+				*kind = 'm', *div = q->kids[1], *mod = e->kids[1];
+				return (int)k;
+			}
+		}
+		if (e->kind == IR_BIN && (strcmp(e->text, "/") == 0 || strcmp(e->text, "%") == 0) &&
+		    e->kids[0]->kind == IR_IDX && e->kids[0]->idx == var) {
+			*kind = e->text[0] == '/' ? 'q' : 'r', *div = e->kids[1];
+			return (int)k;
+		}
+		if (e->kind == IR_IDX && e->idx == var) {
+			*kind = 'r', *div = NULL;
+			return (int)k;
+		}
+	}
+	return -1;
+}
+
+/* The weight of term t without factor k. */
+static size_t
+weight(const struct term *t, int k, const struct ir_expr **w)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < t->n; j++)
+		if ((int)j != k)
+			w[n++] = t->f[j];
+	return n;
+}
+
+/* Merges a remainder digit (i % S, weight W) with the next digit up: (i / S) % M
+ * of weight W * S gives i % (S * M); i / S of weight W * S gives i (weight W). */
+static int
+merge_digits(struct term *t, size_t *n, enum ir_index var)
+{
+	for (size_t a = 0; a < *n; a++) {
+		char ka, kb;
+		const struct ir_expr *da, *ma, *db, *mb;
+		int fa = digit(&t[a], var, &ka, &da, &ma);
+		if (fa < 0 || ka != 'r' || !da)
+			continue;
+		const struct ir_expr *wa[MAX_FACTORS], *sa[MAX_FACTORS];
+		size_t nwa = weight(&t[a], fa, wa), nsa = 0;
+		if (!factors(da, sa, &nsa) || nwa + nsa > MAX_FACTORS)
+			continue;
+		memcpy(wa + nwa, sa, nsa * sizeof *wa); /* the weight the next digit must have */
+		for (size_t b = 0; b < *n; b++) {
+			int fb = b == a ? -1 : digit(&t[b], var, &kb, &db, &mb);
+			const struct ir_expr *wb[MAX_FACTORS], *sb[MAX_FACTORS];
+			size_t nsb = 0;
+			if (fb < 0 || kb == 'r' || !factors(db, sb, &nsb) || !same_factors(sa, nsa, sb, nsb))
+				continue;
+			size_t nwb = weight(&t[b], fb, wb);
+			if (!same_factors(wa, nwa + nsa, wb, nwb))
+				continue;
+			/* term a becomes the merged digit with its own weight; b goes */
+			struct ir_expr *i = ir_expr_new(IR_IDX, NULL);
+			i->idx = var;
+			struct ir_expr *m = kb == 'q' ? i : lift_bin("%", i, lift_bin("*", ir_expr_copy(da), ir_expr_copy(mb)));
+			struct term x = { .n = 0, .atom = m };
+			x.f[x.n++] = m;
+			for (size_t j = 0; j < nwa; j++)
+				x.f[x.n++] = wa[j];
+			ir_expr_free(t[a].atom);
+			ir_expr_free(t[b].atom);
+			t[a] = x;
+			t[b] = t[--*n];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* e, a sum over the digits of a mixed-radix split of the index, as the one
+ * digit they recombine into; e itself (consumed) when they do not. */
+static struct ir_expr *
+recombine_digits(struct ir_expr *e)
+{
+	if (e->kind != IR_BIN || strcmp(e->text, "+") != 0)
+		return e;
+	struct term t[MAX_TERMS];
+	size_t n = 0;
+	struct term one = { .n = 0 };
+	if (!expand(e, &one, t, &n))
+		return e;
+	int merged = 0;
+	for (enum ir_index v = 0; v <= IR_COL; v++)
+		while (merge_digits(t, &n, v))
+			merged = 1;
+	/* only a sum that is one digit in the end (the flat index itself, i % S):
+	 * a partial merge would hide the row and column offsets of a stencil's
+	 * (r + 1) * cols + c from the 2-D analysis (lift_2d.c) */
+	merged = merged && n == 1;
+	struct ir_expr *r = NULL;
+	for (size_t k = 0; k < n && merged; k++) {
+		struct ir_expr *p = NULL;
+		for (size_t j = 0; j < t[k].n; j++) {
+			struct ir_expr *f = ir_expr_copy(t[k].f[j]);
+			p = p ? lift_bin("*", p, f) : f;
+		}
+		r = r ? lift_bin("+", r, p) : p;
+	}
+	for (size_t k = 0; k < n; k++)
+		ir_expr_free(t[k].atom);
+	if (!merged)
+		return e;
+	ir_expr_free(e);
+	return r;
+}
+
 /* ---- expressions ---- */
 
 static const char *const math_functions[] = {
@@ -110,28 +322,77 @@ lift_bin(const char *op, struct ir_expr *a, struct ir_expr *b)
 	return e;
 }
 
-/* The buffer and element index that base[index] denotes (alias offsets added). */
+/* The buffer and element index that base[index] denotes (alias offsets added);
+ * base may be a pointer expression, (x + r * cols)[j]; index NULL is *base. */
 struct ir_expr *
 lift_element(struct ctx *c, const struct ast_expr *base, const struct ast_expr *index,
              const char **buffer)
 {
 	base = lift_strip_casts(base);
-	if (base->kind != AST_NAME) {
-		lift_refuse(c, "indexing something other than a pointer parameter");
+	struct ir_expr *at;
+	if (base->kind == AST_NAME) {
+		struct binding *b = lift_lookup(c, base->text);
+		if (!b || (b->kind != B_BUFFER && b->kind != B_ALIAS)) {
+			lift_refuse(c, "'%s' is indexed but is not a buffer of the target", base->text);
+			return NULL;
+		}
+		*buffer = b->buffer;
+		at = b->kind == B_ALIAS ? ir_expr_copy(b->expr) : NULL;
+	} else if (lift_is_pointer(c, base)) {
+		if (!(at = lift_pointer(c, base, buffer)))
+			return NULL;
+	} else {
+		lift_refuse(c, "indexing something other than a pointer into a buffer");
 		return NULL;
 	}
-	struct binding *b = lift_lookup(c, base->text);
-	if (!b || (b->kind != B_BUFFER && b->kind != B_ALIAS)) {
-		lift_refuse(c, "'%s' is indexed but is not a buffer of the target", base->text);
+	struct ir_expr *ix = index ? lift_expr(c, index) : at ? NULL : ir_expr_new(IR_NUM, "0");
+	if (index && !ix) {
+		ir_expr_free(at);
 		return NULL;
 	}
-	*buffer = b->buffer;
-	struct ir_expr *ix = index ? lift_expr(c, index) : ir_expr_new(IR_NUM, "0");
-	if (!ix)
-		return NULL;
-	if (b->kind == B_ALIAS)
-		ix = lift_bin("+", ir_expr_copy(b->expr), ix);
-	return simplify_index(ix);
+	if (at)
+		ix = ix ? lift_bin("+", at, ix) : at;
+	return recombine_digits(simplify_index(ix));
+}
+
+int
+lift_is_pointer(struct ctx *c, const struct ast_expr *e)
+{
+	e = lift_strip_casts(e);
+	if (e->kind == AST_NAME) {
+		const struct binding *b = lift_lookup(c, e->text);
+		return b && (b->kind == B_BUFFER || b->kind == B_ALIAS);
+	}
+	if (e->kind == AST_UN && strcmp(e->text, "&") == 0)
+		return e->kids[0]->kind == AST_INDEX && lift_is_pointer(c, e->kids[0]->kids[0]);
+	if (e->kind == AST_BIN && strcmp(e->text, "+") == 0)
+		return lift_is_pointer(c, e->kids[0]) || lift_is_pointer(c, e->kids[1]);
+	if (e->kind == AST_BIN && strcmp(e->text, "-") == 0)
+		return lift_is_pointer(c, e->kids[0]) && !lift_is_pointer(c, e->kids[1]);
+	return 0;
+}
+
+struct ir_expr *
+lift_pointer(struct ctx *c, const struct ast_expr *e, const char **buffer)
+{
+	e = lift_strip_casts(e);
+	if (e->kind == AST_UN && strcmp(e->text, "&") == 0)
+		return lift_element(c, e->kids[0]->kids[0], e->kids[0]->kids[1], buffer);
+	if (e->kind == AST_BIN) {
+		int left = lift_is_pointer(c, e->kids[0]);
+		struct ir_expr *p = lift_pointer(c, e->kids[left ? 0 : 1], buffer);
+		struct ir_expr *off = p ? lift_expr(c, e->kids[left ? 1 : 0]) : NULL;
+		if (!off) {
+			ir_expr_free(p);
+			return NULL;
+		}
+		if (p->kind == IR_NUM && strcmp(p->text, "0") == 0 && strcmp(e->text, "+") == 0) {
+			ir_expr_free(p); /* the buffer itself plus off */
+			return simplify_index(off);
+		}
+		return simplify_index(lift_bin(e->text, p, off));
+	}
+	return lift_element(c, e, NULL, buffer);
 }
 
 struct ir_expr *
@@ -199,23 +460,6 @@ is_read_only_load(const char *name)
 	return in_list(loads, name);
 }
 
-/* The element a load intrinsic's argument points at: &b[i], b + i, i + b or b. */
-static struct ir_expr *
-lift_intrinsic_load(struct ctx *c, const struct ast_expr *a)
-{
-	a = lift_strip_casts(a);
-	if (a->kind == AST_UN && strcmp(a->text, "&") == 0 && a->kids[0]->kind == AST_INDEX)
-		return lift_load(c, a->kids[0]->kids[0], a->kids[0]->kids[1]);
-	if (a->kind == AST_BIN && strcmp(a->text, "+") == 0) {
-		const struct ast_expr *l = lift_strip_casts(a->kids[0]), *r = lift_strip_casts(a->kids[1]);
-		struct binding *b = l->kind == AST_NAME ? lift_lookup(c, l->text) : NULL;
-		if (b && (b->kind == B_BUFFER || b->kind == B_ALIAS))
-			return lift_load(c, l, r);
-		return lift_load(c, r, l);
-	}
-	return lift_load(c, a, NULL);
-}
-
 /* Lifts e's operands into r; frees r and returns NULL when one is refused. */
 static struct ir_expr *
 lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
@@ -264,7 +508,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 			free(name);
 			free(q);
 		} else if (is_read_only_load(e->text) && e->n_kids == 1) {
-			return lift_intrinsic_load(c, e->kids[0]);
+			return lift_load(c, e->kids[0], NULL); /* the element its argument points at */
 		} else {
 			lift_refuse(c, "a call to '%s', which is not a math function", e->text);
 			return NULL;

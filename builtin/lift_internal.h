@@ -41,6 +41,13 @@ struct ctx {
 	int has_scatter;          /* an atomic's address depends on the data */
 	int has_scan;
 	unsigned tmp_counter;
+	/* an argmax (argmin) in the column loop being lifted (lift_stmt.c): the loop
+	 * is lifted again (pass 1) for the index of the extreme */
+	struct {
+		int pending, pass, is_max, strict;
+		char *value, *index, *itype; /* the locals' lifted names and the index's type (owned) */
+		char *found;                 /* pass 1: the local of the matching index (owned) */
+	} am;
 	struct strbuf *why;
 	int failed;
 };
@@ -59,6 +66,10 @@ struct ir_expr *lift_expr(struct ctx *c, const struct ast_expr *e);
 /* base[index] as (buffer, element index) with aliases resolved */
 struct ir_expr *lift_element(struct ctx *c, const struct ast_expr *base,
                              const struct ast_expr *index, const char **buffer);
+/* whether e is a pointer into a buffer: a buffer or alias name, &b[i], or such
+ * a pointer plus or minus an offset; lift_pointer gives its buffer and element */
+int lift_is_pointer(struct ctx *c, const struct ast_expr *e);
+struct ir_expr *lift_pointer(struct ctx *c, const struct ast_expr *e, const char **buffer);
 /* a load, or the value stored earlier at the same element */
 struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const struct ast_expr *index);
 

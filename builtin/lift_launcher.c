@@ -22,6 +22,7 @@ struct host_local {
 	const char *name;
 	char *text; /* NULL: computed by a call (geometry helpers); unusable as an argument */
 	const struct ast_expr *dims; /* dim3 NAME(x, y, z): the call, for the grid's extents */
+	const char *pointer;         /* T *NAME; waiting for its cudaMalloc: the type T * */
 };
 
 struct host {
@@ -168,19 +169,19 @@ host_is_pure(const struct ast_expr *e)
 	return 1;
 }
 
-/* The z extent of a launch's grid (dim3 g(x, y, z) declared before, or written
- * in the launch) as C text in the target's names, or NULL. */
+/* Extent D (1: y, 2: z) of a launch's grid (dim3 g(x, y, z) declared before,
+ * or written in the launch) as C text in the target's names, or NULL. */
 static char *
-grid_z_text(const struct host *h, const struct ast_expr *grid)
+grid_dim_text(const struct host *h, const struct ast_expr *grid, size_t d)
 {
 	const struct host_local *l = grid->kind == AST_NAME ? host_lookup_local(h, grid->text) : NULL;
 	const struct ast_expr *call = l ? l->dims : grid->kind == AST_CALL ? grid : NULL;
-	if (!call || call->n_kids != 3 || !host_is_pure(call->kids[2]) ||
-	    host_uses_unusable(h, call->kids[2]))
+	if (!call || call->n_kids <= d || !host_is_pure(call->kids[d]) ||
+	    host_uses_unusable(h, call->kids[d]))
 		return NULL;
 	struct strbuf t = STRBUF_INIT;
 	strbuf_addch(&t, '(');
-	host_print(h, call->kids[2], &t);
+	host_print(h, call->kids[d], &t);
 	strbuf_addch(&t, ')');
 	return strbuf_detach(&t);
 }
@@ -236,9 +237,11 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 			args[i].scalar = strbuf_detach(&t);
 		}
 	}
-	char *grid_z = rc == 0 ? grid_z_text(h, s->launch[0]) : NULL;
+	char *grid[3] = { NULL, NULL, NULL };
+	for (size_t d = 1; d < 3 && rc == 0; d++)
+		grid[d] = grid_dim_text(h, s->launch[0], d);
 	if (rc == 0)
-		rc = lift_contract(p, u, k, args, k->n_params, grid_z, why);
+		rc = lift_contract(p, u, k, args, k->n_params, grid[2], why);
 	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
 	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree)) {
 		size_t n = k->n_params;
@@ -257,14 +260,15 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 			}
 		}
 		if (rc == 1)
-			rc = lift_kernel(p, u, &tree.fn, args, n, why);
+			rc = lift_kernel(p, u, &tree.fn, args, n, grid, why);
 		lift_tree_release(&tree);
 		free(args[k->n_params].scalar);
 		args[k->n_params].scalar = NULL;
 	} else if (rc == 1) {
-		rc = lift_kernel(p, u, k, args, k->n_params, why);
+		rc = lift_kernel(p, u, k, args, k->n_params, grid, why);
 	}
-	free(grid_z);
+	free(grid[1]);
+	free(grid[2]);
 	for (size_t i = 0; i < k->n_params; i++)
 		free(args[i].scalar);
 	free(args);
@@ -297,6 +301,50 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 	return 0;
 }
 
+/* A null pointer constant: NULL, nullptr, 0. */
+static int
+is_null(const struct ast_expr *e)
+{
+	return e && ((e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0)) ||
+	             (e->kind == AST_NUM && strcmp(e->text, "0") == 0));
+}
+
+/* cudaMalloc(&NAME, BYTES) (a cast on the first argument allowed) of a pointer
+ * the launcher declared: a buffer of the program, local to the launcher. */
+static int
+local_buffer(struct ir_program *p, struct host *h, const struct ast_expr *call, struct strbuf *why)
+{
+	const struct ast_expr *dst = call->n_kids == 2 ? call->kids[0] : NULL;
+	while (dst && dst->kind == AST_CAST)
+		dst = dst->kids[0];
+	const struct host_local *l = NULL;
+	if (dst && dst->kind == AST_UN && strcmp(dst->text, "&") == 0 && dst->kids[0]->kind == AST_NAME)
+		l = host_lookup_local(h, dst->kids[0]->text);
+	if (!l || !l->pointer || ir_program_param(p, l->name)) {
+		strbuf_addstr(why, "the launcher calls cudaMalloc other than as 'cudaMalloc(&p, bytes)' of a "
+		                   "pointer it declared");
+		return -1;
+	}
+	if (!host_is_pure(call->kids[1]) || host_uses_unusable(h, call->kids[1])) {
+		strbuf_addf(why, "the size the launcher allocates for '%s' is computed by a call", l->name);
+		return -1;
+	}
+	char *elem = egg_xstrndup(l->pointer, (size_t)(strrchr(l->pointer, '*') - l->pointer));
+	size_t n = strlen(elem);
+	while (n > 0 && elem[n - 1] == ' ')
+		elem[--n] = '\0';
+	struct strbuf ext = STRBUF_INIT;
+	strbuf_addstr(&ext, "((");
+	host_print(h, call->kids[1], &ext);
+	strbuf_addf(&ext, ") / sizeof(%s))", elem);
+	p->params = egg_xrealloc(p->params, (p->n_params + 2) * sizeof *p->params);
+	struct ir_param *q = &p->params[p->n_params++];
+	memset(q + 1, 0, sizeof *q);
+	*q = (struct ir_param){ .name = egg_xstrdup(l->name), .type = egg_xasprintf("%s *", elem), .elem_type = elem,
+		                .is_pointer = 1, .is_temp = 1, .is_local = 1, .extent = strbuf_detach(&ext) };
+	return 0;
+}
+
 static int
 host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
           const struct ast_stmt *s, int last, struct strbuf *why)
@@ -314,7 +362,14 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 			if (!geometry && d->init && !strchr(d->type, '*') && !host_is_pure(d->init)) {
 				/* CEIL_DIV(n, 256) and the like: fine for geometry, never an argument */
 				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
-				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL };
+				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, NULL };
+				continue;
+			}
+			if (strchr(d->type, '*') && (!d->init || is_null(d->init)) && !strstr(d->type, "const") &&
+			    strchr(d->type, '*') == strrchr(d->type, '*')) {
+				/* float *p; for a cudaMalloc to come */
+				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, d->type };
 				continue;
 			}
 			if (strchr(d->type, '*') || !d->init) {
@@ -334,7 +389,7 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 			}
 			h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
 			h->locals[h->n++] = (struct host_local){ d->name, strbuf_detach(&t),
-			                                         geometry ? d->init : NULL };
+			                                         geometry ? d->init : NULL, NULL };
 		}
 		return 0;
 	case AST_EXPR:
@@ -344,6 +399,13 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				return 0;
 			if (strcmp(f, "cudaMemset") == 0 || strcmp(f, "cudaMemsetAsync") == 0)
 				return memset_stage(p, h, s->expr, why);
+			if (strcmp(f, "cudaMalloc") == 0)
+				return local_buffer(p, h, s->expr, why);
+			if (strcmp(f, "cudaFree") == 0 && s->expr->n_kids == 1 && s->expr->kids[0]->kind == AST_NAME) {
+				const struct ir_param *q = ir_program_param(p, s->expr->kids[0]->text);
+				if (q && q->is_local)
+					return 0; /* the candidate frees what it allocates */
+			}
 			strbuf_addf(why, "the launcher calls '%s'", f);
 			return -1;
 		}
@@ -437,7 +499,7 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 			else
 				args[i].scalar = egg_xstrdup(f->params[i].name);
 		}
-		rc = lift_kernel(p, u, f, args, f->n_params, why);
+		rc = lift_kernel(p, u, f, args, f->n_params, NULL, why);
 		for (size_t i = 0; i < f->n_params; i++)
 			free(args[i].scalar);
 		free(args);

@@ -23,19 +23,11 @@ lift_decl(struct ctx *c, const struct ast_decl *d, enum level lv, struct ir_bloc
 		return;
 	}
 	if (strchr(d->type, '*')) {
-		const struct ast_expr *init = lift_strip_casts(d->init);
-		const struct ast_expr *base = NULL, *off = NULL;
-		if (init && init->kind == AST_NAME)
-			base = init;
-		else if (init && init->kind == AST_BIN && strcmp(init->text, "+") == 0)
-			base = init->kids[0], off = init->kids[1];
-		else if (init && init->kind == AST_UN && strcmp(init->text, "&") == 0 &&
-		         init->kids[0]->kind == AST_INDEX)
-			base = init->kids[0]->kids[0], off = init->kids[0]->kids[1];
 		const char *buffer;
-		struct ir_expr *ix = base ? lift_element(c, base, off, &buffer) : NULL;
+		struct ir_expr *ix = d->init && lift_is_pointer(c, d->init) ? lift_pointer(c, d->init, &buffer) : NULL;
 		if (!ix) {
-			lift_refuse(c, "a local pointer '%s' that is not buffer + offset", d->name);
+			if (!c->failed)
+				lift_refuse(c, "a local pointer '%s' that is not buffer + offset", d->name);
 			return;
 		}
 		struct binding *b = lift_bind(c, d->name, B_ALIAS);
@@ -66,15 +58,16 @@ match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *
                  struct ir_stmt *s)
 {
 	const struct ast_expr *rhs = a->kids[1], *other = NULL;
-	if (strcmp(a->text, "+=") == 0) {
-		s->combine = IR_SUM;
-		s->combine_fn = egg_xstrdup("+");
+	if (strcmp(a->text, "+=") == 0 || strcmp(a->text, "*=") == 0) {
+		s->combine = a->text[0] == '+' ? IR_SUM : IR_PROD;
+		s->combine_fn = egg_xstrdup(a->text[0] == '+' ? "+" : "*");
 		other = rhs;
 	} else if (strcmp(a->text, "=") == 0) {
 		rhs = lift_strip_casts(rhs);
 		int is_sum = rhs->kind == AST_BIN && strcmp(rhs->text, "+") == 0;
+		int is_prod = rhs->kind == AST_BIN && strcmp(rhs->text, "*") == 0;
 		int is_call = rhs->kind == AST_CALL && rhs->text && rhs->n_kids == 2;
-		if (!is_sum && !is_call)
+		if (!is_sum && !is_prod && !is_call)
 			return 0;
 		if (is_call) {
 			if (strstr(rhs->text, "max"))
@@ -84,9 +77,9 @@ match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *
 			else
 				return 0;
 		} else {
-			s->combine = IR_SUM;
+			s->combine = is_sum ? IR_SUM : IR_PROD;
 		}
-		s->combine_fn = egg_xstrdup(is_sum ? "+" : rhs->text);
+		s->combine_fn = egg_xstrdup(is_sum ? "+" : is_prod ? "*" : rhs->text);
 		for (int k = 0; k < 2; k++) {
 			const struct ast_expr *x = lift_strip_casts(rhs->kids[k]);
 			if (x->kind == AST_NAME && strcmp(x->text, acc->name) == 0) {
@@ -118,7 +111,7 @@ lift_assign(struct ctx *c, const struct ast_expr *a, enum level lv, struct ir_bl
 			ir_block_add(out, s);
 			if (!match_accumulate(c, a, b, s))
 				lift_refuse(c, "'%s' carries a value between loop iterations that is not a "
-				          "sum, max or min", lhs->text);
+				          "sum, product, max or min", lhs->text);
 			return;
 		}
 		struct ir_expr *v = lift_expr(c, a->kids[1]);
@@ -332,6 +325,33 @@ check_carried(struct ctx *c, struct ir_stmt *loop)
 	c->has_scan = 1;
 }
 
+static void argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_stmt *loop,
+                               void (*bind_index)(struct ctx *, const struct ir_stmt *, void *), void *arg,
+                               struct ir_block *out);
+static void argmax_release(struct ctx *c);
+
+struct loop_index {
+	const char *name;
+	const struct ir_expr *start; /* NULL: from zero */
+	int down;                    /* counting down from start */
+};
+
+/* Binds a column loop's index: col itself, or col + S. */
+static void
+bind_loop_index(struct ctx *c, const struct ir_stmt *loop, void *arg)
+{
+	(void)loop;
+	const struct loop_index *li = arg;
+	if (!li->start) {
+		lift_bind(c, li->name, B_INDEX)->idx = IR_COL;
+		return;
+	}
+	struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
+	col->idx = IR_COL;
+	lift_bind(c, li->name, B_SCALAR)->expr = li->down ? lift_bin("-", ir_expr_copy(li->start), col) :
+	                                                    lift_bin("+", col, ir_expr_copy(li->start));
+}
+
 /* for (int j = 0; j < BOUND; j++) at row level */
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
@@ -350,26 +370,29 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	int from_zero = init->kind == AST_NUM && strcmp(init->text, "0") == 0;
 	const struct ast_expr *cond = s->expr, *step = s->step;
-	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 ||
-	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	/* up: j < B, j += 1; down: j >= L (or j > L), j -= 1 */
+	int up = cond && cond->kind == AST_BIN && strcmp(cond->text, "<") == 0;
+	int down = cond && cond->kind == AST_BIN && (strcmp(cond->text, ">=") == 0 || strcmp(cond->text, ">") == 0);
+	if ((!up && !down) || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
 	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0) {
-		lift_refuse(c, "a loop whose condition is not 'index < bound'");
+		lift_refuse(c, "a loop whose condition is not 'index < bound' (or 'index >= low' counting down)");
 		return;
 	}
+	const char *inc = up ? "++" : "--", *add = up ? "+=" : "-=";
 	int unit_step = step && ((step->kind == AST_POST || step->kind == AST_UN) &&
-	                         strcmp(step->text, "++") == 0);
-	if (step && step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	                         strcmp(step->text, inc) == 0);
+	if (step && step->kind == AST_ASSIGN && strcmp(step->text, add) == 0 &&
 	    step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0)
 		unit_step = 1;
 	if (!unit_step) {
-		lift_refuse(c, "a loop whose step is not 1");
+		lift_refuse(c, up ? "a loop whose step is not 1" : "a loop counting down by other than 1");
 		return;
 	}
 	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
 	ir_block_add(out, loop);
 	loop->bound = lift_expr(c, cond->kids[1]);
-	struct ir_expr *start = from_zero ? NULL : lift_expr(c, init);
-	if (!loop->bound || (!from_zero && !start))
+	struct ir_expr *start = from_zero && up ? NULL : lift_expr(c, init);
+	if (!loop->bound || (!(from_zero && up) && !start))
 		return;
 	if (ir_expr_has_load(loop->bound) || ir_expr_has_load(start)) {
 		lift_refuse(c, "a data-dependent loop bound");
@@ -377,18 +400,26 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 		return;
 	}
 	size_t mark = c->n_env, stores = c->n_stores;
-	if (from_zero) {
-		lift_bind(c, d->name, B_INDEX)->idx = IR_COL;
-	} else {
-		/* for (j = S; j < B; j++) runs col in [0, B - S) with j = col + S */
-		struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
-		col->idx = IR_COL;
+	if (up && start) /* for (j = S; j < B; j++) runs col in [0, B - S) with j = col + S */
 		loop->bound = lift_bin("-", loop->bound, ir_expr_copy(start));
-		lift_bind(c, d->name, B_SCALAR)->expr = lift_bin("+", col, start);
+	if (down) /* for (j = S; j >= L; j--) runs col in [0, S - L + 1) with j = S - col */
+		loop->bound = strcmp(cond->text, ">=") == 0 ?
+		                      lift_bin("+", lift_bin("-", ir_expr_copy(start), loop->bound), ir_expr_new(IR_NUM, "1")) :
+		                      lift_bin("-", ir_expr_copy(start), loop->bound);
+	struct loop_index li = { d->name, start, down };
+	bind_loop_index(c, loop, &li);
+	if (c->am.pending) {
+		lift_refuse(c, "a loop inside an argmax loop");
+		ir_expr_free(start);
+		return;
 	}
 	lift_stmt(c, s->then, LV_COL, &loop->body);
 	lift_unbind_to(c, mark);
 	check_carried(c, loop);
+	if (c->am.pending && !c->failed)
+		argmax_second_pass(c, s->then, loop, bind_loop_index, &li, out);
+	argmax_release(c);
+	ir_expr_free(start);
 	c->n_stores = stores;
 	c->has_loop = 1;
 }
@@ -416,6 +447,177 @@ branch_assignment(const struct ast_stmt *s)
 	return s && s->kind == AST_EXPR && s->expr->kind == AST_ASSIGN ? s->expr : NULL;
 }
 
+/* The two assignments of a branch "{ a = x; b = y; }" (in either order), or 0. */
+static int
+two_assignments(const struct ast_stmt *s, const struct ast_expr **a, const struct ast_expr **b)
+{
+	if (!s || s->kind != AST_BLOCK || s->n_body != 2)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		const struct ast_stmt *x = s->body[k];
+		if (x->kind != AST_EXPR || x->expr->kind != AST_ASSIGN || strcmp(x->expr->text, "=") != 0 ||
+		    lift_strip_casts(x->expr->kids[0])->kind != AST_NAME)
+			return 0;
+	}
+	*a = s->body[0]->expr;
+	*b = s->body[1]->expr;
+	return 1;
+}
+
+#define AM_NONE_MIN "9223372036854775807LL"
+#define AM_NONE_MAX "(-9223372036854775807LL - 1)"
+
+/* In a column loop, "if (E > m) { m = E; k = J; }" (or m < E; >= keeps the last
+ * of equal extremes; < and <= an argmin): an argmax.  Lifted in two passes over
+ * the columns: the first accumulates m's extreme (a max accumulator, as for
+ * "if (E > m) m = E;"); the loop is then lifted again (c->am.pass 1), and the
+ * second finds the first (last, for >=) column whose E equals it, J there.
+ * After both, k is that J, or k as it was when m's value before the loop is the
+ * extreme (strict) or no column matches -- and m keeps a NaN it started with,
+ * as the sequential loop does.  1 when s was this pattern (lifted or refused). */
+static int
+lift_argmax(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
+{
+	const struct ast_expr *a[2], *cond = s->expr;
+	if (s->otherwise || !two_assignments(s->then, &a[0], &a[1]) || cond->kind != AST_BIN)
+		return 0;
+	int gt = strcmp(cond->text, ">") == 0 || strcmp(cond->text, ">=") == 0;
+	int lt = strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0;
+	if (!gt && !lt)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		const struct ast_expr *m = lift_strip_casts(cond->kids[side]), *e = cond->kids[1 - side];
+		for (int v = 0; v < 2 && m->kind == AST_NAME; v++) {
+			const struct ast_expr *mv = lift_strip_casts(a[v]->kids[0]), *kv = lift_strip_casts(a[1 - v]->kids[0]);
+			if (strcmp(mv->text, m->text) != 0 || !ast_equal(e, a[v]->kids[1]) ||
+			    strcmp(kv->text, m->text) == 0)
+				continue;
+			struct binding *bm = lift_lookup(c, m->text), *bk = lift_lookup(c, kv->text);
+			if (!bm || bm->kind != B_LOCAL || bm->level == LV_COL || !bk || bk->kind != B_LOCAL ||
+			    bk->level == LV_COL)
+				return 0;
+			int is_max = side == 1 ? gt : lt, strict = strlen(cond->text) == 1;
+			if (c->am.pass == 0 && c->am.pending) {
+				lift_refuse(c, "two argmax or argmin updates in one loop");
+				return 1;
+			}
+			struct ir_stmt *acc = ir_stmt_new(IR_ACC);
+			if (c->am.pass == 0) {
+				c->am.pending = 1;
+				c->am.is_max = is_max;
+				c->am.strict = strict;
+				c->am.value = egg_xstrdup(bm->renamed);
+				c->am.index = egg_xstrdup(bk->renamed);
+				c->am.itype = egg_xstrdup(bk->type);
+				acc->name = egg_xstrdup(bm->renamed);
+				acc->type = egg_xstrdup(bm->type);
+				acc->combine = is_max ? IR_MAX : IR_MIN;
+				acc->combine_fn = egg_xstrdup(strcmp(bm->type, "float") == 0 ? (is_max ? "fmaxf" : "fminf") :
+				                              strcmp(bm->type, "double") == 0 ? (is_max ? "fmax" : "fmin") :
+				                              (is_max ? "max" : "min"));
+				acc->value = lift_expr(c, e);
+			} else {
+				/* the column's J where E is the extreme, else the identity */
+				struct ir_expr *ev = lift_expr(c, e), *j = ev ? lift_expr(c, a[1 - v]->kids[1]) : NULL;
+				struct ir_expr *sel = ir_expr_new(IR_COND, NULL), *jc = ir_expr_new(IR_CAST, "long long");
+				ir_expr_add(sel, lift_bin("==", ev ? ev : ir_expr_new(IR_NUM, "0"),
+				                          ir_expr_new(IR_LOCAL, c->am.value)));
+				ir_expr_add(jc, j ? j : ir_expr_new(IR_NUM, "0"));
+				ir_expr_add(sel, jc);
+				ir_expr_add(sel, ir_expr_new(IR_NUM, strict ? AM_NONE_MIN : AM_NONE_MAX));
+				acc->name = egg_xstrdup(c->am.found);
+				acc->type = egg_xstrdup("long long");
+				acc->combine = strict ? IR_MIN : IR_MAX;
+				acc->combine_fn = egg_xstrdup(strict ? "min" : "max");
+				acc->value = sel;
+			}
+			ir_block_add(out, acc);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* After the first pass of an argmax loop (c->am.pending, the loop last in out):
+ * the second pass and the locals' final values.  bind_index binds the loop's
+ * index for a fresh lifting of body. */
+static void
+argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_stmt *loop,
+                   void (*bind_index)(struct ctx *, const struct ir_stmt *, void *), void *arg,
+                   struct ir_block *out)
+{
+	for (size_t i = 0; i < loop->body.n; i++)
+		if (loop->body.stmts[i]->kind != IR_LET && loop->body.stmts[i]->kind != IR_ACC) {
+			lift_refuse(c, "an argmax or argmin loop that also stores or assigns");
+			return;
+		}
+	for (size_t i = 0; i < loop->body.n; i++)
+		if (loop->body.stmts[i]->kind == IR_ACC && strcmp(loop->body.stmts[i]->name, c->am.value) != 0) {
+			lift_refuse(c, "an argmax or argmin loop with other accumulators");
+			return;
+		}
+	/* the value before the loop: a let placed before it */
+	struct ir_stmt *init = ir_stmt_new(IR_LET);
+	init->name = egg_xasprintf("egg_am%u_%zu", c->tmp_counter++, c->stage);
+	const struct ir_stmt *acc = NULL;
+	for (size_t i = 0; i < loop->body.n; i++)
+		if (loop->body.stmts[i]->kind == IR_ACC)
+			acc = loop->body.stmts[i];
+	init->type = egg_xstrdup(acc->type);
+	init->value = ir_expr_new(IR_LOCAL, c->am.value);
+	ir_block_add(out, init);
+	out->stmts[out->n - 1] = out->stmts[out->n - 2]; /* before the loop */
+	out->stmts[out->n - 2] = init;
+	struct ir_stmt *found = ir_stmt_new(IR_LET);
+	found->name = egg_xasprintf("egg_am%u_%zu", c->tmp_counter++, c->stage);
+	found->type = egg_xstrdup("long long");
+	found->value = ir_expr_new(IR_NUM, c->am.strict ? AM_NONE_MIN : AM_NONE_MAX);
+	ir_block_add(out, found);
+	c->am.found = egg_xstrdup(found->name);
+	struct ir_stmt *loop2 = ir_stmt_new(IR_LOOP);
+	loop2->bound = ir_expr_copy(loop->bound);
+	ir_block_add(out, loop2);
+	size_t mark = c->n_env;
+	bind_index(c, loop2, arg);
+	c->am.pass = 1;
+	lift_stmt(c, body, LV_COL, &loop2->body);
+	c->am.pass = 0;
+	lift_unbind_to(c, mark);
+	/* k = none found, or the start was the extreme (strict), or m started as NaN ? k : found */
+	struct ir_expr *ai = ir_expr_new(IR_LOCAL, init->name);
+	struct ir_expr *keep = lift_bin("||", lift_bin("!=", ir_expr_copy(ai), ir_expr_copy(ai)),
+	                                lift_bin("==", ir_expr_new(IR_LOCAL, found->name),
+	                                         ir_expr_new(IR_NUM, c->am.strict ? AM_NONE_MIN : AM_NONE_MAX)));
+	if (c->am.strict)
+		keep = lift_bin("||", lift_bin("==", ir_expr_copy(ai), ir_expr_new(IR_LOCAL, c->am.value)), keep);
+	struct ir_expr *sel = ir_expr_new(IR_COND, NULL), *fc = ir_expr_new(IR_CAST, c->am.itype);
+	ir_expr_add(sel, keep);
+	ir_expr_add(sel, ir_expr_new(IR_LOCAL, c->am.index));
+	ir_expr_add(fc, ir_expr_new(IR_LOCAL, found->name));
+	ir_expr_add(sel, fc);
+	struct ir_stmt *k = ir_stmt_new(IR_ASSIGN);
+	k->name = egg_xstrdup(c->am.index);
+	k->value = sel;
+	ir_block_add(out, k);
+	struct ir_stmt *m = ir_stmt_new(IR_ASSIGN);
+	m->name = egg_xstrdup(c->am.value);
+	m->value = ir_expr_new(IR_COND, NULL);
+	ir_expr_add(m->value, lift_bin("!=", ir_expr_copy(ai), ir_expr_copy(ai)));
+	ir_expr_add(m->value, ai);
+	ir_expr_add(m->value, ir_expr_new(IR_LOCAL, c->am.value));
+	ir_block_add(out, m);
+}
+
+static void
+argmax_release(struct ctx *c)
+{
+	free(c->am.value);
+	free(c->am.index);
+	free(c->am.itype);
+	free(c->am.found);
+	memset(&c->am, 0, sizeof c->am);
+}
+
 /* if/else around single assignments becomes a select, so that element-wise code
  * keeps one path: "if (c) v = a; else v = b;" is v = c ? a : b, "if (c) v = a;"
  * is v = c ? a : v, "if (c) s += e;" is s = s + (c ? e : 0), and in a column
@@ -424,6 +626,8 @@ branch_assignment(const struct ast_stmt *s)
 static void
 lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
+	if (lv == LV_COL && lift_argmax(c, s, out))
+		return;
 	const struct ast_expr *t = branch_assignment(s->then);
 	const struct ast_expr *e = s->otherwise ? branch_assignment(s->otherwise) : NULL;
 	if (!t || (s->otherwise && (!e || !ast_equal(t->kids[0], e->kids[0])))) {

@@ -127,6 +127,18 @@ def _collatz(t, s):
     return {"steps": steps}
 
 
+def _reverse_cumsum(t, s):
+    x = t["x"].view(_i(s, "rows"), _i(s, "cols"))
+    return {"out": torch.flip(torch.cumsum(torch.flip(x, [1]), 1), [1])}
+
+
+def _instance_norm(t, s):
+    x = t["x"].view(_i(s, "planes"), _i(s, "hw"))
+    m = x.mean(1, keepdim=True)
+    v = ((x - m) ** 2).mean(1, keepdim=True)
+    return {"y": (x - m) / torch.sqrt(v + 1e-5)}
+
+
 REF = {
     "relu": lambda t, s: {"y": torch.relu(t["x"])},
     "gelu_tanh": lambda t, s: {"out": F.gelu(t["in"], approximate="tanh")},
@@ -169,6 +181,28 @@ REF = {
                                           t["gamma"] * t["z"].view(-1, _i(s, "dim"))},
     "embed_positions": _embed_positions,
     "bitonic_segments": lambda t, s: {"sorted": torch.sort(t["keys"].view(-1, _i(s, "seg")), dim=1).values},
+    # the sixteen cases added on 2026-12-01 (second batch, README)
+    "matvec": lambda t, s: {"y": t["A"].view(_i(s, "M"), _i(s, "K")) @ t["x"]},
+    "diag_matmul": lambda t, s: {"C": t["a"].view(-1, 1) * t["B"].view(_i(s, "N"), _i(s, "M"))},
+    "matmul_transposed_a": lambda t, s: {"C": torch.mm(t["A"].view(_i(s, "K"), _i(s, "M")).t(),
+                                                       t["B"].view(_i(s, "K"), _i(s, "N")))},
+    "avg_pool1d": lambda t, s: {"out": F.avg_pool1d(t["in"].view(_i(s, "rows"), 1, _i(s, "length")), 4)},
+    "max_pool2d": lambda t, s: {"output": F.max_pool2d(
+        t["input"].view(_i(s, "planes"), 1, _i(s, "H"), _i(s, "W")), 2)},
+    "argmax_dim": lambda t, s: {"out": torch.argmax(t["x"].view(_i(s, "rows"), _i(s, "cols")), 1)},
+    "cumprod": lambda t, s: {"y": torch.cumprod(t["x"].view(_i(s, "rows"), _i(s, "cols")), 1)},
+    "reverse_cumsum": _reverse_cumsum,
+    "mse_loss": lambda t, s: {"out": F.mse_loss(t["a"], t["b"]).reshape(1)},
+    "cross_entropy": lambda t, s: {"out": F.cross_entropy(t["logits"].view(_i(s, "batch"), _i(s, "classes")),
+                                                          t["targets"].long()).reshape(1)},
+    "cosine_similarity": lambda t, s: {"out": F.cosine_similarity(
+        t["a"].view(_i(s, "rows"), _i(s, "dim")), t["b"].view(_i(s, "rows"), _i(s, "dim")), dim=1, eps=1e-8)},
+    "hardsigmoid_softplus": lambda t, s: {"out": F.softplus(F.hardsigmoid(t["x"]))},
+    "instance_norm": _instance_norm,
+    "frobenius_norm": lambda t, s: {"out": t["x"] / torch.linalg.vector_norm(t["x"])},
+    "conv1d": lambda t, s: {"output": F.conv1d(t["input"].view(_i(s, "batch"), _i(s, "in_ch"), _i(s, "L")),
+                                               t["weight"].view(_i(s, "out_ch"), _i(s, "in_ch"), 3))},
+    "elu_scale_add": lambda t, s: {"out": F.elu(t["x"]) * float(s["s"]) + t["residual"]},
 }
 
 DTYPE_NAMES = ("float32", "float64", "int32", "int64", "uint8", "int8")

@@ -8,6 +8,7 @@
 #include "builtin/recipes/common.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,16 +141,44 @@ integral_type(const char *t)
 	return 0;
 }
 
+/* C text of a launch's scalar argument, "W" or "(H / 2)": integer parameters,
+ * integer literals, + - * / % and parentheses only. */
+static int
+int_invariant_text(const struct ir_program *p, const char *t)
+{
+	while (*t) {
+		if (isalpha((unsigned char)*t) || *t == '_') {
+			const char *e = t;
+			while (isalnum((unsigned char)*e) || *e == '_')
+				e++;
+			char *name = egg_xstrndup(t, (size_t)(e - t));
+			const struct ir_param *q = ir_program_param(p, name);
+			free(name);
+			if (!q || q->is_pointer || !integral_type(q->type))
+				return 0;
+			t = e;
+		} else if (isdigit((unsigned char)*t)) {
+			while (isdigit((unsigned char)*t))
+				t++;
+			if (isalnum((unsigned char)*t) || *t == '.' || *t == '_')
+				return 0; /* 1.5, 2f, 0x10, 10u: not a plain integer literal */
+		} else if (strchr("+-*/%() ", *t)) {
+			t++;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int
 recipe_int_invariant(const struct ir_program *p, const struct ir_expr *e)
 {
 	switch (e->kind) {
 	case IR_NUM:
 		return strspn(e->text, "0123456789") == strlen(e->text);
-	case IR_VAR: {
-		const struct ir_param *q = ir_program_param(p, e->text);
-		return q && !q->is_pointer && integral_type(q->type);
-	}
+	case IR_VAR:
+		return int_invariant_text(p, e->text);
 	case IR_CAST:
 		return integral_type(e->text) && recipe_int_invariant(p, e->kids[0]);
 	case IR_BIN:

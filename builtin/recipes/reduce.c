@@ -38,6 +38,8 @@ label(size_t pt, struct strbuf *out)
 static int
 has_atomic(const struct ir_stmt *acc)
 {
+	if (acc->combine == IR_PROD)
+		return 0; /* no atomic multiply */
 	if (acc->combine == IR_SUM)
 		return strcmp(acc->type, "float") == 0 || strcmp(acc->type, "double") == 0 ||
 		       strcmp(acc->type, "int") == 0 || strcmp(acc->type, "unsigned") == 0;

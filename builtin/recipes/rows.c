@@ -85,11 +85,13 @@ static const struct row_point points[] = {
 	/* the same with streaming stores, and the block-per-row point with them */
 	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 0 },
 	{ 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 100 }, { 64, 256, 4, 1, 1, 0, 4, 0, 1, 0, 50 },
-	/* a thread per row for strided columns */
+	/* a thread per row for strided columns or short rows */
 	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0 },
 	/* ... and its columns split over the warps of the block (one-wave grids) */
 	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4, 0 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8, 0 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8, 0 },
 	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0 },
+	/* short rows: a thread per row with vector loads when the row is aligned */
+	{ 1, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 256, 2, 2, 1, 0, 0, 0, 0, 0, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
@@ -964,6 +966,28 @@ mapping_stage(struct recipe_job *job, const struct ir_block *b, int vec)
 	return vector;
 }
 
+/* Every column loop runs a constant number of times, at most SHORT_ROW (a
+ * pooling window, a small fixed filter): a group of threads per row would leave
+ * most of its lanes idle, so a thread per row owns it, its loads coalesced
+ * across the warp with neighbouring rows. */
+#define SHORT_ROW 32
+static int
+short_stage(const struct ir_block *b)
+{
+	int loops = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *l = b->stmts[i];
+		if (l->kind != IR_LOOP)
+			continue;
+		char *end;
+		long v = l->bound->kind == IR_NUM ? strtol(l->bound->text, &end, 0) : -1;
+		if (v < 0 || v > SHORT_ROW || *end)
+			return 0;
+		loops++;
+	}
+	return loops > 0;
+}
+
 /* No column loop stores (every loop only accumulates). */
 static int
 pure_reduction(const struct ir_block *b)
@@ -979,9 +1003,20 @@ static int
 point_applies(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
               struct strbuf *why)
 {
-	if (rp->g == 1 && !strided_stage(&st->body)) {
-		strbuf_addstr(why, "a thread per row is for columns that stride memory; this row "
-		                   "program reads its columns contiguously");
+	int short_row = short_stage(&st->body);
+	if (rp->g == 1 && !strided_stage(&st->body) && !short_row) {
+		strbuf_addstr(why, "a thread per row is for columns that stride memory or rows of a "
+		                   "few columns; this row program reads long rows contiguously");
+		return 0;
+	}
+	if (rp->g == 1 && (rp->vec > 1 || rp->split) && !short_row == !rp->split) {
+		strbuf_addstr(why, rp->split ? "columns split over warps are for long strided rows, not rows of a few columns"
+		                             : "vector loads by a thread per row are for rows of a few columns");
+		return 0;
+	}
+	if (rp->g != 1 && short_row) {
+		strbuf_addf(why, "a group of threads per row is for long rows; this one has at most %d columns",
+		            SHORT_ROW);
 		return 0;
 	}
 	if (rp->split && !pure_reduction(&st->body)) {

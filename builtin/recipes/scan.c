@@ -82,7 +82,7 @@ static struct ir_expr *
 combine_expr(const struct ir_stmt *acc, const char *run, const struct ir_expr *value)
 {
 	struct ir_expr *e = acc->combine == IR_SUM ? ir_expr_new(IR_BIN, "+") :
-	                                             ir_expr_new(IR_CALL, acc->combine_fn);
+	                    acc->combine == IR_PROD ? ir_expr_new(IR_BIN, "*") : ir_expr_new(IR_CALL, acc->combine_fn);
 	ir_expr_add(e, ir_expr_new(IR_LOCAL, run));
 	ir_expr_add(e, ir_expr_copy(value));
 	return e;

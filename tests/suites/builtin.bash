@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 54 programs for sm_90"
+	expect_file_contains gc.out "compiled 62 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -468,6 +468,37 @@ test_template_kernels_are_instantiated_and_correct_on_a_cpu_stand_in() {
 	expect_file_contains tmpl_copy.json 'template <typename T, int UNROLL = 4>'
 	expect_file_contains tmpl_copy.json '_copy_k<float><<<'
 	expect_file_contains tmpl_countdown.json '_countdown_k<3><<<'
+}
+
+test_first_version_shapes_outside_the_suite_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles unseen.cu avg_pool1d=unseen_avgpool max_pool2d=unseen_maxpool argmax_dim=unseen_argmax \
+		cumprod=unseen_cumprod reverse_cumsum=unseen_revcumsum argmin_last=unseen_argmin \
+		cross_entropy=unseen_xent instance_norm=unseen_instnorm
+	# every target lifted (no generic path), its candidates run on the stand-in
+	# at the bundles' first workloads (odd sizes; argmin_last's integers repeat,
+	# so ties decide its index)
+	local p
+	for p in unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin \
+		unseen_xent unseen_instnorm; do
+		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
+		expect_file_contains "$p.json" '"lifted":	true'
+		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" unseen_*.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 108 "candidates checked"
+	# the launchers' own scratch buffers: allocated from the stream-ordered pool
+	# (full of 0xff bytes on the stand-in), or by cudaMalloc where there is none
+	expect_file_contains unseen_xent.json 'cudaMallocAsync((void **)&row_loss'
+	run_cmd np env EGG_EMU_NO_POOLS=1 "$EMU_CHECK" "$T/emu_np" unseen_xent.cu unseen_instnorm.cu
+	[ "$(cat np.rc)" -eq 0 ] || fail "without pools: $(grep -v 'correct=yes' np.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' np.out)" 35 "candidates checked without memory pools"
+	expect_file_contains unseen_avgpool.json 'rows threads_per_row=1 tpb=256 vec=4'
+	expect_file_contains unseen_maxpool.json 'store output[i] = st0_0'
+	expect_file_contains unseen_argmin.json 'acc max egg_am1_0'
+	expect_file_contains unseen_cumprod.json 'acc product p_0'
+	expect_file_contains unseen_revcumsum.json '((cols - 1) - col)'
 }
 
 test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {

@@ -324,7 +324,7 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
 	                  "  if (r < 1) { float s = 0; for (int j = 0; j < n; j++) { s = s * 0.5f + x[j]; y[j] = s; } }\n}\n",
-	                  "k<<<1, 1>>>(x, y, n);", "not a sum, max or min");
+	                  "k<<<1, 1>>>(x, y, n);", "not a sum, product, max or min");
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  __shared__ float s[256];\n  int t = threadIdx.x;\n  s[t] = x[t];\n  __syncthreads();\n}\n",
 	                  "k<<<1, 256>>>(x, y, n);", "shared memory");
@@ -342,7 +342,7 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	                  "k<<<n, 1>>>(x, y, n);", "data-dependent branch");
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
-	                  "float *t; cudaMalloc(&t, n * 4); k<<<n, 1>>>(x, t, n);", "not a scalar");
+	                  "float *t = y + 1; k<<<n, 1>>>(x, t, n);", "not a scalar");
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  y[threadIdx.x] = x[threadIdx.x];\n}\n",
 	                  "k<<<1, 32>>>(x, y, n);", "thread index");
@@ -951,6 +951,118 @@ launches_instantiate_function_templates(void **state)
 	strbuf_release(&text);
 }
 
+/* Shapes of first versions seen outside the suite: pointer arithmetic on locals
+ * (x + r * cols + o * 4, then src[k]), rows of a few columns (a thread per
+ * row), planes of the grid (blockIdx.z with the launch's dim3) whose digits
+ * recombine into the flat index, an argmax in two passes, a product scan and a
+ * loop counting down. */
+static void
+first_version_shapes_lift(void **state)
+{
+	(void)state;
+	const char *pool = "__global__ void pool(const float *x, float *y, int rows, int len, int ol) {\n"
+	                   "  int i = threadIdx.x + blockIdx.x * blockDim.x;\n  if (i >= rows * ol) return;\n"
+	                   "  const float *src = x + (i / ol) * len + (i % ol) * 4;\n  float s = 0.0f;\n"
+	                   "  for (int k = 0; k < 4; k++) s += src[k];\n  y[i] = s * 0.25f;\n}\n";
+	struct egg_bundle *b = make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int rows:scalar, int len:scalar",
+	                                   pool, "void f(const float *x, float *y, int rows, int len) {\n"
+	                                   "  pool<<<(rows * (len / 4) + 127) / 128, 128>>>(x, y, rows, len, len / 4);\n}\n");
+	EXPECT_DESCRIPTION(b, "launcher f\n"
+	                      "stage 0 rows kernel=pool n=(rows * (len / 4))\n"
+	                      "  let float s_0 = 0.0f\n"
+	                      "  loop col < 4\n"
+	                      "    acc sum s_0 <- x[((((row / (len / 4)) * len) + ((row % (len / 4)) * 4)) + col)]\n"
+	                      "  let float st0_0 = (s_0 * 0.25f)\n"
+	                      "  store y[row] = st0_0\n");
+	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int rows:scalar, int len:scalar",
+	                                               pool, "void f(const float *x, float *y, int rows, int len) {\n"
+	                                               "  pool<<<(rows * (len / 4) + 127) / 128, 128>>>(x, y, rows, len, len / 4);\n}\n"));
+	assert_true(o.n_candidates >= 4);
+	for (size_t i = 0; i < o.n_candidates; i++) /* four columns: no group of threads per row */
+		assert_non_null(strstr(o.candidates[i].label, "threads_per_row=1 "));
+	builtin_output_release(&o);
+
+	/* a plane per blockIdx.z; the store's digits make i again */
+	const char *planes = "__global__ void dbl(const float *x, float *y, int h, int w) {\n"
+	                     "  int c = blockIdx.x * blockDim.x + threadIdx.x;\n  int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	                     "  int p = blockIdx.z;\n  if (r < h && c < w)\n"
+	                     "    y[(size_t)p * h * w + r * w + c] = 2.0f * x[((size_t)p * h + r) * w + c];\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int np:scalar, int h:scalar, int w:scalar",
+	                               planes, "void f(const float *x, float *y, int np, int h, int w) {\n"
+	                               "  dim3 g((w + 15) / 16, (h + 15) / 16, np);\n  dbl<<<g, dim3(16, 16)>>>(x, y, h, w);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=dbl n=((np) * (h * w))\n"
+	                   "  let float st0_0 = (2.0f * x[i])\n"
+	                   "  store y[i] = st0_0\n");
+	expect_not_lifted(planes, "dbl<<<n, 256>>>(x, y, n, n);", "'p' is blockIdx.z, but the launch's grid has no extent");
+
+	/* argmax: the first of equal maxima, in two passes */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, int *y:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void am(const float *x, int *y, int rows, int cols) {\n"
+	                               "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                               "    float b = -INFINITY;\n    int k = 0;\n"
+	                               "    for (int j = 0; j < cols; j++)\n      if (x[r * cols + j] > b) { b = x[r * cols + j]; k = j; }\n"
+	                               "    y[r] = k;\n  }\n}\n",
+	                               "void f(const float *x, int *y, int rows, int cols) { am<<<rows, 1>>>(x, y, rows, cols); }\n"),
+	                   "launcher f\n"
+	                   "stage 0 rows kernel=am n=rows\n"
+	                   "  let float b_0 = (-INFINITY)\n"
+	                   "  let int k_0 = 0\n"
+	                   "  let float egg_am0_0 = b_0\n"
+	                   "  loop col < cols\n"
+	                   "    acc max b_0 <- x[((row * cols) + col)]\n"
+	                   "  let long long egg_am1_0 = 9223372036854775807LL\n"
+	                   "  loop col < cols\n"
+	                   "    acc min egg_am1_0 <- ((x[((row * cols) + col)] == b_0) ? ((long long)col) : 9223372036854775807LL)\n"
+	                   "  set k_0 = (((egg_am0_0 == b_0) || ((egg_am0_0 != egg_am0_0) || (egg_am1_0 == 9223372036854775807LL))) ? k_0 : ((int)egg_am1_0))\n"
+	                   "  set b_0 = ((egg_am0_0 != egg_am0_0) ? egg_am0_0 : b_0)\n"
+	                   "  let int st2_0 = k_0\n"
+	                   "  store y[row] = st2_0\n");
+
+	/* a product scan, counting down */
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar",
+	                               "__global__ void cp(const float *x, float *y, int rows, int cols) {\n"
+	                               "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                               "    float p = 1.0f;\n    for (int j = cols - 1; j >= 0; --j) { p *= x[r * cols + j]; y[r * cols + j] = p; }\n"
+	                               "  }\n}\n",
+	                               "void f(const float *x, float *y, int rows, int cols) { cp<<<rows, 1>>>(x, y, rows, cols); }\n"),
+	                   "launcher f\n"
+	                   "stage 0 scan kernel=cp n=rows\n"
+	                   "  let float p_0 = 1.0f\n"
+	                   "  loop col < (((cols - 1) - 0) + 1) scan\n"
+	                   "    acc product p_0 <- x[((row * cols) + ((cols - 1) - col))]\n"
+	                   "    let float st0_0 = p_0\n"
+	                   "    store y[((row * cols) + ((cols - 1) - col))] = st0_0\n");
+	/* what stays outside: two argmax updates in one loop, a step down by 2 */
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < n) {\n"
+	                  "    float a = 0, b = 0; int i = 0, j = 0;\n"
+	                  "    for (int c = 0; c < n; c++) { if (x[c] > a) { a = x[c]; i = c; } if (x[c] < b) { b = x[c]; j = c; } }\n"
+	                  "    y[r] = i + j;\n  }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "two argmax or argmin updates in one loop");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < n) {\n"
+	                  "    float s = 0; for (int c = n - 1; c >= 0; c -= 2) s += x[c];\n    y[r] = s;\n  }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "a loop counting down by other than 1");
+	/* scratch the launcher allocates: a declared pointer and cudaMalloc(&p, bytes) */
+	const char *scale = "__global__ void k(const float *x, float *y, int n) {\n"
+	                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = 2.0f * x[i];\n}\n";
+	expect_not_lifted(scale, "float *t = y;\n  k<<<n, 1>>>(x, t, n);", "the launcher declares 't', which is not a scalar");
+	expect_not_lifted(scale, "float *t;\n  cudaMalloc(&t, sizeof(float) * n);\n  cudaMalloc(&t, sizeof(float) * n);\n"
+	                  "  k<<<n, 1>>>(x, t, n);", "cudaMalloc other than as 'cudaMalloc(&p, bytes)'");
+	expect_not_lifted(scale, "float *t;\n  cudaMalloc(&t, sizeof(float) * n);\n  k<<<n, 1>>>(x, t, n);\n  cudaFree(y);",
+	                  "the launcher calls 'cudaFree'");
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar", scale,
+	                         "void f(const float *x, float *y, int n) {\n  float *t = NULL;\n"
+	                         "  cudaMalloc((void **)&t, sizeof(float) * n);\n  k<<<n, 1>>>(x, t, n);\n"
+	                         "  k<<<n, 1>>>(t, y, n);\n  cudaFree(t);\n}\n"));
+	assert_true(o.n_candidates > 0);
+	/* the chain fuses through t, which every kernel still takes: allocated, freed */
+	assert_non_null(strstr(o.candidates[0].source, "cudaMallocAsync((void **)&t, egg_bytes_t, 0)"));
+	assert_non_null(strstr(o.candidates[0].source, "cudaFreeAsync(t, 0);"));
+	builtin_output_release(&o);
+}
+
 int
 main(void)
 {
@@ -973,6 +1085,7 @@ main(void)
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
+		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
 		cmocka_unit_test(divisions_by_an_invariant_are_done_once_per_vector),

@@ -117,7 +117,7 @@ loop_carried_values_that_are_not_scans_are_not_lifted(void **state)
 		/* a linear recurrence written on the local */
 		{ "  float s = 0.0f;\n  for (int c = 0; c < cols; c++) {\n"
 		  "    s = s * 0.9f + x[r * cols + c];\n    y[r * cols + c] = s;\n  }\n",
-		  "not a sum, max or min" },
+		  "not a sum, product, max or min" },
 		/* a scan beside a reduction in the same loop */
 		{ "  float s = 0.0f, m = -INFINITY;\n  for (int c = 0; c < cols; c++) {\n"
 		  "    s += x[r * cols + c];\n    m = fmaxf(m, x[r * cols + c]);\n    y[r * cols + c] = s;\n  }\n",

@@ -91,6 +91,17 @@ inline float egg_emu_cosf(float x) { return cosf(x); }
 #define __cosf egg_emu_cosf
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+/* CUDA's overloads for the other integer types (an argmax's long long index) */
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline float min(float a, float b) { return fminf(a, b); }
+inline float max(float a, float b) { return fmaxf(a, b); }
+inline double min(double a, double b) { return fmin(a, b); }
+inline double max(double a, double b) { return fmax(a, b); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 struct alignas(16) float4 { float x, y, z, w; };
 inline float4 make_float4(float a, float b, float c, float d) { return float4{ a, b, c, d }; }
@@ -119,6 +130,19 @@ inline cudaError_t cudaDeviceSynchronize() { return 0; }
 inline const char *cudaGetErrorString(cudaError_t) { return "error"; }
 template <class T> cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)aligned_alloc(256, (n + 255) / 256 * 256); return 0; }
 inline cudaError_t cudaFree(void *p) { free(p); return 0; }
+/* the stream-ordered allocator: memory full of 0xff bytes (nothing may count on
+ * zeros), or, with EGG_EMU_NO_POOLS set, a device without memory pools (an error) */
+template <class T> cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t)
+{
+	if (getenv("EGG_EMU_NO_POOLS")) {
+		*p = nullptr;
+		return 801; /* cudaErrorNotSupported */
+	}
+	cudaMalloc(p, n);
+	memset((void *)*p, 0xff, n);
+	return 0;
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { free(p); return 0; }
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memcpy(d, s, n); return 0; }
 inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return 0; }
 inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = 0) { memset(d, v, n); return 0; }
@@ -146,30 +170,41 @@ inline void egg_emu_entry()
 /* a warp's exchange: every lane publishes its value, all lanes reach the yield,
  * then each reads its partner's; two slots so that a lane running ahead into the
  * next exchange does not overwrite a value a slower lane has yet to read */
-inline double egg_emu_slots[2][1024];
+inline unsigned char egg_emu_slots[2][1024][16]; /* the value's bytes (64-bit ones too) */
+template <class T> void egg_emu_put(unsigned k, unsigned t, T v)
+{
+	static_assert(sizeof(T) <= 16, "a shuffle of more than 16 bytes");
+	memcpy(egg_emu_slots[k][t], &v, sizeof v);
+}
+template <class T> T egg_emu_get(unsigned k, unsigned t)
+{
+	T v;
+	memcpy(&v, egg_emu_slots[k][t], sizeof v);
+	return v;
+}
 inline unsigned egg_emu_nshfl[1024];
 template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
 {
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
-	egg_emu_slots[k][t] = (double)v;
+	egg_emu_put(k, t, v);
 	__syncthreads();
-	return (T)egg_emu_slots[k][(t & ~31u) | ((t & 31u) ^ (unsigned)mask)];
+	return egg_emu_get<T>(k, (t & ~31u) | ((t & 31u) ^ (unsigned)mask));
 }
 /* the same exchange from the lane d below (a lane below d keeps its own value) */
 template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
 {
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
-	egg_emu_slots[k][t] = (double)v;
+	egg_emu_put(k, t, v);
 	__syncthreads();
-	return (T)egg_emu_slots[k][(t & 31u) >= d ? t - d : t];
+	return egg_emu_get<T>(k, (t & 31u) >= d ? t - d : t);
 }
 /* and from one lane of the warp */
 template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
 {
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
-	egg_emu_slots[k][t] = (double)v;
+	egg_emu_put(k, t, v);
 	__syncthreads();
-	return (T)egg_emu_slots[k][(t & ~31u) | ((unsigned)lane & 31u)];
+	return egg_emu_get<T>(k, (t & ~31u) | ((unsigned)lane & 31u));
 }
 /* one OS thread runs every fiber, and a fiber yields only at barriers: atomics
  * are plain read-modify-writes */
