@@ -52,25 +52,47 @@ is_memset(const struct ir_stage *st)
 
 /* The buffers the reference's launcher allocates (every kernel of the candidate
  * takes them): allocated at the candidate's start ("alloc") and freed at its end
- * ("free") through the stream-ordered allocator on the default stream, whose
- * pool makes them cheap after the first call; plain cudaMalloc and cudaFree where
- * the device has no memory pools. */
+ * ("free") in stream order on the default stream, from a pool of egg's own that
+ * keeps its memory between calls (the default pool would hand it back to the
+ * system at each synchronization, and take it again at the next call); plain
+ * cudaMalloc and cudaFree where the device has no memory pools.  "helper" is the
+ * pool's code, once per file. */
 static void
 local_buffers(const struct ir_program *p, struct strbuf *out, const char *what)
 {
+	int any = 0;
 	for (size_t i = 0; i < p->n_params; i++) {
 		const struct ir_param *q = &p->params[i];
 		if (!q->is_local)
 			continue;
-		if (strcmp(what, "alloc") == 0)
+		if (strcmp(what, "helper") == 0 && !any)
+			strbuf_addstr(out, "#ifndef EGG_BUILTIN_POOL\n#define EGG_BUILTIN_POOL\n"
+			                   "/* a memory pool per device that keeps what it has held (scratch buffers of\n"
+			                   " * launchers), or NULL where the device has none; made once, under a lock\n"
+			                   " * of the host compiler's atomic builtins */\n"
+			                   "static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)\n{\n"
+			                   "\tstatic int lock;\n\tstatic cudaMemPool_t pools[64];\n\tstatic int tried[64];\n"
+			                   "\tint dev = 0;\n\tif (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)\n\t\treturn NULL;\n"
+			                   "\twhile (__sync_lock_test_and_set(&lock, 1))\n\t\t;\n\tif (!tried[dev]) {\n\t\ttried[dev] = 1;\n"
+			                   "\t\tcudaMemPoolProps props = {};\n\t\tprops.allocType = cudaMemAllocationTypePinned;\n"
+			                   "\t\tprops.location.type = cudaMemLocationTypeDevice;\n\t\tprops.location.id = dev;\n"
+			                   "\t\tif (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {\n"
+			                   "\t\t\tunsigned long long keep = ~0ull;\n"
+			                   "\t\t\tcudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);\n"
+			                   "\t\t} else {\n\t\t\tcudaGetLastError();\n\t\t\tpools[dev] = NULL;\n\t\t}\n\t}\n"
+			                   "\tcudaMemPool_t pool = pools[dev];\n\t__sync_lock_release(&lock);\n"
+			                   "\treturn pool;\n}\n#endif\n");
+		else if (strcmp(what, "alloc") == 0)
 			strbuf_addf(out, "\t%s *%s = NULL;\n\tconst size_t egg_bytes_%s = (size_t)(%s) * sizeof(%s);\n"
-			                 "\tconst bool egg_pool_%s = cudaMallocAsync((void **)&%s, egg_bytes_%s, 0) == cudaSuccess;\n"
-			                 "\tif (!egg_pool_%s) {\n\t\tcudaGetLastError();\n\t\tcudaMalloc((void **)&%s, egg_bytes_%s);\n\t}\n",
+			                 "\tcudaMemPool_t egg_pool_%s = egg_builtin_pool();\n"
+			                 "\tif (!egg_pool_%s || cudaMallocFromPoolAsync((void **)&%s, egg_bytes_%s, egg_pool_%s, 0) != cudaSuccess) {\n"
+			                 "\t\tcudaGetLastError();\n\t\tegg_pool_%s = NULL;\n\t\tcudaMalloc((void **)&%s, egg_bytes_%s);\n\t}\n",
 			            q->elem_type, q->name, q->name, q->extent, q->elem_type, q->name, q->name, q->name,
-			            q->name, q->name, q->name);
-		else
+			            q->name, q->name, q->name, q->name, q->name);
+		else if (strcmp(what, "free") == 0)
 			strbuf_addf(out, "\tif (egg_pool_%s)\n\t\tcudaFreeAsync(%s, 0);\n\telse\n\t\tcudaFree(%s);\n",
 			            q->name, q->name, q->name);
+		any = 1;
 	}
 }
 
@@ -118,6 +140,7 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct 
 			strbuf_addstr(src, device.buf);
 			strbuf_addstr(src, body.buf);
 		} else {
+			local_buffers(p, src, "helper");
 			strbuf_addstr(src, device.buf);
 			strbuf_addstr(src, p->header);
 			strbuf_addstr(src, "{\n");

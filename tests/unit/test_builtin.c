@@ -1058,7 +1058,7 @@ first_version_shapes_lift(void **state)
 	                         "  k<<<n, 1>>>(t, y, n);\n  cudaFree(t);\n}\n"));
 	assert_true(o.n_candidates > 0);
 	/* the chain fuses through t, which every kernel still takes: allocated, freed */
-	assert_non_null(strstr(o.candidates[0].source, "cudaMallocAsync((void **)&t, egg_bytes_t, 0)"));
+	assert_non_null(strstr(o.candidates[0].source, "cudaMallocFromPoolAsync((void **)&t, egg_bytes_t, egg_pool_t, 0)"));
 	assert_non_null(strstr(o.candidates[0].source, "cudaFreeAsync(t, 0);"));
 	builtin_output_release(&o);
 }

@@ -85,6 +85,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	return __ldg(p);
 }
 #endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
+}
+#endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
@@ -264,16 +298,18 @@ void instance_norm__egg_c0(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -346,6 +382,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -638,16 +708,18 @@ void instance_norm__egg_c1(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	if ((long long)(hw) <= 2048) {
@@ -731,6 +803,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
@@ -912,16 +1018,18 @@ void instance_norm__egg_c2(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -994,6 +1102,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -1191,16 +1333,18 @@ void instance_norm__egg_c3(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -1273,6 +1417,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -1438,16 +1616,18 @@ void instance_norm__egg_c4(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -1520,6 +1700,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -1717,16 +1931,18 @@ void instance_norm__egg_c5(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -1799,6 +2015,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
@@ -1996,16 +2246,18 @@ void instance_norm__egg_c6(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -2078,6 +2330,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2215,16 +2501,18 @@ void instance_norm__egg_c7(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -2297,6 +2585,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2472,16 +2794,18 @@ void instance_norm__egg_c8(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -2554,6 +2878,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=as-written: 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -2745,16 +3103,18 @@ void instance_norm__egg_c9(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -2827,6 +3187,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 512 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -3089,16 +3483,18 @@ void instance_norm__egg_c10(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -3163,6 +3559,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=8 (rows up to 1024 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -3425,16 +3855,18 @@ void instance_norm__egg_c11(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -3499,6 +3931,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=4 (rows up to 2048 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -3793,16 +4259,18 @@ void instance_norm__egg_c12(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -3867,6 +4335,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=2 (rows up to 2048 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -4161,16 +4663,18 @@ void instance_norm__egg_c13(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -4235,6 +4739,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 4096 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -4529,16 +5067,18 @@ void instance_norm__egg_c14(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -4603,6 +5143,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=8 (rows up to 4096 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -4897,16 +5471,18 @@ void instance_norm__egg_c15(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -4971,6 +5547,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=registers slots=4 (rows up to 8192 columns, else online): 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -5265,16 +5875,18 @@ void instance_norm__egg_c16(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{
@@ -5339,6 +5951,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=registers slots=4 (rows up to 16384 columns, else online): 1024 threads per row, 1 rows per block of 1024; column loops are strided
@@ -5633,16 +6279,18 @@ void instance_norm__egg_c17(const float *x, float *y, int planes, int hw)
 {
 	float *mean = NULL;
 	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_mean = cudaMallocAsync((void **)&mean, egg_bytes_mean, 0) == cudaSuccess;
-	if (!egg_pool_mean) {
+	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
+	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_mean = NULL;
 		cudaMalloc((void **)&mean, egg_bytes_mean);
 	}
 	float *rstd = NULL;
 	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_rstd = cudaMallocAsync((void **)&rstd, egg_bytes_rstd, 0) == cudaSuccess;
-	if (!egg_pool_rstd) {
+	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
+	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_rstd = NULL;
 		cudaMalloc((void **)&rstd, egg_bytes_rstd);
 	}
 	{

@@ -80,6 +80,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	return __ldg(p);
 }
 #endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
+}
+#endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
@@ -258,9 +292,10 @@ void cross_entropy__egg_c0(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -326,6 +361,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -506,9 +575,10 @@ void cross_entropy__egg_c1(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -574,6 +644,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
@@ -731,9 +835,10 @@ void cross_entropy__egg_c2(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -798,6 +903,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -971,9 +1110,10 @@ void cross_entropy__egg_c3(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -1038,6 +1178,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -1225,9 +1399,10 @@ void cross_entropy__egg_c4(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -1293,6 +1468,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -1480,9 +1689,10 @@ void cross_entropy__egg_c5(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -1548,6 +1758,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
@@ -1735,9 +1979,10 @@ void cross_entropy__egg_c6(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -1803,6 +2048,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -1934,9 +2213,10 @@ void cross_entropy__egg_c7(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -2002,6 +2282,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=as-written: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2173,9 +2487,10 @@ void cross_entropy__egg_c8(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -2241,6 +2556,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 512 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2485,9 +2834,10 @@ void cross_entropy__egg_c9(const float *logits, const int *targets, float *out, 
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -2553,6 +2903,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=registers slots=8 (rows up to 1024 columns, else online): 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2797,9 +3181,10 @@ void cross_entropy__egg_c10(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -2865,6 +3250,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=4 (rows up to 2048 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -3141,9 +3560,10 @@ void cross_entropy__egg_c11(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -3209,6 +3629,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=2 (rows up to 2048 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -3485,9 +3939,10 @@ void cross_entropy__egg_c12(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -3553,6 +4008,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=registers slots=4 (rows up to 4096 columns, else online): 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -3829,9 +4318,10 @@ void cross_entropy__egg_c13(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -3897,6 +4387,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=registers slots=8 (rows up to 4096 columns, else online): 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -4173,9 +4697,10 @@ void cross_entropy__egg_c14(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -4241,6 +4766,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=registers slots=4 (rows up to 8192 columns, else online): 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -4517,9 +5076,10 @@ void cross_entropy__egg_c15(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));
@@ -4585,6 +5145,40 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
+}
+#endif
+#ifndef EGG_BUILTIN_POOL
+#define EGG_BUILTIN_POOL
+/* a memory pool per device that keeps what it has held (scratch buffers of
+ * launchers), or NULL where the device has none; made once, under a lock
+ * of the host compiler's atomic builtins */
+static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
+{
+	static int lock;
+	static cudaMemPool_t pools[64];
+	static int tried[64];
+	int dev = 0;
+	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
+		return NULL;
+	while (__sync_lock_test_and_set(&lock, 1))
+		;
+	if (!tried[dev]) {
+		tried[dev] = 1;
+		cudaMemPoolProps props = {};
+		props.allocType = cudaMemAllocationTypePinned;
+		props.location.type = cudaMemLocationTypeDevice;
+		props.location.id = dev;
+		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
+			unsigned long long keep = ~0ull;
+			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
+		} else {
+			cudaGetLastError();
+			pools[dev] = NULL;
+		}
+	}
+	cudaMemPool_t pool = pools[dev];
+	__sync_lock_release(&lock);
+	return pool;
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=registers slots=4 (rows up to 16384 columns, else online): 1024 threads per row, 1 rows per block of 1024; column loops are strided
@@ -4861,9 +5455,10 @@ void cross_entropy__egg_c16(const float *logits, const int *targets, float *out,
 {
 	float *row_loss = NULL;
 	const size_t egg_bytes_row_loss = (size_t)((((sizeof(float) * batch)) / sizeof(float))) * sizeof(float);
-	const bool egg_pool_row_loss = cudaMallocAsync((void **)&row_loss, egg_bytes_row_loss, 0) == cudaSuccess;
-	if (!egg_pool_row_loss) {
+	cudaMemPool_t egg_pool_row_loss = egg_builtin_pool();
+	if (!egg_pool_row_loss || cudaMallocFromPoolAsync((void **)&row_loss, egg_bytes_row_loss, egg_pool_row_loss, 0) != cudaSuccess) {
 		cudaGetLastError();
+		egg_pool_row_loss = NULL;
 		cudaMalloc((void **)&row_loss, egg_bytes_row_loss);
 	}
 	cudaMemsetAsync(out, 0, sizeof(float));

@@ -130,14 +130,23 @@ inline cudaError_t cudaDeviceSynchronize() { return 0; }
 inline const char *cudaGetErrorString(cudaError_t) { return "error"; }
 template <class T> cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)aligned_alloc(256, (n + 255) / 256 * 256); return 0; }
 inline cudaError_t cudaFree(void *p) { free(p); return 0; }
-/* the stream-ordered allocator: memory full of 0xff bytes (nothing may count on
- * zeros), or, with EGG_EMU_NO_POOLS set, a device without memory pools (an error) */
-template <class T> cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t)
+/* memory pools: allocations full of 0xff bytes (nothing may count on zeros),
+ * or, with EGG_EMU_NO_POOLS set, a device without memory pools (errors) */
+typedef struct egg_emu_pool *cudaMemPool_t;
+enum { cudaMemAllocationTypePinned = 1, cudaMemLocationTypeDevice = 1, cudaMemPoolAttrReleaseThreshold = 4 };
+struct cudaMemLocation { int type, id; };
+struct cudaMemPoolProps { int allocType; cudaMemLocation location; };
+inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *)
 {
-	if (getenv("EGG_EMU_NO_POOLS")) {
-		*p = nullptr;
-		return 801; /* cudaErrorNotSupported */
-	}
+	static char one;
+	*pool = getenv("EGG_EMU_NO_POOLS") ? nullptr : (cudaMemPool_t)(void *)&one;
+	return *pool ? 0 : 801; /* cudaErrorNotSupported */
+}
+inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, int, void *) { return 0; }
+template <class T> cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t)
+{
+	if (!pool)
+		return 1;
 	cudaMalloc(p, n);
 	memset((void *)*p, 0xff, n);
 	return 0;
