@@ -5,12 +5,22 @@
  * element), so the temp is neither written nor read back: two passes over the
  * data saved.  When the map's buffer is an output (a residual stream both kept
  * and normalized), the row program also stores it, once per element, in its
- * first loop, and still never reads it back.  Runs on the lifted program before the recipes see it; a program
- * that does not fit is left as it is.
+ * first loop, and still never reads it back.
+ *
+ * The other way round, a map over rows * C that follows a row program over the
+ * same rows and reads what it stored per row (the mean and inverse deviation of
+ * a norm written as a statistics kernel and an apply kernel) becomes one more
+ * column loop of the row program, the per-row values read from its registers:
+ * the data is read while the row is at hand, and a temp nothing else reads is
+ * no longer stored.
+ *
+ * Runs on the lifted program before the recipes see it; a program that does
+ * not fit is left as it is.
  */
 #include "config.h"
 
 #include "builtin/fuse.h"
+#include "builtin/lift.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -173,6 +183,18 @@ store_in_loop(struct ir_stmt *l, const char *buffer, const struct ir_expr *f)
 	l->body.stmts[0] = st;
 }
 
+static void
+drop_stage(struct ir_program *p, size_t k)
+{
+	struct ir_stage gone = p->stages[k];
+	free(gone.kernel);
+	free(gone.buffer);
+	ir_expr_free(gone.n);
+	ir_block_free(&gone.body);
+	memmove(&p->stages[k], &p->stages[k + 1], (p->n_stages - k - 1) * sizeof *p->stages);
+	p->n_stages--;
+}
+
 static int
 fuse_pair(struct ir_program *p, size_t k)
 {
@@ -210,14 +232,121 @@ fuse_pair(struct ir_program *p, size_t k)
 	if (keep)
 		store_in_loop(keep, st->name, f);
 	ir_expr_free(f);
-	/* drop the map stage */
-	struct ir_stage gone = p->stages[k];
-	free(gone.kernel);
-	free(gone.buffer);
-	ir_expr_free(gone.n);
-	ir_block_free(&gone.body);
-	memmove(&p->stages[k], &p->stages[k + 1], (p->n_stages - k - 1) * sizeof *p->stages);
-	p->n_stages--;
+	drop_stage(p, k); /* the map */
+	return 1;
+}
+
+/* e without its casts to integer types */
+static const struct ir_expr *
+int_uncast(const struct ir_expr *e)
+{
+	while (e->kind == IR_CAST && e->n_kids == 1 && !strstr(e->text, "float") && !strstr(e->text, "double") &&
+	       !strstr(e->text, "half") && !strstr(e->text, "bool"))
+		e = e->kids[0];
+	return e;
+}
+
+static int
+is_row(const struct ir_expr *e)
+{
+	e = int_uncast(e);
+	return e->kind == IR_IDX && e->idx == IR_ROW;
+}
+
+/* Replaces loads of buffer at the row by the local v; 0 when buffer is read at
+ * another element. */
+static int
+forward_row(struct ir_expr *e, const char *buffer, const char *v)
+{
+	if (e->kind == IR_LOAD && strcmp(e->text, buffer) == 0) {
+		if (!is_row(e->kids[0]))
+			return 0;
+		ir_expr_free(e->kids[0]);
+		e->n_kids = 0;
+		e->kind = IR_LOCAL;
+		free(e->text);
+		e->text = egg_xstrdup(v);
+		return 1;
+	}
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (!forward_row(e->kids[i], buffer, v))
+			return 0;
+	return 1;
+}
+
+
+/* A row program (stage k) and the map after it over rows * C: the map becomes
+ * the row program's last column loop. */
+static int
+fuse_rows_map(struct ir_program *p, size_t k)
+{
+	struct ir_stage *rows = &p->stages[k];
+	const struct ir_stage *map = &p->stages[k + 1];
+	if (rows->kind != IR_STAGE_ROWS || map->kind != IR_STAGE_MAP || map->n->kind != IR_BIN ||
+	    strcmp(map->n->text, "*") != 0)
+		return 0;
+	struct ir_block body = { 0 };
+	const struct ir_expr *cols = NULL;
+	for (int s = 0; s < 2 && !cols; s++)
+		if (ir_expr_equal(int_uncast(map->n->kids[s]), int_uncast(rows->n))) {
+			if (lift_map_rows_cols(&map->body, map->n->kids[1 - s], &body))
+				cols = map->n->kids[1 - s];
+			else
+				ir_block_free(&body);
+		}
+	if (!cols)
+		return 0;
+	/* what the row program stores at its row, forwarded; any other element of
+	 * what it writes read by the map, or anything it reads or writes stored by
+	 * the map, and the pair stays as it is */
+	int ok = 1;
+	for (size_t i = 0; i < rows->body.n && ok; i++) {
+		const struct ir_stmt *st = rows->body.stmts[i];
+		if (st->kind == IR_STORE && is_row(st->index) && st->value->kind == IR_LOCAL)
+			for (size_t j = 0; j < body.n && ok; j++)
+				ok = forward_row(body.stmts[j]->value, st->name, st->value->text) &&
+				     (!body.stmts[j]->index || forward_row(body.stmts[j]->index, st->name, st->value->text));
+	}
+	for (size_t j = 0; j < body.n && ok; j++) {
+		const struct ir_stmt *s = body.stmts[j];
+		for (size_t q = 0; q < p->n_params && ok; q++) {
+			const char *b = p->params[q].name;
+			if (!p->params[q].is_pointer)
+				continue;
+			if ((ir_expr_loads(s->value, b) || ir_expr_loads(s->index, b)) && block_touches(&rows->body, b, 1))
+				ok = 0; /* reads what the row program writes, elsewhere than at its row */
+			if (s->kind == IR_STORE && strcmp(s->name, b) == 0 && block_touches(&rows->body, b, 0))
+				ok = 0; /* writes what the row program reads or writes */
+		}
+		if (s->kind != IR_LET && s->kind != IR_STORE && s->kind != IR_ASSIGN)
+			ok = 0;
+	}
+	if (!ok) {
+		ir_block_free(&body);
+		return 0;
+	}
+	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
+	loop->bound = ir_expr_copy(cols);
+	loop->body = body;
+	ir_block_add(&rows->body, loop);
+	/* row-level stores into a temp nothing after the pair reads: gone */
+	for (size_t i = 0; i < rows->body.n;) {
+		const struct ir_stmt *st = rows->body.stmts[i];
+		const struct ir_param *q = st->kind == IR_STORE ? ir_program_param(p, st->name) : NULL;
+		int later = 0;
+		for (size_t j = k + 2; q && j < p->n_stages; j++)
+			later |= block_touches(&p->stages[j].body, st->name, 0);
+		if (q && q->is_temp && !later && is_row(st->index)) {
+			struct ir_block one = { 0 };
+			ir_block_add(&one, rows->body.stmts[i]);
+			memmove(&rows->body.stmts[i], &rows->body.stmts[i + 1], (rows->body.n - i - 1) * sizeof *rows->body.stmts);
+			rows->body.n--;
+			ir_block_free(&one);
+			continue;
+		}
+		i++;
+	}
+	drop_stage(p, k + 1);
 	return 1;
 }
 
@@ -226,7 +355,7 @@ fuse_program(struct ir_program *p)
 {
 	int n = 0;
 	for (size_t k = 0; k + 1 < p->n_stages;)
-		if (fuse_pair(p, k))
+		if (fuse_pair(p, k) || fuse_rows_map(p, k))
 			n++;
 		else
 			k++;

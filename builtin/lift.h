@@ -50,4 +50,9 @@ int lift_launcher(struct ir_program *p, const struct ast_unit *u, const struct a
  * must not be lifted at all (a scatter). */
 int lift_2d(struct ir_program *p, struct strbuf *why);
 
+/* A map's body in ROW and COL for a split of its flat index into rows of cols
+ * (i / cols, i % cols, or row * cols + col), its integer lets inlined: 1 with
+ * out filled, 0 when the body is not such a map (lift_2d.c). */
+int lift_map_rows_cols(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *out);
+
 #endif

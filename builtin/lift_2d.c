@@ -298,6 +298,15 @@ body_2d(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *o
 	return ok;
 }
 
+int
+lift_map_rows_cols(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *out)
+{
+	int ok = body_2d(b, cols, out);
+	for (size_t i = 0; i < out->n && ok; i++)
+		ok = !ir_expr_uses_index(out->stmts[i]->value, IR_I) && !ir_expr_uses_index(out->stmts[i]->index, IR_I);
+	return ok;
+}
+
 /* What the loads and stores of a 2-D body look like. */
 struct visit {
 	const struct ir_expr *rows, *cols;

@@ -1061,6 +1061,34 @@ first_version_shapes_lift(void **state)
 	assert_non_null(strstr(o.candidates[0].source, "cudaMallocFromPoolAsync((void **)&t, egg_bytes_t, egg_pool_t, 0)"));
 	assert_non_null(strstr(o.candidates[0].source, "cudaFreeAsync(t, 0);"));
 	builtin_output_release(&o);
+
+	/* a statistics kernel and an apply kernel over the same rows: one row
+	 * program, the per-row values forwarded, no second kernel */
+	const char *norm = "__global__ void stats(const float *x, float *mu, int rows, int cols) {\n"
+	                   "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r >= rows) return;\n"
+	                   "  float s = 0.0f;\n  for (int c = 0; c < cols; c++) s += x[r * cols + c];\n  mu[r] = s / cols;\n}\n"
+	                   "__global__ void apply(const float *x, const float *mu, float *y, int rows, int cols) {\n"
+	                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                   "  if (i < rows * cols) y[i] = x[i] - mu[i / cols];\n}\n"
+	                   "__global__ void apply1(const float *x, const float *mu, float *y, int rows, int cols) {\n"
+	                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                   "  if (i < rows * cols) y[i] = x[i] - mu[i / cols + 1];\n}\n";
+	const char *two = "void f(const float *x, float *mu, float *y, int rows, int cols) {\n"
+	                  "  stats<<<rows, 1>>>(x, mu, rows, cols);\n  apply<<<rows * cols, 1>>>(x, mu, y, rows, cols);\n}\n";
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *mu:temp, float *y:out, int rows:scalar, int cols:scalar",
+	                         norm, two));
+	assert_true(o.n_candidates > 0);
+	assert_int_equal(count(o.candidates[0].source, "<<<"), 1); /* one launch (a warp per row) */
+	for (size_t i = 0; i < o.n_candidates; i++)
+		assert_null(strstr(o.candidates[i].source, "mu[egg_row]")); /* the temp is not stored */
+	builtin_output_release(&o);
+	/* read at another row: left as two kernels */
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *mu:temp, float *y:out, int rows:scalar, int cols:scalar",
+	                         norm, "void f(const float *x, float *mu, float *y, int rows, int cols) {\n"
+	                         "  stats<<<rows, 1>>>(x, mu, rows, cols);\n  apply1<<<rows * cols, 1>>>(x, mu, y, rows - 1, cols);\n}\n"));
+	assert_true(o.n_candidates > 0);
+	assert_int_equal(count(o.candidates[0].source, "<<<"), 2);
+	builtin_output_release(&o);
 }
 
 int
