@@ -50,22 +50,38 @@ is_memset(const struct ir_stage *st)
 	return st->kind == IR_STAGE_MEMSET;
 }
 
+/* Whether some stage of p still reads or writes buffer (a scratch buffer whose
+ * uses fusion removed is only declared). */
+static int
+program_uses(const struct ir_program *p, const char *buffer)
+{
+	for (size_t i = 0; i < p->n_stages; i++)
+		if ((p->stages[i].buffer && strcmp(p->stages[i].buffer, buffer) == 0) ||
+		    ir_block_touches(&p->stages[i].body, buffer, 0) || ir_block_touches(&p->stages[i].body, buffer, 1))
+			return 1;
+	return 0;
+}
+
+enum local_part { LOCAL_HELPER, LOCAL_ALLOC, LOCAL_FREE };
+
 /* The buffers the reference's launcher allocates (every kernel of the candidate
- * takes them): allocated at the candidate's start ("alloc") and freed at its end
- * ("free") in stream order on the default stream, from a pool of egg's own that
- * keeps its memory between calls (the default pool would hand it back to the
- * system at each synchronization, and take it again at the next call); plain
- * cudaMalloc and cudaFree where the device has no memory pools.  "helper" is the
- * pool's code, once per file. */
+ * takes them): allocated at the candidate's start (LOCAL_ALLOC) and freed at its
+ * end (LOCAL_FREE) in stream order on the default stream, from a pool of egg's
+ * own that keeps its memory between calls (the default pool would hand it back
+ * to the system at each synchronization, and take it again at the next call);
+ * plain cudaMalloc and cudaFree where the device has no memory pools.  A buffer
+ * no stage uses any more is only declared, NULL.  LOCAL_HELPER is the pool's
+ * code, once per file. */
 static void
-local_buffers(const struct ir_program *p, struct strbuf *out, const char *what)
+local_buffers(const struct ir_program *p, struct strbuf *out, enum local_part part)
 {
 	int any = 0;
 	for (size_t i = 0; i < p->n_params; i++) {
 		const struct ir_param *q = &p->params[i];
 		if (!q->is_local)
 			continue;
-		if (strcmp(what, "helper") == 0 && !any)
+		int used = program_uses(p, q->name);
+		if (part == LOCAL_HELPER && !any && used)
 			strbuf_addstr(out, "#ifndef EGG_BUILTIN_POOL\n#define EGG_BUILTIN_POOL\n"
 			                   "/* a memory pool per device that keeps what it has held (scratch buffers of\n"
 			                   " * launchers), or NULL where the device has none; made once, under a lock\n"
@@ -82,17 +98,19 @@ local_buffers(const struct ir_program *p, struct strbuf *out, const char *what)
 			                   "\t\t} else {\n\t\t\tcudaGetLastError();\n\t\t\tpools[dev] = NULL;\n\t\t}\n\t}\n"
 			                   "\tcudaMemPool_t pool = pools[dev];\n\t__sync_lock_release(&lock);\n"
 			                   "\treturn pool;\n}\n#endif\n");
-		else if (strcmp(what, "alloc") == 0)
+		else if (part == LOCAL_ALLOC && !used)
+			strbuf_addf(out, "\t%s *%s = NULL; /* no kernel uses it any more */\n", q->elem_type, q->name);
+		else if (part == LOCAL_ALLOC)
 			strbuf_addf(out, "\t%s *%s = NULL;\n\tconst size_t egg_bytes_%s = (size_t)(%s) * sizeof(%s);\n"
 			                 "\tcudaMemPool_t egg_pool_%s = egg_builtin_pool();\n"
 			                 "\tif (!egg_pool_%s || cudaMallocFromPoolAsync((void **)&%s, egg_bytes_%s, egg_pool_%s, 0) != cudaSuccess) {\n"
 			                 "\t\tcudaGetLastError();\n\t\tegg_pool_%s = NULL;\n\t\tcudaMalloc((void **)&%s, egg_bytes_%s);\n\t}\n",
 			            q->elem_type, q->name, q->name, q->extent, q->elem_type, q->name, q->name, q->name,
 			            q->name, q->name, q->name, q->name, q->name);
-		else if (strcmp(what, "free") == 0)
+		else if (part == LOCAL_FREE && used)
 			strbuf_addf(out, "\tif (egg_pool_%s)\n\t\tcudaFreeAsync(%s, 0);\n\telse\n\t\tcudaFree(%s);\n",
 			            q->name, q->name, q->name);
-		any = 1;
+		any |= used;
 	}
 }
 
@@ -140,13 +158,13 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct 
 			strbuf_addstr(src, device.buf);
 			strbuf_addstr(src, body.buf);
 		} else {
-			local_buffers(p, src, "helper");
+			local_buffers(p, src, LOCAL_HELPER);
 			strbuf_addstr(src, device.buf);
 			strbuf_addstr(src, p->header);
 			strbuf_addstr(src, "{\n");
-			local_buffers(p, src, "alloc");
+			local_buffers(p, src, LOCAL_ALLOC);
 			strbuf_addstr(src, host.buf);
-			local_buffers(p, src, "free");
+			local_buffers(p, src, LOCAL_FREE);
 			strbuf_addstr(src, "}\n");
 		}
 	}

@@ -96,22 +96,6 @@ replace_in_block(struct ir_block *b, const char *buffer, const struct ir_expr *f
 	}
 }
 
-static int
-block_touches(const struct ir_block *b, const char *buffer, int stores)
-{
-	for (size_t i = 0; i < b->n; i++) {
-		const struct ir_stmt *s = b->stmts[i];
-		if (stores ? ((s->kind == IR_STORE || (s->kind == IR_ACC && s->into_buffer)) &&
-		              strcmp(s->name, buffer) == 0)
-		           : (ir_expr_loads(s->value, buffer) || ir_expr_loads(s->index, buffer) ||
-		              ir_expr_loads(s->bound, buffer)))
-			return 1;
-		if (block_touches(&s->body, buffer, stores))
-			return 1;
-	}
-	return 0;
-}
-
 /* The map's single store (at its own element), or NULL when the map does not fit. */
 static const struct ir_stmt *
 map_store(const struct ir_stage *map)
@@ -218,14 +202,14 @@ fuse_pair(struct ir_program *p, size_t k)
 	/* nothing after the row program reads the temp; the row program writes
 	 * nothing the map reads */
 	for (size_t i = k + 2; i < p->n_stages && !keep; i++)
-		if (block_touches(&p->stages[i].body, st->name, 0))
+		if (ir_block_touches(&p->stages[i].body, st->name, 0))
 			return 0;
 	for (size_t i = 0; i < map->body.n; i++)
 		for (size_t j = 0; j < p->n_params; j++)
 			if (p->params[j].is_pointer && ir_expr_loads(map->body.stmts[i]->value, p->params[j].name) &&
-			    block_touches(&rows->body, p->params[j].name, 1))
+			    ir_block_touches(&rows->body, p->params[j].name, 1))
 				return 0;
-	if (block_touches(&rows->body, st->name, 1))
+	if (ir_block_touches(&rows->body, st->name, 1))
 		return 0;
 	struct ir_expr *f = inline_lets(&map->body, map->body.n, st->value);
 	replace_in_block(&rows->body, st->name, f, NULL);
@@ -236,20 +220,10 @@ fuse_pair(struct ir_program *p, size_t k)
 	return 1;
 }
 
-/* e without its casts to integer types */
-static const struct ir_expr *
-int_uncast(const struct ir_expr *e)
-{
-	while (e->kind == IR_CAST && e->n_kids == 1 && !strstr(e->text, "float") && !strstr(e->text, "double") &&
-	       !strstr(e->text, "half") && !strstr(e->text, "bool"))
-		e = e->kids[0];
-	return e;
-}
-
 static int
 is_row(const struct ir_expr *e)
 {
-	e = int_uncast(e);
+	e = ir_expr_int_uncast(e);
 	return e->kind == IR_IDX && e->idx == IR_ROW;
 }
 
@@ -274,7 +248,6 @@ forward_row(struct ir_expr *e, const char *buffer, const char *v)
 	return 1;
 }
 
-
 /* A row program (stage k) and the map after it over rows * C: the map becomes
  * the row program's last column loop. */
 static int
@@ -288,7 +261,7 @@ fuse_rows_map(struct ir_program *p, size_t k)
 	struct ir_block body = { 0 };
 	const struct ir_expr *cols = NULL;
 	for (int s = 0; s < 2 && !cols; s++)
-		if (ir_expr_equal(int_uncast(map->n->kids[s]), int_uncast(rows->n))) {
+		if (ir_expr_equal(ir_expr_int_uncast(map->n->kids[s]), ir_expr_int_uncast(rows->n))) {
 			if (lift_map_rows_cols(&map->body, map->n->kids[1 - s], &body))
 				cols = map->n->kids[1 - s];
 			else
@@ -313,9 +286,10 @@ fuse_rows_map(struct ir_program *p, size_t k)
 			const char *b = p->params[q].name;
 			if (!p->params[q].is_pointer)
 				continue;
-			if ((ir_expr_loads(s->value, b) || ir_expr_loads(s->index, b)) && block_touches(&rows->body, b, 1))
+			if ((ir_expr_loads(s->value, b) || ir_expr_loads(s->index, b)) && ir_block_touches(&rows->body, b, 1))
 				ok = 0; /* reads what the row program writes, elsewhere than at its row */
-			if (s->kind == IR_STORE && strcmp(s->name, b) == 0 && block_touches(&rows->body, b, 0))
+			if (s->kind == IR_STORE && strcmp(s->name, b) == 0 &&
+			    (ir_block_touches(&rows->body, b, 0) || ir_block_touches(&rows->body, b, 1)))
 				ok = 0; /* writes what the row program reads or writes */
 		}
 		if (s->kind != IR_LET && s->kind != IR_STORE && s->kind != IR_ASSIGN)
@@ -329,14 +303,15 @@ fuse_rows_map(struct ir_program *p, size_t k)
 	loop->bound = ir_expr_copy(cols);
 	loop->body = body;
 	ir_block_add(&rows->body, loop);
-	/* row-level stores into a temp nothing after the pair reads: gone */
+	/* row-level stores into a temp that neither the row program nor anything after
+	 * the pair reads: gone */
 	for (size_t i = 0; i < rows->body.n;) {
 		const struct ir_stmt *st = rows->body.stmts[i];
 		const struct ir_param *q = st->kind == IR_STORE ? ir_program_param(p, st->name) : NULL;
 		int later = 0;
 		for (size_t j = k + 2; q && j < p->n_stages; j++)
-			later |= block_touches(&p->stages[j].body, st->name, 0);
-		if (q && q->is_temp && !later && is_row(st->index)) {
+			later |= ir_block_touches(&p->stages[j].body, st->name, 0);
+		if (q && q->is_temp && !later && is_row(st->index) && !ir_block_touches(&rows->body, st->name, 0)) {
 			struct ir_block one = { 0 };
 			ir_block_add(&one, rows->body.stmts[i]);
 			memmove(&rows->body.stmts[i], &rows->body.stmts[i + 1], (rows->body.n - i - 1) * sizeof *rows->body.stmts);

@@ -198,6 +198,31 @@ ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct 
 }
 
 int
+ir_block_touches(const struct ir_block *b, const char *buffer, int stores)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (stores ? ((s->kind == IR_STORE || (s->kind == IR_ACC && s->into_buffer)) &&
+		              strcmp(s->name, buffer) == 0)
+		           : (ir_expr_loads(s->value, buffer) || ir_expr_loads(s->index, buffer) ||
+		              ir_expr_loads(s->bound, buffer)))
+			return 1;
+		if (ir_block_touches(&s->body, buffer, stores))
+			return 1;
+	}
+	return 0;
+}
+
+const struct ir_expr *
+ir_expr_int_uncast(const struct ir_expr *e)
+{
+	while (e->kind == IR_CAST && e->n_kids == 1 && !strstr(e->text, "float") && !strstr(e->text, "double") &&
+	       !strstr(e->text, "half") && !strstr(e->text, "bool"))
+		e = e->kids[0];
+	return e;
+}
+
+int
 ir_expr_has_load(const struct ir_expr *e)
 {
 	if (!e)

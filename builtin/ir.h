@@ -190,6 +190,11 @@ int ir_expr_loads(const struct ir_expr *e, const char *buffer);
 int ir_expr_has_load(const struct ir_expr *e);
 int ir_expr_reads_local(const struct ir_expr *e, const char *name);
 int ir_expr_has_local(const struct ir_expr *e);
+/* Whether a statement of b or of its loops stores into buffer (stores) or loads
+ * it (!stores). */
+int ir_block_touches(const struct ir_block *b, const char *buffer, int stores);
+/* e seen through its casts to integer types ((int), (size_t), (long long)...). */
+const struct ir_expr *ir_expr_int_uncast(const struct ir_expr *e);
 /* Every load of buffer in e is at element ix (or e does not load buffer). */
 int ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix);
 

@@ -282,6 +282,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "statements after the guarded body in '%s'", k->name);
 	if (!c.failed && bound_y && rows)
 		lift_refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
+	if (!c.failed && gid_y && !bound_y)
+		lift_refuse(&c, "a y thread index '%s' without a 'y < rows && x < cols' guard", gid_y);
 	if (!c.failed && bound_y && plane[1])
 		lift_refuse(&c, "a kernel that reads blockIdx.y both as a plane and in its y thread index");
 	if (!c.failed && serial && (plane[1] || plane[2]))

@@ -69,20 +69,11 @@ struct term {
 	struct ir_expr *atom; /* owned: a merged digit (i % S), replacing f[0] */
 };
 
-static const struct ir_expr *
-through_int_cast(const struct ir_expr *e)
-{
-	while (e->kind == IR_CAST && e->n_kids == 1 && strcmp(e->text, "float") && strcmp(e->text, "double") &&
-	       !strstr(e->text, "half") && !strstr(e->text, "bool"))
-		e = e->kids[0];
-	return e;
-}
-
 /* Adds the expansion of e (times the factors of mul) to t; 0 when too big. */
 static int
 expand(const struct ir_expr *e, const struct term *mul, struct term *t, size_t *n)
 {
-	e = through_int_cast(e);
+	e = ir_expr_int_uncast(e);
 	if (e->kind == IR_BIN && strcmp(e->text, "+") == 0)
 		return expand(e->kids[0], mul, t, n) && expand(e->kids[1], mul, t, n);
 	if (e->kind == IR_BIN && strcmp(e->text, "*") == 0) {
@@ -117,7 +108,7 @@ expand(const struct ir_expr *e, const struct term *mul, struct term *t, size_t *
 static int
 factors(const struct ir_expr *d, const struct ir_expr **f, size_t *n)
 {
-	d = through_int_cast(d);
+	d = ir_expr_int_uncast(d);
 	if (d->kind == IR_BIN && strcmp(d->text, "*") == 0)
 		return factors(d->kids[0], f, n) && factors(d->kids[1], f, n);
 	if (*n == MAX_FACTORS)
@@ -151,10 +142,10 @@ digit(const struct term *t, enum ir_index var, char *kind, const struct ir_expr 
       const struct ir_expr **mod)
 {
 	for (size_t k = 0; k < t->n; k++) {
-		const struct ir_expr *e = k == 0 && t->atom ? t->atom : through_int_cast(t->f[k]);
+		const struct ir_expr *e = k == 0 && t->atom ? t->atom : ir_expr_int_uncast(t->f[k]);
 		*mod = NULL;
 		if (e->kind == IR_BIN && strcmp(e->text, "%") == 0) {
-			const struct ir_expr *q = through_int_cast(e->kids[0]);
+			const struct ir_expr *q = ir_expr_int_uncast(e->kids[0]);
 			if (q->kind == IR_BIN && strcmp(q->text, "/") == 0 && q->kids[0]->kind == IR_IDX &&
 			    q->kids[0]->idx == var) {
 				*kind = 'm', *div = q->kids[1], *mod = e->kids[1];

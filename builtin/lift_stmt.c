@@ -325,23 +325,20 @@ check_carried(struct ctx *c, struct ir_stmt *loop)
 	c->has_scan = 1;
 }
 
-static void argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_stmt *loop,
-                               void (*bind_index)(struct ctx *, const struct ir_stmt *, void *), void *arg,
-                               struct ir_block *out);
-static void argmax_release(struct ctx *c);
-
 struct loop_index {
 	const char *name;
 	const struct ir_expr *start; /* NULL: from zero */
 	int down;                    /* counting down from start */
 };
 
-/* Binds a column loop's index: col itself, or col + S. */
+static void argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_stmt *loop,
+                               const struct loop_index *li, struct ir_block *out);
+static void argmax_release(struct ctx *c);
+
+/* Binds a column loop's index: col itself, col + S, or S - col counting down. */
 static void
-bind_loop_index(struct ctx *c, const struct ir_stmt *loop, void *arg)
+bind_loop_index(struct ctx *c, const struct loop_index *li)
 {
-	(void)loop;
-	const struct loop_index *li = arg;
 	if (!li->start) {
 		lift_bind(c, li->name, B_INDEX)->idx = IR_COL;
 		return;
@@ -407,7 +404,7 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 		                      lift_bin("+", lift_bin("-", ir_expr_copy(start), loop->bound), ir_expr_new(IR_NUM, "1")) :
 		                      lift_bin("-", ir_expr_copy(start), loop->bound);
 	struct loop_index li = { d->name, start, down };
-	bind_loop_index(c, loop, &li);
+	bind_loop_index(c, &li);
 	if (c->am.pending) {
 		lift_refuse(c, "a loop inside an argmax loop");
 		ir_expr_free(start);
@@ -417,7 +414,7 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	lift_unbind_to(c, mark);
 	check_carried(c, loop);
 	if (c->am.pending && !c->failed)
-		argmax_second_pass(c, s->then, loop, bind_loop_index, &li, out);
+		argmax_second_pass(c, s->then, loop, &li, out);
 	argmax_release(c);
 	ir_expr_free(start);
 	c->n_stores = stores;
@@ -539,12 +536,11 @@ lift_argmax(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 }
 
 /* After the first pass of an argmax loop (c->am.pending, the loop last in out):
- * the second pass and the locals' final values.  bind_index binds the loop's
- * index for a fresh lifting of body. */
+ * the second pass, body lifted again with the loop's index li, and the locals'
+ * final values. */
 static void
 argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_stmt *loop,
-                   void (*bind_index)(struct ctx *, const struct ir_stmt *, void *), void *arg,
-                   struct ir_block *out)
+                   const struct loop_index *li, struct ir_block *out)
 {
 	for (size_t i = 0; i < loop->body.n; i++)
 		if (loop->body.stmts[i]->kind != IR_LET && loop->body.stmts[i]->kind != IR_ACC) {
@@ -578,7 +574,7 @@ argmax_second_pass(struct ctx *c, const struct ast_stmt *body, const struct ir_s
 	loop2->bound = ir_expr_copy(loop->bound);
 	ir_block_add(out, loop2);
 	size_t mark = c->n_env;
-	bind_index(c, loop2, arg);
+	bind_loop_index(c, li);
 	c->am.pass = 1;
 	lift_stmt(c, body, LV_COL, &loop2->body);
 	c->am.pass = 0;

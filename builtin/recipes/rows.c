@@ -1009,9 +1009,12 @@ point_applies(struct recipe_job *job, const struct ir_stage *st, const struct ro
 		                   "few columns; this row program reads long rows contiguously");
 		return 0;
 	}
-	if (rp->g == 1 && (rp->vec > 1 || rp->split) && !short_row == !rp->split) {
-		strbuf_addstr(why, rp->split ? "columns split over warps are for long strided rows, not rows of a few columns"
-		                             : "vector loads by a thread per row are for rows of a few columns");
+	if (rp->g == 1 && rp->split && short_row) {
+		strbuf_addstr(why, "columns split over warps are for long strided rows, not rows of a few columns");
+		return 0;
+	}
+	if (rp->g == 1 && rp->vec > 1 && !short_row) {
+		strbuf_addstr(why, "vector loads by a thread per row are for rows of a few columns");
 		return 0;
 	}
 	if (rp->g != 1 && short_row) {

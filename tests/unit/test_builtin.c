@@ -995,6 +995,12 @@ first_version_shapes_lift(void **state)
 	                   "  let float st0_0 = (2.0f * x[i])\n"
 	                   "  store y[i] = st0_0\n");
 	expect_not_lifted(planes, "dbl<<<n, 256>>>(x, y, n, n);", "'p' is blockIdx.z, but the launch's grid has no extent");
+	/* a y thread index with no 2-D guard (a grid-stride loop over x) */
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	                  "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+	                  "    y[i] = x[i] + r;\n}\n",
+	                  "k<<<n, 256>>>(x, y, n);", "a y thread index 'r' without a 'y < rows && x < cols' guard");
 
 	/* argmax: the first of equal maxima, in two passes */
 	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, int *y:out, int rows:scalar, int cols:scalar",
@@ -1088,6 +1094,23 @@ first_version_shapes_lift(void **state)
 	                         "  stats<<<rows, 1>>>(x, mu, rows, cols);\n  apply1<<<rows * cols, 1>>>(x, mu, y, rows - 1, cols);\n}\n"));
 	assert_true(o.n_candidates > 0);
 	assert_int_equal(count(o.candidates[0].source, "<<<"), 2);
+	builtin_output_release(&o);
+	/* the map stores into what the row program stores: left as two kernels */
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *mu:out, int rows:scalar, int cols:scalar",
+	                         norm, "void f(const float *x, float *mu, int rows, int cols) {\n"
+	                         "  stats<<<rows, 1>>>(x, mu, rows, cols);\n  apply<<<rows * cols, 1>>>(x, x, mu, rows, cols);\n}\n"));
+	assert_true(o.n_candidates > 0);
+	assert_int_equal(count(o.candidates[0].source, "<<<"), 2);
+	builtin_output_release(&o);
+	/* the launcher's own scratch, fused away: declared, never allocated */
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar",
+	                         norm, "void f(const float *x, float *y, int rows, int cols) {\n  float *mu;\n"
+	                         "  cudaMalloc(&mu, rows * sizeof(float));\n  stats<<<rows, 1>>>(x, mu, rows, cols);\n"
+	                         "  apply<<<rows * cols, 1>>>(x, mu, y, rows, cols);\n  cudaFree(mu);\n}\n"));
+	assert_true(o.n_candidates > 0);
+	assert_non_null(strstr(o.candidates[0].source, "float *mu = NULL; /* no kernel uses it any more */"));
+	assert_null(strstr(o.candidates[0].source, "cudaMallocFromPoolAsync"));
+	assert_null(strstr(o.candidates[0].source, "egg_builtin_pool"));
 	builtin_output_release(&o);
 }
 

@@ -85,40 +85,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	return __ldg(p);
 }
 #endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
-}
-#endif
 /* rows threads_per_row=32 tpb=256 vec=4 unroll=1 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
@@ -248,22 +214,8 @@ __global__ void __launch_bounds__(256) egg_instance_norm_c0_k0(const float *__re
 }
 void instance_norm__egg_c0(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 8 - 1) / 8;
 		if (egg_g > 2147483647LL)
@@ -272,14 +224,6 @@ void instance_norm__egg_c0(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c0_k0<<<(unsigned)egg_g, 256>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 1: rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online */
@@ -318,40 +262,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=auto(32 up to 2048 columns, else 512) vec=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -626,22 +536,8 @@ __global__ void __launch_bounds__(512) egg_instance_norm_c1_k1(const float *__re
 }
 void instance_norm__egg_c1(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	if ((long long)(hw) <= 2048) {
 	{
 		long long egg_g = ((long long)(planes) + 8 - 1) / 8;
@@ -661,14 +557,6 @@ void instance_norm__egg_c1(const float *x, float *y, int planes, int hw)
 		egg_instance_norm_c1_k1<<<(unsigned)egg_g, 512>>>(x, y, planes, hw, mean, rstd);
 	}
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 2: rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online */
@@ -707,40 +595,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=128 vec=4 unroll=2 passes=online: 32 threads per row, 4 rows per block of 128; column loops are strided
@@ -872,22 +726,8 @@ __global__ void __launch_bounds__(128) egg_instance_norm_c2_k0(const float *__re
 }
 void instance_norm__egg_c2(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 4 - 1) / 4;
 		if (egg_g > 2147483647LL)
@@ -896,14 +736,6 @@ void instance_norm__egg_c2(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c2_k0<<<(unsigned)egg_g, 128>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 3: rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online */
@@ -942,40 +774,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=128 tpb=128 vec=4 unroll=1 passes=online: 128 threads per row, 1 rows per block of 128; column loops are strided
@@ -1123,22 +921,8 @@ __global__ void __launch_bounds__(128) egg_instance_norm_c3_k0(const float *__re
 }
 void instance_norm__egg_c3(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 1 - 1) / 1;
 		if (egg_g > 2147483647LL)
@@ -1147,14 +931,6 @@ void instance_norm__egg_c3(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c3_k0<<<(unsigned)egg_g, 128>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 4: rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online */
@@ -1193,40 +969,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=256 tpb=256 vec=4 unroll=1 passes=online: 256 threads per row, 1 rows per block of 256; column loops are strided
@@ -1374,22 +1116,8 @@ __global__ void __launch_bounds__(256) egg_instance_norm_c4_k0(const float *__re
 }
 void instance_norm__egg_c4(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 1 - 1) / 1;
 		if (egg_g > 2147483647LL)
@@ -1398,14 +1126,6 @@ void instance_norm__egg_c4(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c4_k0<<<(unsigned)egg_g, 256>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 5: rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online */
@@ -1444,40 +1164,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=online: 512 threads per row, 1 rows per block of 512; column loops are strided
@@ -1625,22 +1311,8 @@ __global__ void __launch_bounds__(512) egg_instance_norm_c5_k0(const float *__re
 }
 void instance_norm__egg_c5(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 1 - 1) / 1;
 		if (egg_g > 2147483647LL)
@@ -1649,14 +1321,6 @@ void instance_norm__egg_c5(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c5_k0<<<(unsigned)egg_g, 512>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 6: rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online */
@@ -1695,40 +1359,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=1024 tpb=1024 vec=4 unroll=1 passes=online: 1024 threads per row, 1 rows per block of 1024; column loops are strided
@@ -1876,22 +1506,8 @@ __global__ void __launch_bounds__(1024) egg_instance_norm_c6_k0(const float *__r
 }
 void instance_norm__egg_c6(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 1 - 1) / 1;
 		if (egg_g > 2147483647LL)
@@ -1900,14 +1516,6 @@ void instance_norm__egg_c6(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c6_k0<<<(unsigned)egg_g, 1024>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 /* candidate 7: rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online */
@@ -1946,40 +1554,6 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 	}
 #endif
 	return __ldg(p);
-}
-#endif
-#ifndef EGG_BUILTIN_POOL
-#define EGG_BUILTIN_POOL
-/* a memory pool per device that keeps what it has held (scratch buffers of
- * launchers), or NULL where the device has none; made once, under a lock
- * of the host compiler's atomic builtins */
-static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
-{
-	static int lock;
-	static cudaMemPool_t pools[64];
-	static int tried[64];
-	int dev = 0;
-	if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64)
-		return NULL;
-	while (__sync_lock_test_and_set(&lock, 1))
-		;
-	if (!tried[dev]) {
-		tried[dev] = 1;
-		cudaMemPoolProps props = {};
-		props.allocType = cudaMemAllocationTypePinned;
-		props.location.type = cudaMemLocationTypeDevice;
-		props.location.id = dev;
-		if (cudaMemPoolCreate(&pools[dev], &props) == cudaSuccess) {
-			unsigned long long keep = ~0ull;
-			cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep);
-		} else {
-			cudaGetLastError();
-			pools[dev] = NULL;
-		}
-	}
-	cudaMemPool_t pool = pools[dev];
-	__sync_lock_release(&lock);
-	return pool;
 }
 #endif
 /* rows threads_per_row=32 tpb=256 vec=1 unroll=4 passes=online: 32 threads per row, 8 rows per block of 256; column loops are strided
@@ -2041,22 +1615,8 @@ __global__ void __launch_bounds__(256) egg_instance_norm_c7_k0(const float *__re
 }
 void instance_norm__egg_c7(const float *x, float *y, int planes, int hw)
 {
-	float *mean = NULL;
-	const size_t egg_bytes_mean = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_mean = egg_builtin_pool();
-	if (!egg_pool_mean || cudaMallocFromPoolAsync((void **)&mean, egg_bytes_mean, egg_pool_mean, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_mean = NULL;
-		cudaMalloc((void **)&mean, egg_bytes_mean);
-	}
-	float *rstd = NULL;
-	const size_t egg_bytes_rstd = (size_t)((((planes * sizeof(float))) / sizeof(float))) * sizeof(float);
-	cudaMemPool_t egg_pool_rstd = egg_builtin_pool();
-	if (!egg_pool_rstd || cudaMallocFromPoolAsync((void **)&rstd, egg_bytes_rstd, egg_pool_rstd, 0) != cudaSuccess) {
-		cudaGetLastError();
-		egg_pool_rstd = NULL;
-		cudaMalloc((void **)&rstd, egg_bytes_rstd);
-	}
+	float *mean = NULL; /* no kernel uses it any more */
+	float *rstd = NULL; /* no kernel uses it any more */
 	{
 		long long egg_g = ((long long)(planes) + 8 - 1) / 8;
 		if (egg_g > 2147483647LL)
@@ -2065,14 +1625,6 @@ void instance_norm__egg_c7(const float *x, float *y, int planes, int hw)
 			egg_g = 1;
 		egg_instance_norm_c7_k0<<<(unsigned)egg_g, 256>>>(x, y, planes, hw, mean, rstd);
 	}
-	if (egg_pool_mean)
-		cudaFreeAsync(mean, 0);
-	else
-		cudaFree(mean);
-	if (egg_pool_rstd)
-		cudaFreeAsync(rstd, 0);
-	else
-		cudaFree(rstd);
 }
 
 #define EGG_CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
