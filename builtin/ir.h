@@ -126,14 +126,23 @@ enum ir_stage_kind { IR_STAGE_MAP, IR_STAGE_ROWS, IR_STAGE_REDUCE, IR_STAGE_MEMS
  * with elem(a) = off + I * batch_stride + ROW * outer + k * inner (b: COL for ROW).
  * The stage's body is the epilogue, run once per output with the accumulator as
  * the local named acc (stores, scaling, bias, activation, residual).  A stride
- * or offset that is NULL is zero; a stride that is the number 1 is contiguous. */
+ * or offset that is NULL is zero; a stride that is the number 1 is contiguous.
+ *
+ * Two nested loops (for ko in [0, K / kin): for ki in [0, kin)) are one k in
+ * [0, K) with ko = k / kin, ki = k % kin.  An operand whose offset is ko * kin * s
+ * + ki * s has the stride s in k like any other; one with other strides (a
+ * convolution's input, ko * L + ki) is split: its offset in k is
+ * (k / kin) * kouter + (k % kin) * inner. */
 struct ir_operand {
 	char *buffer;
 	struct ir_expr *off, *batch_stride, *outer, *inner;
+	int split;              /* k's offset is (k / kin) * kouter + (k % kin) * inner */
+	struct ir_expr *kouter; /* split: NULL is zero */
 };
 
 struct ir_contract {
 	struct ir_expr *batch, *m, *n, *k; /* batch NULL: one */
+	struct ir_expr *kin;               /* the inner loop's trip count; NULL: one loop */
 	struct ir_operand a, b;
 	char *acc, *acc_type;
 	struct ir_expr *init;

@@ -18,6 +18,7 @@ operand_free(struct ir_operand *o)
 	ir_expr_free(o->batch_stride);
 	ir_expr_free(o->outer);
 	ir_expr_free(o->inner);
+	ir_expr_free(o->kouter);
 }
 
 void
@@ -29,6 +30,7 @@ ir_contract_free(struct ir_contract *c)
 	ir_expr_free(c->m);
 	ir_expr_free(c->n);
 	ir_expr_free(c->k);
+	ir_expr_free(c->kin);
 	operand_free(&c->a);
 	operand_free(&c->b);
 	free(c->acc);
@@ -56,7 +58,13 @@ describe_operand(const char *role, const char *outer, const struct ir_operand *o
 	print_or_zero(o->batch_stride, out);
 	strbuf_addf(out, " %s=", outer);
 	print_or_zero(o->outer, out);
-	strbuf_addstr(out, " k=");
+	if (o->split) {
+		strbuf_addstr(out, " k/kin=");
+		print_or_zero(o->kouter, out);
+		strbuf_addstr(out, " k%kin=");
+	} else {
+		strbuf_addstr(out, " k=");
+	}
 	print_or_zero(o->inner, out);
 	strbuf_addch(out, '\n');
 }
@@ -75,6 +83,10 @@ ir_contract_describe(const struct ir_contract *c, struct strbuf *out)
 	ir_expr_print(c->n, out);
 	strbuf_addstr(out, " k=");
 	ir_expr_print(c->k, out);
+	if (c->kin) {
+		strbuf_addstr(out, " kin=");
+		ir_expr_print(c->kin, out);
+	}
 	strbuf_addch(out, '\n');
 	describe_operand("a", "row", &c->a, out);
 	describe_operand("b", "col", &c->b, out);

@@ -35,10 +35,10 @@ int lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast
 
 /* A dense contraction (lift_contract.c): 0 with a CONTRACT stage appended, -1
  * with why when the kernel has the contraction's frame but is not one, 1 when it
- * does not have the frame (the caller tries the other shapes).  grid_z: C text of
- * the launch grid's z extent, or NULL. */
+ * does not have the frame (the caller tries the other shapes).  grid: as for
+ * lift_kernel (a batch of blockIdx.z, a row of blockIdx.y without a guard). */
 int lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
-                  const struct lift_arg *args, size_t n_args, const char *grid_z,
+                  const struct lift_arg *args, size_t n_args, char *const *grid,
                   struct strbuf *why);
 
 /* Launcher walk (lift_launcher.c). */

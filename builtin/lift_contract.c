@@ -13,6 +13,11 @@
  * follows the row (A), the other the column (B); their strides say the layout
  * (row- or column-major, a transposed weight) and the batch offsets.
  *
+ * The k loop may hold a second one, for (ki = 0; ki < KI; ki++), after local
+ * declarations (pointers to the rows the inner loop reads): the two are one k of
+ * K * KI (a convolution over channels and taps).  A row index of blockIdx.y
+ * without a guard takes its extent from the launch's grid.
+ *
  * lift_contract answers 1 ("not mine") for anything without that frame, so the
  * other recognisers and the row/map lifter still see the kernel; it answers -1
  * with a reason when the frame is there but the details are not a contraction
@@ -33,6 +38,7 @@ struct frame {
 	const struct ast_expr *bound[N_ROLES];
 	const char *flat;            /* a 1-D index split as row = flat / cols, col = flat % cols */
 	const struct ast_expr *cols;
+	int row_block;               /* the row is blockIdx.y: gridDim.y bounds it */
 };
 
 static int
@@ -103,8 +109,10 @@ k_loop(const struct ast_stmt *s, const struct ast_expr **bound)
 
 /* ---- affine forms over (batch, row, col, k) ---- */
 
-enum { V_I, V_ROW, V_COL, V_K, N_VARS };
+enum { V_I, V_ROW, V_COL, V_K, V_KO, V_KI, N_VARS };
 #define K_VAR "egg_k"
+#define KO_VAR "egg_ko" /* nested loops: k / kin */
+#define KI_VAR "egg_ki" /* and k % kin */
 
 struct affine {
 	struct ir_expr *coef[N_VARS]; /* NULL: zero */
@@ -127,6 +135,10 @@ var_of(const struct ir_expr *e)
 		return e->idx == IR_I ? V_I : e->idx == IR_ROW ? V_ROW : V_COL;
 	if (e->kind == IR_VAR && strcmp(e->text, K_VAR) == 0)
 		return V_K;
+	if (e->kind == IR_VAR && strcmp(e->text, KO_VAR) == 0)
+		return V_KO;
+	if (e->kind == IR_VAR && strcmp(e->text, KI_VAR) == 0)
+		return V_KI;
 	return -1;
 }
 
@@ -255,6 +267,14 @@ struct parts {
 	struct ir_block pre, loop, post;
 	const char *kname;
 	const struct ast_expr *kbound;
+	/* nested loops: the inner one, its index and trip count, and the outer
+	 * loop's statements before it */
+	const struct ast_stmt *inner;
+	const char *iname;
+	const struct ast_expr *ibound;
+	const struct ast_stmt **head;
+	size_t n_head;
+	struct ir_expr *kin; /* the inner trip count, lifted */
 };
 
 static void
@@ -263,6 +283,8 @@ parts_free(struct parts *pt)
 	ir_block_free(&pt->pre);
 	ir_block_free(&pt->loop);
 	ir_block_free(&pt->post);
+	free(pt->head);
+	ir_expr_free(pt->kin);
 }
 
 /* The operand of one load: 0, or -1 (why set) / 1 (not a contraction). */
@@ -280,7 +302,7 @@ operand(struct ctx *c, const struct ir_expr *load, const struct parts *pt, struc
 		return -1;
 	}
 	int rc = 1;
-	if (a.coef[V_K] && !a.coef[V_ROW] != !a.coef[V_COL]) {
+	if ((a.coef[V_K] || a.coef[V_KO] || a.coef[V_KI]) && !a.coef[V_ROW] != !a.coef[V_COL]) {
 		*side = a.coef[V_ROW] ? V_ROW : V_COL;
 		o->buffer = egg_xstrdup(load->text);
 		o->off = a.c;
@@ -288,6 +310,20 @@ operand(struct ctx *c, const struct ir_expr *load, const struct parts *pt, struc
 		o->outer = a.coef[*side];
 		o->inner = a.coef[V_K];
 		a.c = a.coef[V_I] = a.coef[*side] = a.coef[V_K] = NULL;
+		if (pt->kin) {
+			/* ko * (kin * s) + ki * s is k * s; anything else is split */
+			struct ir_expr *whole = a.coef[V_KI] ? times(ir_expr_copy(pt->kin), ir_expr_copy(a.coef[V_KI])) : NULL;
+			if (whole && a.coef[V_KO] && ir_expr_equal(whole, a.coef[V_KO])) {
+				o->inner = a.coef[V_KI];
+			} else {
+				o->split = 1;
+				o->kouter = a.coef[V_KO];
+				o->inner = a.coef[V_KI];
+				a.coef[V_KO] = NULL;
+			}
+			a.coef[V_KI] = NULL;
+			ir_expr_free(whole);
+		}
 		rc = 0;
 	}
 	affine_free(&a);
@@ -305,10 +341,25 @@ block_stores(const struct ir_block *b, const char *buffer)
 }
 
 static int
-bound_expr(struct ctx *c, const struct ast_expr *e, struct ir_expr **out)
+has_local(const struct ir_expr *e)
 {
-	*out = lift_expr(c, e);
-	if (*out && (ir_expr_has_load(*out) || mentions_var(*out))) {
+	if (e->kind == IR_LOCAL)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (has_local(e->kids[i]))
+			return 1;
+	return 0;
+}
+
+/* An extent, with the row-level locals before the loop replaced by their values
+ * (int out_len = L - 2; ... if (t < out_len)) */
+static int
+bound_expr(struct ctx *c, const struct ast_expr *e, const struct parts *pt, struct ir_expr **out)
+{
+	struct ir_expr *x = lift_expr(c, e);
+	*out = x ? inline_lets(x, &pt->pre) : NULL;
+	ir_expr_free(x);
+	if (*out && (ir_expr_has_load(*out) || mentions_var(*out) || has_local(*out))) {
 		lift_refuse(c, "a contraction whose extent depends on the data or on the output index");
 		return -1;
 	}
@@ -317,7 +368,8 @@ bound_expr(struct ctx *c, const struct ast_expr *e, struct ir_expr **out)
 
 /* Builds the stage from the lifted parts: 0, -1 (c->failed) or 1. */
 static int
-build(struct ctx *c, struct frame *f, struct parts *pt, const char *grid_z, struct ir_stage *st)
+build(struct ctx *c, struct frame *f, struct parts *pt, const char *grid_y, const char *grid_z,
+      struct ir_stage *st)
 {
 	const struct ir_stmt *acc = NULL;
 	for (size_t i = 0; i < pt->loop.n; i++) {
@@ -362,12 +414,18 @@ build(struct ctx *c, struct frame *f, struct parts *pt, const char *grid_z, stru
 		lift_refuse(c, "a contraction that writes one of its operands");
 		rc = -1;
 	}
-	if (rc == 0 && (bound_expr(c, f->bound[R_ROW], &k->m) || bound_expr(c, f->bound[R_COL], &k->n) ||
-	                bound_expr(c, pt->kbound, &k->k)))
+	if (rc == 0 && !f->bound[R_ROW])
+		k->m = ir_expr_new(IR_VAR, grid_y); /* one row per blockIdx.y */
+	if (rc == 0 && ((f->bound[R_ROW] && bound_expr(c, f->bound[R_ROW], pt, &k->m)) ||
+	                bound_expr(c, f->bound[R_COL], pt, &k->n) || bound_expr(c, pt->kbound, pt, &k->k)))
 		rc = -1;
+	if (rc == 0 && pt->kin) {
+		k->kin = ir_expr_copy(pt->kin);
+		k->k = lift_bin("*", k->k, ir_expr_copy(pt->kin));
+	}
 	if (rc == 0 && f->name[R_BATCH]) {
 		if (f->bound[R_BATCH])
-			rc = bound_expr(c, f->bound[R_BATCH], &k->batch);
+			rc = bound_expr(c, f->bound[R_BATCH], pt, &k->batch);
 		else
 			k->batch = ir_expr_new(IR_VAR, grid_z);
 	}
@@ -429,6 +487,27 @@ flat_part(struct frame *f, const struct ast_stmt *s)
 	return 1;
 }
 
+/* The k loop's body as a nest: declarations, then one inner loop counting from 0
+ * by 1 whose body has no loop; 0 with pt's nest filled, or 1. */
+static int
+nest(const struct ast_stmt *outer, struct parts *pt)
+{
+	const struct ast_stmt **body = NULL;
+	size_t n = 0;
+	flatten(outer->then, &body, &n);
+	int ok = n > 0 && (pt->iname = k_loop(body[n - 1], &pt->ibound)) && !ast_has_loop(body[n - 1]->then);
+	for (size_t i = 0; ok && i + 1 < n; i++)
+		ok = body[i]->kind == AST_DECL && !ast_has_loop(body[i]);
+	if (!ok) {
+		free(body);
+		return 1;
+	}
+	pt->inner = body[n - 1];
+	pt->head = body;
+	pt->n_head = n - 1;
+	return 0;
+}
+
 /* The frame: index declarations, the guard, the statements it guards; 0 or 1. */
 static int
 find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt ***pre,
@@ -447,6 +526,8 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 			if (r != R_NONE && f->name[r])
 				return 1;
 			f->name[r] = s->decls[d].name;
+			if (r == R_ROW)
+				f->row_block = is_block_index(s->decls[d].init, "y");
 			if (r == R_COL)
 				f->flat = s->decls[d].name;
 		}
@@ -491,26 +572,30 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 		memmove(*inner, *inner + first, (*n_inner - first) * sizeof **inner);
 		*n_inner -= first;
 	}
-	return f->name[R_ROW] && f->bound[R_ROW] && f->bound[R_COL] ? 0 : 1;
+	return f->name[R_ROW] && (f->bound[R_ROW] || f->row_block) && f->bound[R_COL] ? 0 : 1;
 }
 
 int
 lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
-              const struct lift_arg *args, size_t n_args, const char *grid_z, struct strbuf *why)
+              const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why)
 {
-	struct frame f = { { 0 }, { 0 }, NULL, NULL };
+	struct frame f = { { 0 }, { 0 }, NULL, NULL, 0 };
 	const struct ast_stmt **pre = NULL, **inner = NULL;
 	size_t n_pre = 0, n_inner = 0, loop_at = 0, n_loops = 0;
 	int rc = find_frame(k, &f, &pre, &n_pre, &inner, &n_inner);
 	for (size_t i = 0; rc == 0 && i < n_inner; i++)
 		if (ast_has_loop(inner[i]))
 			n_loops++, loop_at = i;
-	struct parts pt = { { 0 }, { 0 }, { 0 }, NULL, NULL };
+	struct parts pt = { 0 };
 	if (rc == 0 && (n_loops != 1 || !(pt.kname = k_loop(inner[loop_at], &pt.kbound)) ||
-	                ast_has_loop(inner[loop_at]->then)))
+	                (ast_has_loop(inner[loop_at]->then) && nest(inner[loop_at], &pt) != 0)))
 		rc = 1;
-	if (rc == 0 && f.name[R_BATCH] && !f.bound[R_BATCH] && !grid_z) {
+	if (rc == 0 && f.name[R_BATCH] && !f.bound[R_BATCH] && !grid[2]) {
 		strbuf_addstr(why, "a batch index (blockIdx.z) without a bound or a launch grid that gives it");
+		rc = -1;
+	}
+	if (rc == 0 && !f.bound[R_ROW] && !grid[1]) {
+		strbuf_addstr(why, "a row index (blockIdx.y) without a bound or a launch grid that gives it");
 		rc = -1;
 	}
 	struct ctx c = { .prog = p, .unit = u, .stage = p->n_stages, .why = why };
@@ -539,14 +624,23 @@ lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_f
 		for (size_t i = 0; i < loop_at; i++)
 			lift_stmt(&c, inner[i], LV_ROW, &pt.pre);
 		size_t mark = c.n_env;
-		lift_bind(&c, pt.kname, B_SCALAR)->expr = ir_expr_new(IR_VAR, K_VAR);
-		lift_stmt(&c, inner[loop_at]->then, LV_COL, &pt.loop);
+		lift_bind(&c, pt.kname, B_SCALAR)->expr = ir_expr_new(IR_VAR, pt.inner ? KO_VAR : K_VAR);
+		if (pt.inner) {
+			for (size_t i = 0; i < pt.n_head; i++)
+				lift_stmt(&c, pt.head[i], LV_COL, &pt.loop);
+			if (!c.failed && bound_expr(&c, pt.ibound, &pt, &pt.kin) == 0) {
+				lift_bind(&c, pt.iname, B_SCALAR)->expr = ir_expr_new(IR_VAR, KI_VAR);
+				lift_stmt(&c, pt.inner->then, LV_COL, &pt.loop);
+			}
+		} else {
+			lift_stmt(&c, inner[loop_at]->then, LV_COL, &pt.loop);
+		}
 		lift_unbind_to(&c, mark);
 		for (size_t i = loop_at + 1; i < n_inner; i++)
 			lift_stmt(&c, inner[i], LV_ROW, &pt.post);
 		if (!c.failed && c.has_atomic)
 			lift_refuse(&c, "atomics in a contraction");
-		rc = c.failed ? -1 : build(&c, &f, &pt, grid_z, &st);
+		rc = c.failed ? -1 : build(&c, &f, &pt, grid[1], grid[2], &st);
 		if (rc == -1 && !c.failed)
 			lift_refuse(&c, "not a contraction");
 	}

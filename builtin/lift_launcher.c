@@ -241,7 +241,7 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 	for (size_t d = 1; d < 3 && rc == 0; d++)
 		grid[d] = grid_dim_text(h, s->launch[0], d);
 	if (rc == 0)
-		rc = lift_contract(p, u, k, args, k->n_params, grid[2], why);
+		rc = lift_contract(p, u, k, args, k->n_params, grid, why);
 	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
 	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree)) {
 		size_t n = k->n_params;

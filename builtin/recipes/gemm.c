@@ -38,6 +38,8 @@ static const struct tile tiles[] = {
 	{ 128, 128, 8, 8, 8, 2, 0 },  /* two blocks per SM (a few spilled registers) */
 	{ 128, 128, 16, 8, 8, 1, 0 }, /* half the barriers, twice the shared memory */
 	{ 128, 128, 16, 0, 0, 1, 1 }, /* TF32 wmma */
+	{ 64, 128, 8, 8, 8, 1, 0 },   /* 128 threads: few rows (a convolution's output channels) */
+	{ 64, 256, 8, 8, 8, 1, 0 },   /* 256 threads: the same, wider */
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
@@ -88,6 +90,10 @@ static void
 aligned_test(const struct emit_ctx *c, const struct ir_operand *o, struct strbuf *out)
 {
 	const struct ir_expr *other = is_one(o->inner) ? o->outer : is_one(o->outer) ? o->inner : NULL;
+	if (o->split) { /* read as scalars: no condition on the other operand */
+		strbuf_addstr(out, "true");
+		return;
+	}
 	if (!is_one(o->inner) && !is_one(o->outer)) {
 		strbuf_addstr(out, "false");
 		return;
@@ -99,6 +105,28 @@ aligned_test(const struct emit_ctx *c, const struct ir_operand *o, struct strbuf
 	strbuf_addstr(out, ") % 4 == 0 && (long long)(");
 	text_of(c, o->batch_stride, out);
 	strbuf_addstr(out, ") % 4 == 0");
+	strbuf_addch(out, ')');
+}
+
+/* The operand's stride in k: a number, or for a split operand the helper that
+ * computes (k / kin) * kouter + (k % kin) * inner (templates/gemm_split.cu), kin a
+ * template argument when it is a constant. */
+static void
+k_stride(const struct emit_ctx *c, const struct ir_contract *k, const struct ir_operand *o,
+         struct strbuf *out)
+{
+	if (!o->split) {
+		text_of(c, o->inner, out);
+		return;
+	}
+	int constant = k->kin->kind == IR_NUM && strspn(k->kin->text, "0123456789") == strlen(k->kin->text) &&
+	               strlen(k->kin->text) < 6;
+	strbuf_addf(out, "egg_ksplit_make<%s>(", constant ? k->kin->text : "0");
+	text_of(c, k->kin, out);
+	strbuf_addstr(out, ", ");
+	text_of(c, o->kouter, out);
+	strbuf_addstr(out, ", ");
+	text_of(c, o->inner, out);
 	strbuf_addch(out, ')');
 }
 
@@ -126,11 +154,11 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	text_of(&c, k->a.off, &b[AOFF]);
 	text_of(&c, k->a.batch_stride, &b[ASB]);
 	text_of(&c, k->a.outer, &b[SAM]);
-	text_of(&c, k->a.inner, &b[SAK]);
+	k_stride(&c, k, &k->a, &b[SAK]);
 	text_of(&c, k->b.off, &b[BOFF]);
 	text_of(&c, k->b.batch_stride, &b[BSB]);
 	text_of(&c, k->b.outer, &b[SBN]);
-	text_of(&c, k->b.inner, &b[SBK]);
+	k_stride(&c, k, &k->b, &b[SBK]);
 	emit_expr(&c, k->init, &b[INIT]);
 	emit_block(&c, &st->body, "\t\t\t\t\t", &b[EPI]);
 	strbuf_addf(&b[SIG], "__global__ void __launch_bounds__(%d, %d) %s(", threads(t), t->min_blocks,
@@ -147,11 +175,12 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	strbuf_addf(&b[TM], "%d", t->tm);
 	strbuf_addf(&b[TN], "%d", t->tn);
 	strbuf_addf(&b[NT], "%d", threads(t));
-	/* chunks run along k when k is contiguous, else along the output dimension */
-	int ak = is_one(k->a.inner) || !is_one(k->a.outer);
-	int bk = is_one(k->b.inner) || !is_one(k->b.outer);
-	int avec = is_one(k->a.inner) || is_one(k->a.outer);
-	int bvec = is_one(k->b.inner) || is_one(k->b.outer);
+	/* chunks run along k when k is contiguous, else along the output dimension;
+	 * a split operand's k is never contiguous across a chunk */
+	int ak = k->a.split ? !is_one(k->a.outer) : is_one(k->a.inner) || !is_one(k->a.outer);
+	int bk = k->b.split ? !is_one(k->b.outer) : is_one(k->b.inner) || !is_one(k->b.outer);
+	int avec = !k->a.split && (is_one(k->a.inner) || is_one(k->a.outer));
+	int bvec = !k->b.split && (is_one(k->b.inner) || is_one(k->b.outer));
 	const char *keys[] = { "LABEL", "SIG", "BM", "BN", "BK", "TM", "TN", "NT", "M", "N", "K",
 		               "BATCH", "A", "AOFF", "ASB", "B", "BOFF", "BSB", "SAM", "SAK", "SBN",
 		               "SBK", "AK", "BKC", "AVEC", "BVEC", "INIT", "TYPE", "ACC", "EPILOGUE" };
@@ -162,6 +191,8 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 		               ak ? "true" : "false", bk ? "true" : "false", avec ? "true" : "false",
 		               bvec ? "true" : "false", b[INIT].buf, k->acc_type, k->acc, b[EPI].buf };
 	int rc = recipe_fill("gemm_helpers.cu", NULL, NULL, 0, job->device, why);
+	if (rc == 0 && (k->a.split || k->b.split))
+		rc = recipe_fill("gemm_split.cu", NULL, NULL, 0, job->device, why);
 	if (rc == 0)
 		rc = recipe_fill(t->tf32 ? "gemm_tf32.cu" : "gemm.cu", keys, vals, sizeof keys / sizeof *keys,
 		                 job->device, why);

@@ -124,13 +124,119 @@ non_contractions_are_refused_with_a_reason(void **state)
 	}
 }
 
+/* Two nested loops (channels and taps, in either order) are one k: an operand
+ * whose offset is k's in both loops keeps its stride, the other is split; a
+ * blockIdx.y row without a guard takes the launch grid's extent. */
+static const char conv_head[] =
+	"__global__ void conv_ks_relu(const float *x, const float *w, const float *bias, float *y, int cin,\n"
+	"                             int cout, int len, int ks)\n{\n"
+	"  int olen = len - ks + 1;\n"
+	"  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	"  int oc = blockIdx.y * blockDim.y + threadIdx.y;\n"
+	"  int b = blockIdx.z;\n"
+	"  if (t >= olen || oc >= cout) return;\n"
+	"  float s = 0.0f;\n";
+
+static char *
+conv_variant(const char *loops)
+{
+	return egg_xasprintf("%s%s  y[((size_t)b * cout + oc) * olen + t] = s;\n}\n", conv_head, loops);
+}
+
+static void
+nested_loops_lift_as_one_contraction(void **state)
+{
+	(void)state;
+	char *d = describe(load("conv_taps3", NULL));
+	assert_string_equal(d, "launcher conv1d_taps3\n"
+	                       "stage 0 contract kernel=conv_taps3 n=((batch) * ((cout) * (len - 2)))\n"
+	                       "  batch=(batch) m=(cout) n=(len - 2) k=(cin * 3) kin=3\n"
+	                       "  a w off=0 batch=0 row=(cin * 3) k=1\n"
+	                       "  b x off=0 batch=(cin * len) col=1 k/kin=len k%kin=1\n"
+	                       "  acc float acc_0 = 0.0f\n"
+	                       "  let int olen_0 = (len - 2)\n"
+	                       "  let float st0_0 = acc_0\n"
+	                       "  store y[((((((long)i) * cout) + row) * olen_0) + col)] = st0_0\n");
+	free(d);
+	/* taps outer, channels inner, a run-time kernel size: both operands split */
+	EXPECT_LINES(load("conv_ks_relu", NULL), "m=cout n=((len - ks) + 1) k=(ks * cin) kin=cin",
+	             "a w off=0 batch=0 row=(cin * ks) k/kin=1 k%kin=ks",
+	             "b x off=0 batch=(cin * len) col=1 k/kin=1 k%kin=len", "acc float s_0 = bias[row]");
+	/* channels outer: the weight's offset (c * ks + k) is k's, with a run-time kin */
+	char *c = conv_variant("  for (int c = 0; c < cin; c++)\n    for (int k = 0; k < ks; k++)\n"
+	                       "      s += x[((size_t)b * cin + c) * len + t + k] * w[(oc * cin + c) * ks + k];\n");
+	EXPECT_LINES(load("conv_ks_relu", c), "k=(cin * ks) kin=ks", "a w off=0 batch=0 row=(cin * ks) k=1",
+	             "b x off=0 batch=(cin * len) col=1 k/kin=len k%kin=1");
+	free(c);
+	static const struct { const char *loops, *why; } refused[] = {
+		/* the inner trip count depends on the outer index (a triangle) */
+		{ "  for (int c = 0; c < cin; c++)\n    for (int k = 0; k < c; k++)\n"
+		  "      s += x[((size_t)b * cin + c) * len + t + k] * w[(oc * cin + c) * ks + k];\n", "extent" },
+		/* work between the loops: no nest */
+		{ "  for (int c = 0; c < cin; c++) {\n    s *= 0.5f;\n    for (int k = 0; k < ks; k++)\n"
+		  "      s += x[((size_t)b * cin + c) * len + t + k] * w[(oc * cin + c) * ks + k];\n  }\n",
+		  "with loops" },
+		/* three levels */
+		{ "  for (int c = 0; c < cin; c++)\n    for (int k = 0; k < ks; k++)\n      for (int q = 0; q < 2; q++)\n"
+		  "        s += x[((size_t)b * cin + c) * len + t + k + q] * w[(oc * cin + c) * ks + k];\n",
+		  "with loops" },
+		/* an inner loop that does not count from 0 */
+		{ "  for (int c = 0; c < cin; c++)\n    for (int k = 1; k < ks; k++)\n"
+		  "      s += x[((size_t)b * cin + c) * len + t + k] * w[(oc * cin + c) * ks + k];\n", "with loops" },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		char *v = conv_variant(refused[i].loops);
+		d = describe(load("conv_ks_relu", v));
+		if (!strstr(d, "not lifted: ") || !strstr(d, refused[i].why))
+			fail_msg("case %zu: expected '%s', got: %s", i, refused[i].why, d);
+		free(d);
+		free(v);
+	}
+	/* a blockIdx.y row without a guard and a launch without a y extent (one batch) */
+	struct egg_bundle *b = load("conv_taps3", NULL);
+	char *l = egg_xstrdup(b->target), *at = strstr(l, "conv_taps3<<<grid, 128>>>");
+	char *k = egg_xstrdup(b->closure), *z = strstr(k, "int b = blockIdx.z;");
+	assert_non_null(at);
+	assert_non_null(z);
+	memcpy(at, "conv_taps3<<<olen, 128>>>", strlen("conv_taps3<<<olen, 128>>>"));
+	memcpy(z, "int b = 0         ;", strlen("int b = 0         ;"));
+	free(b->target);
+	b->target = l;
+	free(b->closure);
+	b->closure = k;
+	d = describe(b);
+	assert_non_null(strstr(d, "a row index (blockIdx.y) without a bound or a launch grid that gives it"));
+	free(d);
+
+	/* the split operand's offsets through the helper, kin a template argument
+	 * when it is a number; no 16-byte loads for it */
+	struct builtin_output o = generate(load("conv_taps3", NULL));
+	assert_int_equal(o.n_candidates, 9);
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *s = o.candidates[i].source;
+		assert_non_null(strstr(s, "egg_gemm_load<BN, BK, NT, false, EGG_V && false>(egg_rb, egg_pb, 1, "
+		                          "egg_ksplit_make<3>(3, len, 1), egg_n0, egg_n, 0, egg_k)"));
+		assert_non_null(strstr(s, "egg_gemm_load<BM, BK, NT, true, EGG_V && true>(egg_ra, egg_pa, (cin * 3), 1,"));
+		assert_non_null(strstr(s, "#ifndef EGG_BUILTIN_GEMM_SPLIT"));
+	}
+	builtin_output_release(&o);
+	o = generate(load("conv_ks_relu", NULL));
+	assert_non_null(strstr(o.candidates[1].source, "egg_ksplit_make<0>(cin, 1, ks)"));
+	assert_non_null(strstr(o.candidates[1].source, "egg_ksplit_make<0>(cin, 1, len)"));
+	builtin_output_release(&o);
+	/* and an ordinary contraction has none of it */
+	o = generate(load("gemm_awkward", NULL));
+	assert_null(strstr(o.candidates[1].source, "egg_ksplit"));
+	builtin_output_release(&o);
+}
+
 static void
 gemm_recipe_emits_every_tile(void **state)
 {
 	(void)state;
 	struct builtin_output o = generate(load("gemm_awkward", NULL));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 7);
+	assert_int_equal(o.n_candidates, 9);
 	assert_string_equal(o.candidates[5].label, "gemm tile=128x128x8 thread=8x8 tpb=256 blocks/sm=2");
 	assert_non_null(strstr(o.candidates[5].source, "__launch_bounds__(256, 2)"));
 	assert_string_equal(o.candidates[0].label, "gemm auto tile");
@@ -159,11 +265,12 @@ gemm_recipe_emits_every_tile(void **state)
 	builtin_output_release(&o);
 	/* TF32 tensor cores only under a precision clause that allows them */
 	o = generate(load("gemm_tf32", NULL));
-	assert_int_equal(o.n_candidates, 8);
+	assert_int_equal(o.n_candidates, 10);
 	assert_string_equal(o.candidates[7].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
 	assert_non_null(strstr(o.candidates[7].source, "wmma::precision::tf32"));
-	for (size_t i = 0; i < 7; i++)
-		assert_null(strstr(o.candidates[i].source, "wmma::"));
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (i != 7)
+			assert_null(strstr(o.candidates[i].source, "wmma::"));
 	builtin_output_release(&o);
 	o = generate(load("bmm_odd", NULL));
 	assert_non_null(strstr(o.candidates[1].source, "egg_nb = (batch)"));
@@ -353,6 +460,7 @@ main(void)
 		cmocka_unit_test(matmul_lifts_as_a_contraction),
 		cmocka_unit_test(layouts_batches_and_epilogues_lift),
 		cmocka_unit_test(non_contractions_are_refused_with_a_reason),
+		cmocka_unit_test(nested_loops_lift_as_one_contraction),
 		cmocka_unit_test(gemm_recipe_emits_every_tile),
 		cmocka_unit_test(a_kernel_target_contraction_is_left_to_its_caller),
 		cmocka_unit_test(unliftable_code_gets_generic_candidates),
