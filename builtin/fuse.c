@@ -26,21 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* e with locals replaced by their let values (a map body of lets and one store) */
-static struct ir_expr *
-inline_lets(const struct ir_block *b, size_t upto, const struct ir_expr *e)
-{
-	if (e->kind == IR_LOCAL)
-		for (size_t i = upto; i-- > 0;)
-			if (b->stmts[i]->kind == IR_LET && strcmp(b->stmts[i]->name, e->text) == 0)
-				return inline_lets(b, i, b->stmts[i]->value);
-	struct ir_expr *c = ir_expr_new(e->kind, e->text);
-	c->idx = e->idx;
-	for (size_t i = 0; i < e->n_kids; i++)
-		ir_expr_add(c, inline_lets(b, upto, e->kids[i]));
-	return c;
-}
-
 /* f with the flat index replaced by at; (row * C + col) % C is col when the
  * loop runs col < C, and (row * C + col) / C is row then. */
 static struct ir_expr *
@@ -211,7 +196,7 @@ fuse_pair(struct ir_program *p, size_t k)
 				return 0;
 	if (ir_block_touches(&rows->body, st->name, 1))
 		return 0;
-	struct ir_expr *f = inline_lets(&map->body, map->body.n, st->value);
+	struct ir_expr *f = ir_expr_inline_lets(st->value, &map->body, map->body.n);
 	replace_in_block(&rows->body, st->name, f, NULL);
 	if (keep)
 		store_in_loop(keep, st->name, f);

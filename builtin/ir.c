@@ -399,3 +399,31 @@ ir_program_param(const struct ir_program *p, const char *name)
 			return &p->params[i];
 	return NULL;
 }
+
+/* whether b[from, upto) assigns or accumulates into the local name */
+static int
+changes_local(const struct ir_block *b, size_t from, size_t upto, const char *name)
+{
+	for (size_t i = from; i < upto; i++)
+		if ((b->stmts[i]->kind == IR_ASSIGN || (b->stmts[i]->kind == IR_ACC && !b->stmts[i]->into_buffer)) &&
+		    strcmp(b->stmts[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+struct ir_expr *
+ir_expr_inline_lets(const struct ir_expr *e, const struct ir_block *b, size_t upto)
+{
+	if (e->kind == IR_LOCAL)
+		for (size_t i = upto; i-- > 0;)
+			if (b->stmts[i]->kind == IR_LET && strcmp(b->stmts[i]->name, e->text) == 0) {
+				if (changes_local(b, i + 1, upto, e->text))
+					break; /* its value is not the let's: left a local */
+				return ir_expr_inline_lets(b->stmts[i]->value, b, i);
+			}
+	struct ir_expr *c = ir_expr_new(e->kind, e->text);
+	c->idx = e->idx;
+	for (size_t i = 0; i < e->n_kids; i++)
+		ir_expr_add(c, ir_expr_inline_lets(e->kids[i], b, upto));
+	return c;
+}

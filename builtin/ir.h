@@ -199,6 +199,10 @@ int ir_expr_loads(const struct ir_expr *e, const char *buffer);
 int ir_expr_has_load(const struct ir_expr *e);
 int ir_expr_reads_local(const struct ir_expr *e, const char *name);
 int ir_expr_has_local(const struct ir_expr *e);
+/* e with the locals LET among b's first upto statements replaced by their values
+ * (an owned copy; a let's value by the lets before it); a local assigned after
+ * its let stays a local */
+struct ir_expr *ir_expr_inline_lets(const struct ir_expr *e, const struct ir_block *b, size_t upto);
 /* Whether a statement of b or of its loops stores into buffer (stores) or loads
  * it (!stores). */
 int ir_block_touches(const struct ir_block *b, const char *buffer, int stores);

@@ -158,6 +158,21 @@ is_single_thread_guard(const struct ast_expr *e)
 
 /* ---- the kernel's frame: thread index and guard ---- */
 
+/* A guard's bound, the lets before the guard replaced by their values (if (idx >=
+ * total) return; after int total = B * C;): the stage's extent is also host code */
+static struct ir_expr *
+bound_of(struct ctx *c, const struct ast_expr *bound, const struct ir_block *pre)
+{
+	struct ir_expr *e = lift_expr(c, bound), *x = e ? ir_expr_inline_lets(e, pre, pre->n) : NULL;
+	ir_expr_free(e);
+	if (x && ir_expr_has_local(x)) {
+		lift_refuse(c, "a bound computed from a local that changes");
+		ir_expr_free(x);
+		return NULL;
+	}
+	return x;
+}
+
 static int
 contains_loop(const struct ast_stmt *s)
 {
@@ -290,14 +305,14 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "a single-thread kernel that reads blockIdx.y or .z");
 	struct ir_stage st = { 0 };
 	if (!c.failed) {
-		st.n = serial ? ir_expr_new(IR_NUM, "1") : lift_expr(&c, bound);
+		st.n = serial ? ir_expr_new(IR_NUM, "1") : bound_of(&c, bound, &pre);
 		/* a map over several dimensions (x, then y from the thread index or a
 		 * plane of the grid, then z) is a map over their product, innermost
 		 * first: x = i % nx, y = i / nx % ny, z = i / (nx * ny) */
 		const char *names[4] = { gid, gid_y ? gid_y : plane[1], plane[2], NULL };
 		struct ir_expr *ext[3] = { st.n, NULL, NULL };
 		if (st.n && gid_y)
-			ext[1] = lift_expr(&c, bound_y);
+			ext[1] = bound_of(&c, bound_y, &pre);
 		for (size_t d = 1; d < 3; d++)
 			if (!ext[d] && names[d] && !c.failed)
 				ext[d] = ir_expr_new(IR_VAR, grid[d]);

@@ -38,6 +38,9 @@ struct frame {
 	const struct ast_expr *bound[N_ROLES];
 	const char *flat;            /* a 1-D index split as row = flat / cols, col = flat % cols */
 	const struct ast_expr *cols;
+	/* or in three: col = flat % cols, row = (flat / cols) % rows, batch =
+	 * flat / (cols * rows) (or flat / cols / rows): the batch's divisors */
+	const struct ast_expr *rows, *bdiv[2];
 	int row_block;               /* the row is blockIdx.y: gridDim.y bounds it */
 };
 
@@ -238,21 +241,6 @@ affine(const struct ir_expr *e, struct affine *out)
 	return 0;
 }
 
-/* e with the locals LET in b replaced by their values (owned copy) */
-static struct ir_expr *
-inline_lets(const struct ir_expr *e, const struct ir_block *b)
-{
-	if (e->kind == IR_LOCAL)
-		for (size_t i = b->n; i-- > 0;)
-			if (b->stmts[i]->kind == IR_LET && strcmp(b->stmts[i]->name, e->text) == 0)
-				return inline_lets(b->stmts[i]->value, b);
-	struct ir_expr *c = ir_expr_new(e->kind, e->text);
-	c->idx = e->idx;
-	for (size_t i = 0; i < e->n_kids; i++)
-		ir_expr_add(c, inline_lets(e->kids[i], b));
-	return c;
-}
-
 static const struct ir_expr *
 strip_float_casts(const struct ir_expr *e)
 {
@@ -292,7 +280,7 @@ static int
 operand(struct ctx *c, const struct ir_expr *load, const struct parts *pt, struct ir_operand *o,
         int *side)
 {
-	struct ir_expr *ix = inline_lets(load->kids[0], &pt->pre);
+	struct ir_expr *ix = ir_expr_inline_lets(load->kids[0], &pt->pre, pt->pre.n);
 	struct affine a;
 	int ok = affine(ix, &a);
 	ir_expr_free(ix);
@@ -340,26 +328,15 @@ block_stores(const struct ir_block *b, const char *buffer)
 	return 0;
 }
 
-static int
-has_local(const struct ir_expr *e)
-{
-	if (e->kind == IR_LOCAL)
-		return 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (has_local(e->kids[i]))
-			return 1;
-	return 0;
-}
-
 /* An extent, with the row-level locals before the loop replaced by their values
  * (int out_len = L - 2; ... if (t < out_len)) */
 static int
 bound_expr(struct ctx *c, const struct ast_expr *e, const struct parts *pt, struct ir_expr **out)
 {
 	struct ir_expr *x = lift_expr(c, e);
-	*out = x ? inline_lets(x, &pt->pre) : NULL;
+	*out = x ? ir_expr_inline_lets(x, &pt->pre, pt->pre.n) : NULL;
 	ir_expr_free(x);
-	if (*out && (ir_expr_has_load(*out) || mentions_var(*out) || has_local(*out))) {
+	if (*out && (ir_expr_has_load(*out) || mentions_var(*out) || ir_expr_has_local(*out))) {
 		lift_refuse(c, "a contraction whose extent depends on the data or on the output index");
 		return -1;
 	}
@@ -391,7 +368,7 @@ build(struct ctx *c, struct frame *f, struct parts *pt, const char *grid_y, cons
 	for (size_t i = at + 1; i < pt->pre.n; i++)
 		if (pt->pre.stmts[i]->kind == IR_ASSIGN && strcmp(pt->pre.stmts[i]->name, acc->name) == 0)
 			return 1;
-	struct ir_expr *v = inline_lets(acc->value, &pt->loop);
+	struct ir_expr *v = ir_expr_inline_lets(acc->value, &pt->loop, pt->loop.n);
 	const struct ir_expr *prod = strip_float_casts(v);
 	int rc = 1;
 	struct ir_contract *k = egg_xcalloc(1, sizeof *k);
@@ -469,22 +446,121 @@ flatten(const struct ast_stmt *s, const struct ast_stmt ***out, size_t *n)
 	(*out)[(*n)++] = s;
 }
 
-/* NAME = flat / C or flat % C: the row or the column of a 1-D index */
+static int
+is_leaf(const struct ast_expr *x)
+{
+	return x->kind == AST_NAME || x->kind == AST_NUM;
+}
+
+/* x is a name or number, the same as *slot or the first one there */
+static int
+same_leaf(const struct ast_expr **slot, const struct ast_expr *x)
+{
+	x = lift_strip_casts(x);
+	if (!is_leaf(x) || (*slot && strcmp((*slot)->text, x->text) != 0))
+		return 0;
+	*slot = x;
+	return 1;
+}
+
+static int
+is_flat(const struct frame *f, const struct ast_expr *v)
+{
+	v = lift_strip_casts(v);
+	return v->kind == AST_NAME && strcmp(v->text, f->flat) == 0;
+}
+
+static int
+is_op(const struct ast_expr *e, const char *op)
+{
+	return e && e->kind == AST_BIN && strcmp(e->text, op) == 0;
+}
+
+/* NAME = flat / C or flat % C: the row or the column of a 1-D index; or of three
+ * digits, NAME = (flat / C) % R (the row) or flat / (C * R), flat / C / R (the
+ * batch) */
 static int
 flat_part(struct frame *f, const struct ast_stmt *s)
 {
 	if (!f->flat || s->kind != AST_DECL || s->n_decls != 1)
 		return 0;
 	const struct ast_expr *e = lift_strip_casts(s->decls[0].init);
-	if (!e || e->kind != AST_BIN || (strcmp(e->text, "/") != 0 && strcmp(e->text, "%") != 0))
+	if (!is_op(e, "/") && !is_op(e, "%"))
 		return 0;
 	const struct ast_expr *v = lift_strip_casts(e->kids[0]), *x = lift_strip_casts(e->kids[1]);
-	if (v->kind != AST_NAME || strcmp(v->text, f->flat) != 0 ||
-	    (x->kind != AST_NAME && x->kind != AST_NUM) || (f->cols && strcmp(f->cols->text, x->text) != 0))
+	enum role r = R_NONE;
+	if (is_flat(f, v) && is_leaf(x)) {
+		if (!same_leaf(&f->cols, x))
+			return 0;
+		r = *e->text == '/' ? R_ROW : R_COL;
+	} else if (is_op(v, "/") && is_flat(f, v->kids[0])) {
+		/* (flat / C) % R or (flat / C) / R */
+		if (*e->text == '%') {
+			if (!same_leaf(&f->cols, v->kids[1]) || !same_leaf(&f->rows, x))
+				return 0;
+			r = R_ROW;
+		} else {
+			f->bdiv[0] = lift_strip_casts(v->kids[1]);
+			f->bdiv[1] = x;
+			r = R_BATCH;
+		}
+	} else if (*e->text == '/' && is_flat(f, v) && is_op(x, "*")) {
+		f->bdiv[0] = lift_strip_casts(x->kids[0]); /* flat / (C * R) */
+		f->bdiv[1] = lift_strip_casts(x->kids[1]);
+		r = R_BATCH;
+	}
+	if (r == R_NONE || (f->name[r] && f->name[r] != f->flat))
 		return 0;
-	f->cols = x;
-	f->name[*e->text == '/' ? R_ROW : R_COL] = s->decls[0].name;
+	f->name[r] = s->decls[0].name;
 	return 1;
+}
+
+/* The factors of a product of names and numbers (at most 8), or 0 */
+static size_t
+factors(const struct ast_expr *e, const struct ast_expr **out, size_t n)
+{
+	e = lift_strip_casts(e);
+	if (is_op(e, "*")) {
+		size_t a = factors(e->kids[0], out, n);
+		return a ? factors(e->kids[1], out, a) : 0;
+	}
+	if (!is_leaf(e) || n == 8)
+		return 0;
+	out[n] = e;
+	return n + 1;
+}
+
+/* Takes a factor spelled like x out of the list: 1 when it was there */
+static int
+take_factor(const struct ast_expr **fs, size_t *n, const struct ast_expr *x)
+{
+	for (size_t i = 0; x && i < *n; i++)
+		if (strcmp(fs[i]->text, x->text) == 0) {
+			fs[i] = fs[--*n];
+			return 1;
+		}
+	return 0;
+}
+
+/* if (flat < B * R * C) with the three digits: the batch's extent B, exactly
+ * what is left of the bound after R and C (a name declared before the guard is
+ * read through its value); 0 or 1 */
+static int
+three_digits(struct frame *f, const struct ast_expr *bound, const struct ast_stmt **pre, size_t n_pre)
+{
+	const struct ast_expr *b = lift_strip_casts(bound);
+	for (size_t i = n_pre; b && b->kind == AST_NAME && i-- > 0;)
+		if (pre[i]->kind == AST_DECL && pre[i]->n_decls == 1 && strcmp(pre[i]->decls[0].name, b->text) == 0)
+			b = lift_strip_casts(pre[i]->decls[0].init);
+	const struct ast_expr *fs[8], *d[2] = { f->bdiv[0], f->bdiv[1] };
+	size_t n = b ? factors(b, fs, 0) : 0;
+	if (!f->rows || !f->cols || !take_factor(d, &(size_t){ 2 }, f->cols) ||
+	    strcmp(d[0]->text, f->rows->text) != 0 || !take_factor(fs, &n, f->rows) ||
+	    !take_factor(fs, &n, f->cols) || n != 1)
+		return 1;
+	f->bound[R_BATCH] = fs[0];
+	f->bound[R_ROW] = f->rows;
+	return 0;
 }
 
 /* The k loop's body as a nest: declarations, then one inner loop counting from 0
@@ -560,9 +636,13 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 		while (first < *n_inner && flat_part(f, (*inner)[first]))
 			first++;
 		const struct ast_expr *e = lift_strip_casts(flat_bound);
-		if (f->name[R_COL] == f->flat || !f->name[R_ROW] || !e || e->kind != AST_BIN ||
-		    strcmp(e->text, "*") != 0)
+		if (f->name[R_COL] != f->flat && f->name[R_ROW] && f->name[R_BATCH] && e) {
+			if (three_digits(f, e, *pre, *n_pre) != 0)
+				return 1;
+		} else if (f->name[R_COL] == f->flat || !f->name[R_ROW] || f->name[R_BATCH] || f->rows || !e ||
+		           e->kind != AST_BIN || strcmp(e->text, "*") != 0) {
 			return 1;
+		}
 		for (int s = 0; s < 2 && !f->bound[R_ROW]; s++) {
 			const struct ast_expr *x = lift_strip_casts(e->kids[s]);
 			if ((x->kind == AST_NAME || x->kind == AST_NUM) && strcmp(x->text, f->cols->text) == 0)
@@ -579,7 +659,8 @@ int
 lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
               const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why)
 {
-	struct frame f = { { 0 }, { 0 }, NULL, NULL, 0 };
+	struct frame f;
+	memset(&f, 0, sizeof f);
 	const struct ast_stmt **pre = NULL, **inner = NULL;
 	size_t n_pre = 0, n_inner = 0, loop_at = 0, n_loops = 0;
 	int rc = find_frame(k, &f, &pre, &n_pre, &inner, &n_inner);
@@ -611,16 +692,21 @@ lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_f
 		for (int r = R_ROW; r < N_ROLES; r++)
 			if (f.name[r])
 				lift_bind(&c, f.name[r], B_INDEX)->idx = idx[r];
-		if (f.cols) { /* the flat index is row * cols + col again */
+		for (size_t i = 0; i < n_pre; i++)
+			lift_stmt(&c, pre[i], LV_ROW, &pt.pre);
+		if (f.cols && !c.failed) { /* the flat index is (batch * rows + row) * cols + col again */
 			struct ir_expr *row = ir_expr_new(IR_IDX, NULL), *col = ir_expr_new(IR_IDX, NULL);
-			struct ir_expr *cols = lift_expr(&c, f.cols);
 			row->idx = IR_ROW;
 			col->idx = IR_COL;
+			if (f.rows) {
+				struct ir_expr *b = ir_expr_new(IR_IDX, NULL), *rows = lift_expr(&c, f.rows);
+				b->idx = IR_I;
+				row = rows ? lift_bin("+", lift_bin("*", b, rows), row) : (ir_expr_free(b), row);
+			}
+			struct ir_expr *cols = lift_expr(&c, f.cols);
 			lift_bind(&c, f.flat, B_SCALAR)->expr =
 				cols ? lift_bin("+", lift_bin("*", row, cols), col) : (ir_expr_free(row), col);
 		}
-		for (size_t i = 0; i < n_pre; i++)
-			lift_stmt(&c, pre[i], LV_ROW, &pt.pre);
 		for (size_t i = 0; i < loop_at; i++)
 			lift_stmt(&c, inner[i], LV_ROW, &pt.pre);
 		size_t mark = c.n_env;

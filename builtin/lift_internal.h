@@ -41,6 +41,9 @@ struct ctx {
 	int has_scatter;          /* an atomic's address depends on the data */
 	int has_scan;
 	unsigned tmp_counter;
+	unsigned copy;            /* an unrolled loop's iteration being lifted (1, 2, ...): locals get
+	                           * it in their names; 0 elsewhere */
+	unsigned n_copies;
 	/* an argmax (argmin) in the column loop being lifted (lift_stmt.c): the loop
 	 * is lifted again (pass 1) for the index of the extreme */
 	struct {

@@ -10,6 +10,7 @@
 #include "common/util.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,8 @@ lift_decl(struct ctx *c, const struct ast_decl *d, enum level lv, struct ir_bloc
 	if (!v)
 		return;
 	struct ir_stmt *s = ir_stmt_new(IR_LET);
-	s->name = egg_xasprintf("%s_%zu", d->name, c->stage);
+	s->name = c->copy ? egg_xasprintf("%s_%zu_u%u", d->name, c->stage, c->copy) :
+	                    egg_xasprintf("%s_%zu", d->name, c->stage);
 	const char *type = d->type;
 	if (egg_str_starts(type, "const "))
 		type += 6;
@@ -349,10 +351,69 @@ bind_loop_index(struct ctx *c, const struct loop_index *li)
 	                                                    lift_bin("+", col, ir_expr_copy(li->start));
 }
 
+/* An integer constant: a number or a negated one */
+static int
+constant(const struct ast_expr *e, long *v)
+{
+	e = lift_strip_casts(e);
+	int neg = e && e->kind == AST_UN && strcmp(e->text, "-") == 0;
+	if (neg)
+		e = lift_strip_casts(e->kids[0]);
+	char *end;
+	if (!e || e->kind != AST_NUM)
+		return 0;
+	long x = strtol(e->text, &end, 0);
+	if (*end || x > 1000000)
+		return 0;
+	*v = neg ? -x : x;
+	return 1;
+}
+
+#define MAX_UNROLL 16
+
+/* for (int v = A; v < B; v++) (or v <= B, ++v, v += 1) with A and B numbers and
+ * at most MAX_UNROLL iterations, inside a column loop (a pooling window's second
+ * dimension, a filter's taps): unrolled, v a number in each copy of the body.
+ * 1 when it is not such a loop. */
+static int
+unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
+{
+	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
+	                           &s->init->decls[0] : NULL;
+	const struct ast_expr *cond = s->expr, *step = s->step;
+	long a, b;
+	if (!d || !constant(d->init, &a) || !cond || cond->kind != AST_BIN ||
+	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
+	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], &b) || !step)
+		return 1;
+	if (strcmp(cond->text, "<=") == 0)
+		b++;
+	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
+	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
+	if (!unit || b - a > MAX_UNROLL)
+		return 1;
+	unsigned outer = c->copy;
+	for (long v = a; v < b && !c->failed; v++) {
+		size_t mark = c->n_env;
+		c->copy = ++c->n_copies;
+		char num[24];
+		snprintf(num, sizeof num, "%ld", v);
+		lift_bind(c, d->name, B_SCALAR)->expr = ir_expr_new(IR_NUM, num);
+		lift_stmt(c, s->then, LV_COL, out);
+		lift_unbind_to(c, mark);
+	}
+	c->copy = outer;
+	return 0;
+}
+
 /* for (int j = 0; j < BOUND; j++) at row level */
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
+	if (lv == LV_COL && unroll_small(c, s, out) == 0)
+		return;
 	if (lv != LV_ROW) {
 		lift_refuse(c, lv == LV_COL ? "nested loops (a contraction or stencil)" :
 		                         "a loop in an element-wise body");

@@ -208,6 +208,33 @@ nested_loops_lift_as_one_contraction(void **state)
 	assert_non_null(strstr(d, "a row index (blockIdx.y) without a bound or a launch grid that gives it"));
 	free(d);
 
+	/* one flat index split into three digits (time, channel, batch), the guard's
+	 * bound B * CO * OL through a local: the batch is what is left of it */
+	EXPECT_LINES(load("conv_flat", NULL), "batch=B m=CO n=((L - K) + 1) k=(CI * K) kin=K",
+	             "b x off=0 batch=(CI * L) col=1 k/kin=L k%kin=1",
+	             "store y[((((i * CO) + row) * OL_0) + col)] = st0_0");
+	static const struct { const char *from, *to; } digits[] = {
+		/* a bound that is not the three digits' product: no batch extent */
+		{ "int total = B * CO * OL;", "int total = B * CO * OL + 1;" },
+		/* the batch divided by another extent than the row's */
+		{ "int b = idx / OL / CO;", "int b = idx / OL / CI;" },
+		/* the row's digit of another column count */
+		{ "int oc = (idx / OL) % CO;", "int oc = (idx / L) % CO;" },
+	};
+	for (size_t i = 0; i < sizeof digits / sizeof *digits; i++) {
+		struct egg_bundle *fb = load("conv_flat", NULL);
+		char *hit = strstr(fb->closure, digits[i].from);
+		assert_non_null(hit);
+		char *v = egg_xasprintf("%.*s%s%s", (int)(hit - fb->closure), fb->closure, digits[i].to,
+		                        hit + strlen(digits[i].from));
+		free(fb->closure);
+		fb->closure = v;
+		d = describe(fb);
+		if (!strstr(d, "not lifted: "))
+			fail_msg("digits case %zu lifted:\n%s", i, d);
+		free(d);
+	}
+
 	/* the split operand's offsets through the helper, kin a template argument
 	 * when it is a number; no 16-byte loads for it */
 	struct builtin_output o = generate(load("conv_taps3", NULL));

@@ -596,6 +596,88 @@ columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row(voi
 	}
 }
 
+/* A pooling window of two nested loops: the inner one, of constant bounds (here
+ * -1 ..= 1), is unrolled inside the column loop, each copy's locals renamed; the
+ * guard's bound a local before it, read through its value. */
+static char *
+window_kernel(const char *inner)
+{
+	return egg_xasprintf("__global__ void mp(const float *in, float *out, int n, int W) {\n"
+	                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                     "  int total = n - 1;\n"
+	                     "  if (i >= total) return;\n"
+	                     "  float m = -INFINITY;\n"
+	                     "  for (int a = 0; a < 2; a++)\n"
+	                     "    for (%s) {\n"
+	                     "      float v = in[(i + a) * W + b + 1];\n"
+	                     "      m = fmaxf(m, v);\n"
+	                     "    }\n"
+	                     "  out[i] = m;\n"
+	                     "}\n", inner);
+}
+
+static struct egg_bundle *
+window_bundle(const char *inner)
+{
+	char *k = window_kernel(inner);
+	struct egg_bundle *b = make_bundle(BUNDLE_LAUNCHER, "win", "const float *in:in, float *out:out, int n:scalar, int W:scalar", k,
+	                                   "void win(const float *in, float *out, int n, int W) {\n"
+	                                   "  mp<<<(n + 255) / 256, 256>>>(in, out, n, W);\n}\n");
+	free(k);
+	return b;
+}
+
+static void
+constant_loops_inside_a_column_loop_are_unrolled(void **state)
+{
+	(void)state;
+	EXPECT_DESCRIPTION(window_bundle("int b = -1; b <= 1; b++"),
+	                   "launcher win\n"
+	                   "stage 0 rows kernel=mp n=(n - 1)\n"
+	                   "  let int total_0 = (n - 1)\n"
+	                   "  let float m_0 = (-INFINITY)\n"
+	                   "  loop col < 2\n"
+	                   "    let float v_0_u1 = in[((((row + col) * W) + -1) + 1)]\n"
+	                   "    acc max m_0 <- v_0_u1\n"
+	                   "    let float v_0_u2 = in[((((row + col) * W) + 0) + 1)]\n"
+	                   "    acc max m_0 <- v_0_u2\n"
+	                   "    let float v_0_u3 = in[((((row + col) * W) + 1) + 1)]\n"
+	                   "    acc max m_0 <- v_0_u3\n"
+	                   "  let float st0_0 = m_0\n"
+	                   "  store out[row] = st0_0\n");
+	/* a local assigned after its let is not read through the let's value */
+	struct ir_block blk = { 0 };
+	struct ir_stmt *let = ir_stmt_new(IR_LET);
+	let->name = egg_xstrdup("t_0");
+	let->type = egg_xstrdup("int");
+	let->value = ir_expr_new(IR_VAR, "n");
+	ir_block_add(&blk, let);
+	struct ir_expr *loc = ir_expr_new(IR_LOCAL, "t_0"), *x = ir_expr_inline_lets(loc, &blk, blk.n);
+	assert_int_equal(x->kind, IR_VAR);
+	ir_expr_free(x);
+	struct ir_stmt *as = ir_stmt_new(IR_ASSIGN);
+	as->name = egg_xstrdup("t_0");
+	as->value = ir_expr_new(IR_NUM, "1");
+	ir_block_add(&blk, as);
+	x = ir_expr_inline_lets(loc, &blk, blk.n);
+	assert_int_equal(x->kind, IR_LOCAL);
+	ir_expr_free(x);
+	x = ir_expr_inline_lets(loc, &blk, 1); /* up to the let only */
+	assert_int_equal(x->kind, IR_VAR);
+	ir_expr_free(x);
+	ir_expr_free(loc);
+	ir_block_free(&blk);
+	/* more than 16 copies, a step of 2, a bound that is not a number: nested loops */
+	static const char *const refused[] = { "int b = 0; b < 17; b++", "int b = 0; b < 4; b += 2",
+		                               "int b = 0; b < W; b++" };
+	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+		char *d = describe(window_bundle(refused[i]));
+		if (!strstr(d, "not lifted: nested loops"))
+			fail_msg("'%s': %s", refused[i], d);
+		free(d);
+	}
+}
+
 int
 main(void)
 {
@@ -617,6 +699,7 @@ main(void)
 		cmocka_unit_test(columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row),
 		cmocka_unit_test(middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory),
 		cmocka_unit_test(split_points_are_for_column_loops_that_only_accumulate),
+		cmocka_unit_test(constant_loops_inside_a_column_loop_are_unrolled),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }

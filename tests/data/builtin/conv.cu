@@ -65,3 +65,33 @@ void conv1d_ks_relu(const float *x, const float *w, const float *bias, float *y,
 	dim3 grid((len - ks + 1 + 63) / 64, (cout + 3) / 4, batch);
 	conv_ks_relu<<<grid, block>>>(x, w, bias, y, cin, cout, len, ks);
 }
+
+// The same with one flat index over every output, split into its three digits
+// (time, output channel, batch), and the guard's bound a local.
+__global__ void conv_flat(const float *x, const float *w, float *y, int B, int CI, int CO, int L, int K)
+{
+	int idx = blockIdx.x * blockDim.x + threadIdx.x;
+	int OL = L - K + 1;
+	int total = B * CO * OL;
+	if (idx >= total)
+		return;
+	int t = idx % OL;
+	int oc = (idx / OL) % CO;
+	int b = idx / OL / CO;
+	float sum = 0.0f;
+	for (int ci = 0; ci < CI; ++ci) {
+		for (int k = 0; k < K; ++k) {
+			sum += x[(b * CI + ci) * L + t + k] * w[(oc * CI + ci) * K + k];
+		}
+	}
+	y[idx] = sum;
+}
+
+#pragma egg optimize in(x[B * CI * L], w[CO * CI * K]) out(y[B * CO * (L - K + 1)]) \
+	workload(B = 2, CI = 3, CO = 5, L = 101, K = 3) workload(B = 8, CI = 32, CO = 64, L = 8192, K = 5) \
+	tolerance(rtol = 1e-4, atol = 1e-4)
+void conv1d_flat(const float *x, const float *w, float *y, int B, int CI, int CO, int L, int K)
+{
+	int total = B * CO * (L - K + 1);
+	conv_flat<<<(total + 255) / 256, 256>>>(x, w, y, B, CI, CO, L, K);
+}
