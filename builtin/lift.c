@@ -23,6 +23,7 @@
 #include "builtin/lift_internal.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,100 @@ guard_bound(const struct ast_expr *cond, const char *gid, const char *lt, const 
 	return NULL;
 }
 
+/* t without spaces and without parentheses around all of it (owned) */
+static char *
+squeeze(const char *t)
+{
+	char *o = egg_xmalloc(strlen(t) + 1), *q = o;
+	for (; *t; t++)
+		if (!isspace((unsigned char)*t))
+			*q++ = *t;
+	*q = '\0';
+	size_t len = strlen(o), from = 0;
+	while (len - 2 * from >= 2 && o[from] == '(' && o[len - 1 - from] == ')') {
+		int depth = 0; /* only a pair that encloses everything */
+		size_t j = from;
+		for (; j < len - from; j++) {
+			depth += o[j] == '(' ? 1 : o[j] == ')' ? -1 : 0;
+			if (depth == 0)
+				break;
+		}
+		if (j != len - 1 - from)
+			break;
+		from++;
+	}
+	memmove(o, o + from, len - 2 * from);
+	o[len - 2 * from] = '\0';
+	return o;
+}
+
+/* whether the plane bound e (a kernel expression) is the launch grid's extent text */
+static int
+is_grid_extent(struct ctx *c, const struct ast_expr *e, const char *grid)
+{
+	struct ir_expr *x = lift_expr(c, e);
+	struct strbuf t = STRBUF_INIT;
+	if (x)
+		ir_expr_print(x, &t);
+	char *a = squeeze(t.buf ? t.buf : ""), *b = squeeze(grid);
+	int same = x && strcmp(a, b) == 0;
+	ir_expr_free(x);
+	strbuf_release(&t);
+	free(a);
+	free(b);
+	return same;
+}
+
+/* if (x < N && p < P) or if (x >= N || p >= P) return; (and y < R when there is
+ * a y thread index), p a plane of the grid (blockIdx.y or .z) and P the grid's
+ * extent there, so that its term holds for every block: g's bounds filled, NULL
+ * when a term is another.  Terms in any order and number. */
+struct guard {
+	const char *gid, *gid_y;
+	const char *const *plane;
+	char *const *grid;
+	const struct ast_expr *bound, *bound_y;
+};
+
+static const struct ast_expr *
+guard_with_planes(struct ctx *c, const struct ast_expr *e, const char *join, struct guard *g)
+{
+	if (e->kind == AST_BIN && strcmp(e->text, join) == 0)
+		return guard_with_planes(c, e->kids[0], join, g) && guard_with_planes(c, e->kids[1], join, g) ?
+		       e : NULL;
+	int ret = *join == '|';
+	const char *lt = ret ? ">=" : "<", *gt = ret ? "<=" : ">";
+	const struct ast_expr *n = guard_bound(e, g->gid, lt, gt);
+	if (n && !g->bound)
+		return g->bound = n;
+	const struct ast_expr *ny = g->gid_y ? guard_bound(e, g->gid_y, lt, gt) : NULL;
+	if (ny && !g->bound_y)
+		return g->bound_y = ny;
+	const char *const *plane = g->plane;
+	char *const *grid = g->grid;
+	for (int d = 1; d < 3 && !n; d++) {
+		const struct ast_expr *pb = plane[d] ? guard_bound(e, plane[d], lt, gt) : NULL;
+		if (pb && grid && grid[d] && is_grid_extent(c, pb, grid[d]))
+			return e;
+	}
+	return NULL;
+}
+
+/* if (x < N && p < P) {...} or if (x >= N || p >= P) return; */
+static int
+plane_guard(struct ctx *c, const struct ast_stmt *s, const char *gid, const char *const *plane,
+            char *const *grid, const struct ast_expr **bound)
+{
+	int ret = strcmp(s->expr->text, "||") == 0;
+	if ((!ret && strcmp(s->expr->text, "&&") != 0) || (ret && !ast_is_bare_return(s->then)))
+		return 0;
+	struct guard g = { gid, NULL, plane, grid, NULL, NULL };
+	if (!guard_with_planes(c, s->expr, ret ? "||" : "&&", &g) || !g.bound)
+		return 0;
+	*bound = g.bound;
+	return 1;
+}
+
 int
 lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
             const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why)
@@ -255,15 +350,15 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			plane[d] = s->decls[0].name;
 		} else if (s->kind == AST_IF && gid && gid_y && !s->otherwise && s->expr->kind == AST_BIN &&
 		           (strcmp(s->expr->text, "&&") == 0 || strcmp(s->expr->text, "||") == 0)) {
-			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; */
+			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; (and the
+			 * grid's planes bounded by its extents) */
 			int ret = strcmp(s->expr->text, "||") == 0;
-			const char *lt = ret ? ">=" : "<", *gt = ret ? "<=" : ">";
-			for (int t = 0; t < 2 && !bound; t++) {
-				bound_y = guard_bound(s->expr->kids[t], gid_y, lt, gt);
-				bound = bound_y ? guard_bound(s->expr->kids[1 - t], gid, lt, gt) : NULL;
-			}
-			if (!bound || (ret && !ast_is_bare_return(s->then)))
+			struct guard g = { gid, gid_y, plane, grid, NULL, NULL };
+			if (!guard_with_planes(&c, s->expr, ret ? "||" : "&&", &g) || !g.bound || !g.bound_y ||
+			    (ret && !ast_is_bare_return(s->then)))
 				lift_refuse(&c, "a 2-D guard that is not 'y < rows && x < cols'");
+			bound = g.bound;
+			bound_y = g.bound_y;
 			inner = ret ? NULL : s->then;
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
 		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
@@ -271,6 +366,10 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && ast_is_bare_return(s->then) &&
 		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
 			inner = NULL; /* the rest of the body */
+		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && (plane[1] || plane[2]) &&
+		           s->expr->kind == AST_BIN && plane_guard(&c, s, gid, plane, grid, &bound)) {
+			/* the planes' terms hold in every block the launch has */
+			inner = strcmp(s->expr->text, "&&") == 0 ? s->then : NULL;
 		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_grid_stride(s->decls[0].init)) {
 			stride = s->decls[0].name; /* int stride = blockDim.x * gridDim.x; */
 		} else if (s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
@@ -295,8 +394,6 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		lift_refuse(&c, "no global thread index with a bounds guard in '%s'", k->name);
 	if (!c.failed && inner && i < body->n_body)
 		lift_refuse(&c, "statements after the guarded body in '%s'", k->name);
-	if (!c.failed && bound_y && rows)
-		lift_refuse(&c, "a 2-D kernel with loops (a contraction or stencil)");
 	if (!c.failed && gid_y && !bound_y)
 		lift_refuse(&c, "a y thread index '%s' without a 'y < rows && x < cols' guard", gid_y);
 	if (!c.failed && bound_y && plane[1])

@@ -678,6 +678,44 @@ constant_loops_inside_a_column_loop_are_unrolled(void **state)
 	}
 }
 
+/* A guard that also bounds blockIdx.y by the grid's own extent: the term holds in
+ * every block and is dropped; bounded by anything else, the kernel is refused. */
+static struct egg_bundle *
+plane_bundle(const char *plane_term)
+{
+	char *k = egg_xasprintf("__global__ void mn(const float *x, float *out, int B, int D1, int D2) {\n"
+	                        "  int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                        "  int b = blockIdx.y;\n"
+	                        "  if (j >= D2 || %s) return;\n"
+	                        "  float m = x[(size_t)b * D1 * D2 + j];\n"
+	                        "  for (int i = 1; i < D1; i++) m = fminf(m, x[((size_t)b * D1 + i) * D2 + j]);\n"
+	                        "  out[(size_t)b * D2 + j] = m;\n"
+	                        "}\n", plane_term);
+	struct egg_bundle *b = make_bundle(BUNDLE_LAUNCHER, "mind", "const float *x:in, float *out:out, int B:scalar, int D1:scalar, int D2:scalar", k,
+	                                   "void mind(const float *x, float *out, int B, int D1, int D2) {\n"
+	                                   "  dim3 grid((D2 + 255) / 256, B);\n"
+	                                   "  mn<<<grid, 256>>>(x, out, B, D1, D2);\n}\n");
+	free(k);
+	return b;
+}
+
+static void
+guards_on_grid_planes_by_the_grids_extent_are_dropped(void **state)
+{
+	(void)state;
+	char *d = describe(plane_bundle("b >= B"));
+	assert_non_null(strstr(d, "stage 0 rows kernel=mn n=((B) * D2)\n"));
+	assert_non_null(strstr(d, "acc min m_0 <- "));
+	free(d);
+	d = describe(plane_bundle("B <= b"));
+	assert_non_null(strstr(d, "stage 0 rows kernel=mn n=((B) * D2)\n"));
+	free(d);
+	/* fewer planes than the grid has: not the grid's extent */
+	d = describe(plane_bundle("b >= B - 1"));
+	assert_non_null(strstr(d, "not lifted: no bounds guard"));
+	free(d);
+}
+
 int
 main(void)
 {
@@ -700,6 +738,7 @@ main(void)
 		cmocka_unit_test(middle_dimension_sum_split_over_warps_folds_partials_in_shared_memory),
 		cmocka_unit_test(split_points_are_for_column_loops_that_only_accumulate),
 		cmocka_unit_test(constant_loops_inside_a_column_loop_are_unrolled),
+		cmocka_unit_test(guards_on_grid_planes_by_the_grids_extent_are_dropped),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
