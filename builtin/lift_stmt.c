@@ -408,6 +408,43 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	return 0;
 }
 
+/* Lets of a column loop's body that depend neither on the column nor on what the
+ * loop changes, and load nothing (the loop may run no iteration), move before
+ * the loop, in their order: once per row, not once per column (a window's row
+ * and column computed from the output's index, unrolled taps). */
+static void
+hoist_invariant_lets(struct ir_block *out, struct ir_stmt *loop)
+{
+	struct ir_block *b = &loop->body;
+	size_t at = 0;
+	while (at < out->n && out->stmts[at] != loop)
+		at++;
+	if (at == out->n)
+		return;
+	const char **stay = egg_xcalloc(b->n + 1, sizeof *stay);
+	size_t n_stay = 0, keep = 0, moved = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->stmts[i]->kind == IR_ASSIGN || (b->stmts[i]->kind == IR_ACC && !b->stmts[i]->into_buffer))
+			stay[n_stay++] = b->stmts[i]->name;
+	for (size_t i = 0; i < b->n; i++) {
+		struct ir_stmt *st = b->stmts[i];
+		int inv = st->kind == IR_LET && !ir_expr_uses_index(st->value, IR_COL) && !ir_expr_has_load(st->value);
+		for (size_t j = 0; inv && j < n_stay; j++)
+			inv = !ir_expr_reads_local(st->value, stay[j]) && strcmp(st->name, stay[j]) != 0;
+		if (!inv) {
+			if (st->kind == IR_LET)
+				stay[n_stay++] = st->name;
+			b->stmts[keep++] = st;
+			continue;
+		}
+		ir_block_add(out, st); /* then into its place before the loop */
+		memmove(out->stmts + at + moved + 1, out->stmts + at + moved, (out->n - 1 - at - moved) * sizeof *out->stmts);
+		out->stmts[at + moved++] = st;
+	}
+	b->n = keep;
+	free(stay);
+}
+
 /* for (int j = 0; j < BOUND; j++) at row level */
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
@@ -474,9 +511,12 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	lift_stmt(c, s->then, LV_COL, &loop->body);
 	lift_unbind_to(c, mark);
 	check_carried(c, loop);
+	int argmax = c->am.pending;
 	if (c->am.pending && !c->failed)
 		argmax_second_pass(c, s->then, loop, &li, out);
 	argmax_release(c);
+	if (!c->failed && !argmax && !loop->scan)
+		hoist_invariant_lets(out, loop);
 	ir_expr_free(start);
 	c->n_stores = stores;
 	c->has_loop = 1;

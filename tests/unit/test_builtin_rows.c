@@ -716,6 +716,40 @@ guards_on_grid_planes_by_the_grids_extent_are_dropped(void **state)
 	free(d);
 }
 
+/* A column loop's lets that use neither the column nor what the loop changes,
+ * and load nothing, are computed once per row before it; a load (the loop may
+ * run no iteration) and what uses the column stay. */
+static void
+lets_a_column_loop_does_not_change_move_before_it(void **state)
+{
+	(void)state;
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "hs", "const float *x:in, const float *b:in, float *out:out, int n:scalar, int C:scalar",
+	                               "__global__ void hk(const float *x, const float *b, float *out, int n, int C) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i >= n) return;\n"
+	                               "  float s = 0.0f;\n"
+	                               "  for (int c = 0; c < C; c++) {\n"
+	                               "    int r2 = (i / 2) * C;\n"
+	                               "    float w = b[i];\n"
+	                               "    int at = r2 + c;\n"
+	                               "    s += x[at] * w;\n"
+	                               "  }\n"
+	                               "  out[i] = s;\n"
+	                               "}\n",
+	                               "void hs(const float *x, const float *b, float *out, int n, int C) {\n"
+	                               "  hk<<<(n + 255) / 256, 256>>>(x, b, out, n, C);\n}\n"),
+	                   "launcher hs\n"
+	                   "stage 0 rows kernel=hk n=n\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  let int r2_0 = ((row / 2) * C)\n"
+	                   "  loop col < C\n"
+	                   "    let float w_0 = b[row]\n"
+	                   "    let int at_0 = (r2_0 + col)\n"
+	                   "    acc sum s_0 <- (x[at_0] * w_0)\n"
+	                   "  let float st0_0 = s_0\n"
+	                   "  store out[row] = st0_0\n");
+}
+
 int
 main(void)
 {
@@ -739,6 +773,7 @@ main(void)
 		cmocka_unit_test(split_points_are_for_column_loops_that_only_accumulate),
 		cmocka_unit_test(constant_loops_inside_a_column_loop_are_unrolled),
 		cmocka_unit_test(guards_on_grid_planes_by_the_grids_extent_are_dropped),
+		cmocka_unit_test(lets_a_column_loop_does_not_change_move_before_it),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
 }
