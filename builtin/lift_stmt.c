@@ -445,11 +445,101 @@ hoist_invariant_lets(struct ir_block *out, struct ir_stmt *loop)
 	free(stay);
 }
 
+static int
+mentions_name(const struct ast_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == AST_NAME && strcmp(e->text, name) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (mentions_name(e->kids[i], name))
+			return 1;
+	return 0;
+}
+
+/* for (int v = 0; v < B; v++) (++v, v += 1): v, B in *bound */
+static const char *
+counting_loop(const struct ast_stmt *s, const struct ast_expr **bound)
+{
+	const struct ast_decl *d = s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
+	                           s->init->n_decls == 1 ? &s->init->decls[0] : NULL;
+	const struct ast_expr *init = d ? lift_strip_casts(d->init) : NULL, *cond = s->expr, *step = s->step;
+	if (!init || init->kind != AST_NUM || strcmp(init->text, "0") != 0 || !cond || cond->kind != AST_BIN ||
+	    strcmp(cond->text, "<") != 0 || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !step)
+		return NULL;
+	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
+	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
+	if (!unit)
+		return NULL;
+	*bound = cond->kids[1];
+	return d->name;
+}
+
+/* for (i = 0; i < A; i++) { declarations; for (j = 0; j < B; j++) body } with B
+ * not depending on i nor the body on a loop: the two loops are one column loop of
+ * A * B, i = col / B and j = col % B, in the same order (a pooling window of run-
+ * time size).  0 with the loop lifted into out, 1 when it is not such a nest. */
+static int
+collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
+{
+	const struct ast_expr *a_bound, *b_bound;
+	const char *iname = counting_loop(s, &a_bound), *jname;
+	const struct ast_stmt *body = s->then, *inner = NULL;
+	if (!iname || !body)
+		return 1;
+	size_t n = body->kind == AST_BLOCK ? body->n_body : 1;
+	struct ast_stmt *const *st = body->kind == AST_BLOCK ? body->body : (struct ast_stmt *const *)&s->then;
+	for (size_t k = 0; k + 1 < n; k++)
+		if (st[k]->kind != AST_DECL || ast_has_loop(st[k]))
+			return 1;
+	inner = n ? st[n - 1] : NULL;
+	long few;
+	if (!inner || !(jname = counting_loop(inner, &b_bound)) || ast_has_loop(inner->then) ||
+	    mentions_name(b_bound, iname) || c->am.pending ||
+	    (constant(b_bound, &few) && few <= MAX_UNROLL)) /* unrolled in the column loop instead */
+		return 1;
+	struct ir_expr *a = lift_expr(c, a_bound), *b = a ? lift_expr(c, b_bound) : NULL;
+	if (!a || !b || ir_expr_has_load(a) || ir_expr_has_load(b)) {
+		if (!c->failed)
+			lift_refuse(c, "a data-dependent loop bound");
+		ir_expr_free(a);
+		ir_expr_free(b);
+		return 0;
+	}
+	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
+	ir_block_add(out, loop);
+	loop->bound = lift_bin("*", a, ir_expr_copy(b));
+	size_t mark = c->n_env, stores = c->n_stores;
+	struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
+	col->idx = IR_COL;
+	lift_bind(c, iname, B_SCALAR)->expr = lift_bin("/", ir_expr_copy(col), ir_expr_copy(b));
+	for (size_t k = 0; k + 1 < n && !c->failed; k++)
+		lift_stmt(c, st[k], LV_COL, &loop->body);
+	lift_bind(c, jname, B_SCALAR)->expr = lift_bin("%", col, b);
+	if (!c->failed)
+		lift_stmt(c, inner->then, LV_COL, &loop->body);
+	lift_unbind_to(c, mark);
+	if (c->am.pending && !c->failed)
+		lift_refuse(c, "an argmax over two nested loops");
+	argmax_release(c);
+	check_carried(c, loop);
+	c->n_stores = stores;
+	c->has_loop = 1;
+	if (!c->failed && !loop->scan)
+		hoist_invariant_lets(out, loop);
+	return 0;
+}
+
 /* for (int j = 0; j < BOUND; j++) at row level */
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
 	if (lv == LV_COL && unroll_small(c, s, out) == 0)
+		return;
+	if (lv == LV_ROW && ast_has_loop(s->then) && collapse_nest(c, s, out) == 0)
 		return;
 	if (lv != LV_ROW) {
 		lift_refuse(c, lv == LV_COL ? "nested loops (a contraction or stencil)" :

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 69 programs for sm_90"
+	expect_file_contains gc.out "compiled 70 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -547,19 +547,21 @@ test_constant_windows_unroll_inside_column_loops_and_are_correct_on_a_cpu_stand_
 
 test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	same_bundles unseen2d.cu min_reduce_dim1=unseen_mindim1 conv2d_padded=unseen_conv2dpad
+	same_bundles unseen2d.cu min_reduce_dim1=unseen_mindim1 conv2d_padded=unseen_conv2dpad avg_pool2d=unseen_avgpool2d
 	# a guard bounding blockIdx.y (.z) by the grid's extent; a padded 3x3
-	# convolution over a 2-D thread index and a plane, its bounds checks as selects
+	# convolution over a 2-D thread index and a plane, its bounds checks as
+	# selects; a pooling window of run-time size, its two loops collapsed
 	local p
-	for p in unseen_mindim1 unseen_conv2dpad; do
+	for p in unseen_mindim1 unseen_conv2dpad unseen_avgpool2d; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
 		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
 	done
-	run_cmd e "$EMU_CHECK" "$T/emu" unseen_mindim1.cu unseen_conv2dpad.cu
+	run_cmd e "$EMU_CHECK" "$T/emu" unseen_mindim1.cu unseen_conv2dpad.cu unseen_avgpool2d.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 32 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 40 "candidates checked"
 	expect_file_contains unseen_conv2dpad.json 'stage 0 rows kernel=conv2d_padded_kernel n=(((N * Cout)) * (H * W))'
+	expect_file_contains unseen_avgpool2d.json 'loop col < (k * k)'
 }
 
 test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {
