@@ -364,6 +364,18 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	if (out->n_candidates == 0) {
 		out->not_lifted = strbuf_detach(&why);
 		status = generic_fallback(b, opt, out, err);
+	} else if (out->program->weak) {
+		/* the reference's own code with the generic path's edits competes too
+		 * (its kernels under a prefix of their own: check programs hold all) */
+		struct strbuf gwhy = STRBUF_INIT;
+		char *gp = egg_xasprintf("%s_g", prefix);
+		if (generic_generate(b, gp, &out->candidates, &out->n_candidates, &gwhy) > 0) {
+			char *nd = egg_xasprintf("%sgeneric: the reference's code, edited (as well)\n", out->description);
+			free(out->description);
+			out->description = nd;
+		}
+		free(gp);
+		strbuf_release(&gwhy);
 	}
 	scope_guards(b, out);
 	strbuf_release(&why);

@@ -174,6 +174,9 @@ struct ir_param {
 struct ir_program {
 	int is_kernel;   /* the target is a __global__ kernel (body replacement only) */
 	int precision;   /* the bundle's precision clause (enum bundle_precision): 0 is the types' own */
+	int weak;        /* lifted through a shape the recipes seldom make faster (an unrolled or
+	                  * collapsed loop nest, a 2-D thread index around loops): the generic
+	                  * path's candidates compete too */
 	char *header;    /* the target's text up to its body's '{' */
 	char *name;
 	struct ir_param *params;

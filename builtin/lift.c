@@ -401,6 +401,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	if (!c.failed && serial && (plane[1] || plane[2]))
 		lift_refuse(&c, "a single-thread kernel that reads blockIdx.y or .z");
 	struct ir_stage st = { 0 };
+	if (gid_y && rows)
+		p->weak = 1; /* a row program over a 2-D index */
 	if (!c.failed) {
 		st.n = serial ? ir_expr_new(IR_NUM, "1") : bound_of(&c, bound, &pre);
 		/* a map over several dimensions (x, then y from the thread index or a

@@ -395,6 +395,7 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	if (!unit || b - a > MAX_UNROLL)
 		return 1;
 	unsigned outer = c->copy;
+	c->prog->weak = 1;
 	for (long v = a; v < b && !c->failed; v++) {
 		size_t mark = c->n_env;
 		c->copy = ++c->n_copies;
@@ -512,6 +513,7 @@ collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
 	ir_block_add(out, loop);
 	loop->bound = lift_bin("*", a, ir_expr_copy(b));
+	c->prog->weak = 1;
 	size_t mark = c->n_env, stores = c->n_stores;
 	struct ir_expr *col = ir_expr_new(IR_IDX, NULL);
 	col->idx = IR_COL;
