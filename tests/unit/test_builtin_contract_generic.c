@@ -224,6 +224,7 @@ nested_loops_lift_as_one_contraction(void **state)
 	EXPECT_LINES(load("conv_flat", NULL), "batch=B m=CO n=((L - K) + 1) k=(CI * K) kin=K",
 	             "b x off=0 batch=(CI * L) col=1 k/kin=L k%kin=1",
 	             "store y[((((i * CO) + row) * OL_0) + col)] = st0_0");
+	/* (the row program may still take them: two loops of run-time bounds are one) */
 	static const struct { const char *from, *to; } digits[] = {
 		/* a bound that is not the three digits' product: no batch extent */
 		{ "int total = B * CO * OL;", "int total = B * CO * OL + 1;" },
@@ -241,8 +242,8 @@ nested_loops_lift_as_one_contraction(void **state)
 		free(fb->closure);
 		fb->closure = v;
 		d = describe(fb);
-		if (!strstr(d, "not lifted: "))
-			fail_msg("digits case %zu lifted:\n%s", i, d);
+		if (strstr(d, " contract "))
+			fail_msg("digits case %zu lifted as a contraction:\n%s", i, d);
 		free(d);
 	}
 
