@@ -245,16 +245,19 @@ is_grid_extent(struct ctx *c, const struct ast_expr *e, const char *grid)
 	return same;
 }
 
-/* if (x < N && p < P) or if (x >= N || p >= P) return; (and y < R when there is
- * a y thread index), p a plane of the grid (blockIdx.y or .z) and P the grid's
- * extent there, so that its term holds for every block: g's bounds filled, NULL
- * when a term is another.  Terms in any order and number. */
+/* A guard's terms: the thread indices, the grid's planes and extents, and the
+ * bounds found */
 struct guard {
 	const char *gid, *gid_y;
 	const char *const *plane;
 	char *const *grid;
 	const struct ast_expr *bound, *bound_y;
 };
+
+/* if (x < N && p < P) or if (x >= N || p >= P) return; (and y < R when there is
+ * a y thread index), p a plane of the grid (blockIdx.y or .z) and P the grid's
+ * extent there, so that its term holds for every block: g's bounds filled, NULL
+ * when a term is another.  Terms in any order and number. */
 
 static const struct ast_expr *
 guard_with_planes(struct ctx *c, const struct ast_expr *e, const char *join, struct guard *g)

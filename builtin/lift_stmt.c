@@ -371,6 +371,15 @@ constant(const struct ast_expr *e, long *v)
 
 #define MAX_UNROLL 16
 
+/* v++, ++v or v += 1 */
+static int
+is_unit_step(const struct ast_expr *step)
+{
+	return step && (((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
+	                (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
+	                 step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0));
+}
+
 /* for (int v = A; v < B; v++) (or v <= B, ++v, v += 1) with A and B numbers and
  * at most MAX_UNROLL iterations, inside a column loop (a pooling window's second
  * dimension, a filter's taps): unrolled, v a number in each copy of the body.
@@ -389,10 +398,7 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 		return 1;
 	if (strcmp(cond->text, "<=") == 0)
 		b++;
-	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
-	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
-	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
-	if (!unit || b - a > MAX_UNROLL)
+	if (!is_unit_step(step) || b - a > MAX_UNROLL)
 		return 1;
 	unsigned outer = c->copy;
 	c->prog->weak = 1;
@@ -468,12 +474,7 @@ counting_loop(const struct ast_stmt *s, const struct ast_expr **bound)
 	const struct ast_expr *init = d ? lift_strip_casts(d->init) : NULL, *cond = s->expr, *step = s->step;
 	if (!init || init->kind != AST_NUM || strcmp(init->text, "0") != 0 || !cond || cond->kind != AST_BIN ||
 	    strcmp(cond->text, "<") != 0 || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !step)
-		return NULL;
-	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
-	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
-	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
-	if (!unit)
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !is_unit_step(step))
 		return NULL;
 	*bound = cond->kids[1];
 	return d->name;
