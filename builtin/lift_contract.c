@@ -88,27 +88,6 @@ guard_terms(struct frame *f, const struct ast_expr *e, int neg)
 	return 0;
 }
 
-/* for (int k = 0; k < K; k++) (or ++k, k += 1): the index's name and K */
-static const char *
-k_loop(const struct ast_stmt *s, const struct ast_expr **bound)
-{
-	if (s->kind != AST_FOR || !s->init || s->init->kind != AST_DECL || s->init->n_decls != 1)
-		return NULL;
-	const struct ast_decl *d = &s->init->decls[0];
-	const struct ast_expr *init = lift_strip_casts(d->init), *cond = s->expr, *step = s->step;
-	if (!init || init->kind != AST_NUM || strcmp(init->text, "0") != 0 || !cond ||
-	    cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 ||
-	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !step)
-		return NULL;
-	int unit = ((step->kind == AST_POST || step->kind == AST_UN) && strcmp(step->text, "++") == 0) ||
-	           (step->kind == AST_ASSIGN && strcmp(step->text, "+=") == 0 &&
-	            step->kids[1]->kind == AST_NUM && strcmp(step->kids[1]->text, "1") == 0);
-	if (!unit)
-		return NULL;
-	*bound = cond->kids[1];
-	return d->name;
-}
 
 /* ---- affine forms over (batch, row, col, k) ---- */
 
@@ -571,7 +550,7 @@ nest(const struct ast_stmt *outer, struct parts *pt)
 	const struct ast_stmt **body = NULL;
 	size_t n = 0;
 	flatten(outer->then, &body, &n);
-	int ok = n > 0 && (pt->iname = k_loop(body[n - 1], &pt->ibound)) && !ast_has_loop(body[n - 1]->then);
+	int ok = n > 0 && (pt->iname = lift_counting_loop(body[n - 1], &pt->ibound)) && !ast_has_loop(body[n - 1]->then);
 	for (size_t i = 0; ok && i + 1 < n; i++)
 		ok = body[i]->kind == AST_DECL && !ast_has_loop(body[i]);
 	if (!ok) {
@@ -668,7 +647,7 @@ lift_contract(struct ir_program *p, const struct ast_unit *u, const struct ast_f
 		if (ast_has_loop(inner[i]))
 			n_loops++, loop_at = i;
 	struct parts pt = { 0 };
-	if (rc == 0 && (n_loops != 1 || !(pt.kname = k_loop(inner[loop_at], &pt.kbound)) ||
+	if (rc == 0 && (n_loops != 1 || !(pt.kname = lift_counting_loop(inner[loop_at], &pt.kbound)) ||
 	                (ast_has_loop(inner[loop_at]->then) && nest(inner[loop_at], &pt) != 0)))
 		rc = 1;
 	if (rc == 0 && f.name[R_BATCH] && !f.bound[R_BATCH] && !grid[2]) {

@@ -452,22 +452,9 @@ hoist_invariant_lets(struct ir_block *out, struct ir_stmt *loop)
 	free(stay);
 }
 
-static int
-mentions_name(const struct ast_expr *e, const char *name)
-{
-	if (!e)
-		return 0;
-	if (e->kind == AST_NAME && strcmp(e->text, name) == 0)
-		return 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (mentions_name(e->kids[i], name))
-			return 1;
-	return 0;
-}
-
-/* for (int v = 0; v < B; v++) (++v, v += 1): v, B in *bound */
-static const char *
-counting_loop(const struct ast_stmt *s, const struct ast_expr **bound)
+/* for (int v = 0; v < B; v++), ++v, v += 1 (lift_internal.h) */
+const char *
+lift_counting_loop(const struct ast_stmt *s, const struct ast_expr **bound)
 {
 	const struct ast_decl *d = s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
 	                           s->init->n_decls == 1 ? &s->init->decls[0] : NULL;
@@ -488,7 +475,7 @@ static int
 collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 {
 	const struct ast_expr *a_bound, *b_bound;
-	const char *iname = counting_loop(s, &a_bound), *jname;
+	const char *iname = lift_counting_loop(s, &a_bound), *jname;
 	const struct ast_stmt *body = s->then, *inner = NULL;
 	if (!iname || !body)
 		return 1;
@@ -499,8 +486,8 @@ collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 			return 1;
 	inner = n ? st[n - 1] : NULL;
 	long few;
-	if (!inner || !(jname = counting_loop(inner, &b_bound)) || ast_has_loop(inner->then) ||
-	    mentions_name(b_bound, iname) || c->am.pending ||
+	if (!inner || !(jname = lift_counting_loop(inner, &b_bound)) || ast_has_loop(inner->then) ||
+	    lift_mentions(b_bound, iname) || c->am.pending ||
 	    (constant(b_bound, &few) && few <= MAX_UNROLL)) /* unrolled in the column loop instead */
 		return 1;
 	struct ir_expr *a = lift_expr(c, a_bound), *b = a ? lift_expr(c, b_bound) : NULL;

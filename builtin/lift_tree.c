@@ -89,15 +89,15 @@ is_call(const struct ast_stmt *s, const char *fn)
 	       strcmp(s->expr->text, fn) == 0;
 }
 
-static int
-mentions(const struct ast_expr *e, const char *name)
+int
+lift_mentions(const struct ast_expr *e, const char *name)
 {
 	if (!e || !name)
 		return 0;
 	if (e->kind == AST_NAME && strcmp(e->text, name) == 0)
 		return 1;
 	for (size_t i = 0; i < e->n_kids; i++)
-		if (mentions(e->kids[i], name))
+		if (lift_mentions(e->kids[i], name))
 			return 1;
 	return 0;
 }
@@ -359,7 +359,7 @@ sum_into(const struct ast_stmt *st, const char *acc)
 		else if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && is_name(v->kids[1], acc))
 			x = v->kids[0];
 	}
-	return x && !mentions(x, acc) ? x : NULL;
+	return x && !lift_mentions(x, acc) ? x : NULL;
 }
 
 /* for (int c = tid; c < C; c += blockDim.x (or the block)) { lets; acc += X; }
@@ -374,8 +374,8 @@ is_strided_sum(const struct ast_stmt *f, const char *tid, long block, const char
 	const char *c = f->init->decls[0].name;
 	const struct ast_expr *cond = strip(f->expr), *st = f->step;
 	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 || !is_name(cond->kids[0], c) ||
-	    mentions(cond->kids[1], c) || mentions(cond->kids[1], acc) ||
-	    (tid && mentions(cond->kids[1], tid)) || mentions(cond->kids[1], sh))
+	    lift_mentions(cond->kids[1], c) || lift_mentions(cond->kids[1], acc) ||
+	    (tid && lift_mentions(cond->kids[1], tid)) || lift_mentions(cond->kids[1], sh))
 		return 0;
 	if (st->kind != AST_ASSIGN || strcmp(st->text, "+=") != 0 || !is_name(st->kids[0], c) ||
 	    !(is_member(st->kids[1], "blockDim", "x") || (is_num(st->kids[1], &b) && b == block)))
@@ -389,11 +389,11 @@ is_strided_sum(const struct ast_stmt *f, const char *tid, long block, const char
 	for (size_t i = 0; i < n; i++) {
 		const struct ast_stmt *x = items[i];
 		if (x->kind == AST_DECL && x->n_decls == 1 && !ast_has_loop(x) &&
-		    !mentions(x->decls[0].init, acc) && !(tid && mentions(x->decls[0].init, tid)) &&
-		    !mentions(x->decls[0].init, sh))
+		    !lift_mentions(x->decls[0].init, acc) && !(tid && lift_mentions(x->decls[0].init, tid)) &&
+		    !lift_mentions(x->decls[0].init, sh))
 			continue;
 		const struct ast_expr *v = sum_into(x, acc);
-		if (!v || (tid && mentions(v, tid)) || mentions(v, sh) || mentions(v, "threadIdx"))
+		if (!v || (tid && lift_mentions(v, tid)) || lift_mentions(v, sh) || lift_mentions(v, "threadIdx"))
 			return 0;
 		sums++;
 	}
@@ -411,10 +411,10 @@ rewrite_rows(const struct ast_function *k, const struct ast_stmt *const *lets, s
 	if (a->kind == AST_BLOCK && a->n_body == 1)
 		a = a->body[0];
 	if (a->kind != AST_EXPR || a->expr->kind != AST_ASSIGN || strcmp(a->expr->text, "=") != 0 ||
-	    mentions(a->expr->kids[0], sh))
+	    lift_mentions(a->expr->kids[0], sh))
 		return 0;
 	struct ast_expr *v = replace_slot0(t, a->expr->kids[1], sh, acc);
-	if (v == a->expr->kids[1] || mentions(v, sh))
+	if (v == a->expr->kids[1] || lift_mentions(v, sh))
 		return 0; /* it does not read the block's sum, or reads other slots */
 	/* int row = blockIdx.x * blockDim.x + threadIdx.x; */
 	struct ast_expr *gid = node(t, AST_BIN, "+", 2), *mul = node(t, AST_BIN, "*", 2);
@@ -504,8 +504,8 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 	}
 	ok = ok && sh; /* no shared array: not the idiom */
 	for (size_t i = 0; i < l.n && ok; i++)
-		if (mentions(l.d[i]->init, sh) || (tid && mentions(l.d[i]->init, tid)) ||
-		    (strcmp(l.d[i]->name, gid ? gid : "") != 0 && mentions(l.d[i]->init, "threadIdx")))
+		if (lift_mentions(l.d[i]->init, sh) || (tid && lift_mentions(l.d[i]->init, tid)) ||
+		    (strcmp(l.d[i]->name, gid ? gid : "") != 0 && lift_mentions(l.d[i]->init, "threadIdx")))
 			ok = 0;
 	/* a block per row: the strided column sum first */
 	const struct ast_stmt *loop = NULL;
@@ -544,8 +544,8 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 	int rc = 0;
 	if (final) {
 		rc = rewrite_rows(k, kept, n_kept, row, acc, loop, final, sh, t);
-	} else if (add && !mentions(contrib, sh) && !(tid && mentions(contrib, tid)) &&
-	           !mentions(add->kids[0], sh)) {
+	} else if (add && !lift_mentions(contrib, sh) && !(tid && lift_mentions(contrib, tid)) &&
+	           !lift_mentions(add->kids[0], sh)) {
 		const struct ast_expr *guard = find_guard(contrib, gid, &l);
 		double past;
 		if (guard && value_past(contrib, guard, &l, &past) && past == 0) {
