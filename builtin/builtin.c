@@ -129,6 +129,12 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct 
 	for (size_t i = 0; i < p->n_stages && rc == 0;) {
 		const struct ir_stage *st = &p->stages[i];
 		if (is_memset(st)) {
+			const struct recipe *next = i + 1 < p->n_stages ? recipe_for(p->stages[i + 1].kind) : NULL;
+			if (next && next->absorbs &&
+			    next->absorbs(p, i + 1, k < next->n_points ? k : next->n_points - 1)) {
+				i++; /* the next stage overwrites what it would clear */
+				continue;
+			}
 			struct emit_ctx c = { .prog = p, .component = -1 };
 			strbuf_addf(&host, "\tcudaMemsetAsync(%s, 0, ", st->buffer);
 			emit_expr(&c, st->n, &host);

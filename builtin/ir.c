@@ -117,19 +117,36 @@ str_eq(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-int
-ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b)
+/* Structural equality, integer casts set aside at every level when uncast. */
+static int
+equal(const struct ir_expr *a, const struct ir_expr *b, int uncast)
 {
 	if (!a || !b)
 		return a == b;
+	if (uncast) {
+		a = ir_expr_int_uncast(a);
+		b = ir_expr_int_uncast(b);
+	}
 	if (a->kind != b->kind || !str_eq(a->text, b->text) || a->n_kids != b->n_kids)
 		return 0;
 	if (a->kind == IR_IDX && a->idx != b->idx)
 		return 0;
 	for (size_t i = 0; i < a->n_kids; i++)
-		if (!ir_expr_equal(a->kids[i], b->kids[i]))
+		if (!equal(a->kids[i], b->kids[i], uncast))
 			return 0;
 	return 1;
+}
+
+int
+ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b)
+{
+	return equal(a, b, 0);
+}
+
+int
+ir_expr_equal_index(const struct ir_expr *a, const struct ir_expr *b)
+{
+	return equal(a, b, 1);
 }
 
 int

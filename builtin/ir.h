@@ -197,6 +197,10 @@ void ir_program_free(struct ir_program *p);
 
 /* Structural equality; does expression e mention index idx / buffer-load of name? */
 int ir_expr_equal(const struct ir_expr *a, const struct ir_expr *b);
+/* The same integer value with the casts to integer types at any level set aside
+ * (((long long)row) * hw and row * hw): index expressions written by two kernels
+ * of one launcher, which differ only where the reference would overflow. */
+int ir_expr_equal_index(const struct ir_expr *a, const struct ir_expr *b);
 int ir_expr_uses_index(const struct ir_expr *e, enum ir_index idx);
 int ir_expr_loads(const struct ir_expr *e, const char *buffer);
 int ir_expr_has_load(const struct ir_expr *e);

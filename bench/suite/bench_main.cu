@@ -11,7 +11,9 @@
  * (with --dump DIR) write inputs as they were before the call and outputs after
  * it, plus DIR/manifest.json, for torch_ref.py to compare against PyTorch in
  * float64.  Then, on the first workload, time the launcher: warm-up, then per
- * repetition restore inout buffers, flush the L2 by writing a 256 MiB buffer,
+ * repetition restore inout buffers, flush the L2 by writing a 256 MiB buffer
+ * (with --flush read: by reading it, which leaves the L2 holding clean lines
+ * instead of dirty ones that the timed call would pay to write back),
  * CUDA events around the call followed by a device synchronize; median,
  * p10 and p90 of N repetitions, N adapted to a time budget (at least 20).
  * The last stdout line is one JSON object.
@@ -152,6 +154,7 @@ struct opts {
 	int min_reps, max_reps;
 	int time_it;
 	int only; /* -1: every workload, timing the first; else just this one */
+	int flush_read; /* flush the L2 by reading (clean lines), not by writing */
 	unsigned long long seed;
 };
 
@@ -174,6 +177,16 @@ static void call_checked(const struct bench_case *c, void *const *bufs, const do
 	CK(cudaDeviceSynchronize());
 }
 
+/* Reads n words (the sink keeps the loads): the L2 is left holding clean lines. */
+__global__ void flush_by_reading(const unsigned *p, size_t n, unsigned *sink)
+{
+	unsigned acc = 0;
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		acc ^= p[i];
+	if (acc == 0x9e3779b9u)
+		*sink = acc;
+}
+
 /* Time workload w's launcher: returns sorted per-repetition milliseconds. */
 static std::vector<float> time_launcher(const struct bench_case *c, int w, void *const *bufs,
 					void *const *saved, const struct opts *o)
@@ -181,7 +194,9 @@ static std::vector<float> time_launcher(const struct bench_case *c, int w, void 
 	const struct bench_workload *wl = &c->work[w];
 	size_t flush_bytes = (size_t)256 << 20;
 	void *flush = NULL;
-	CK(cudaMalloc(&flush, flush_bytes));
+	CK(cudaMalloc(&flush, flush_bytes + 16));
+	if (o->flush_read)
+		CK(cudaMemset(flush, 0x5a, flush_bytes));
 	cudaEvent_t t0, t1;
 	CK(cudaEventCreate(&t0));
 	CK(cudaEventCreate(&t1));
@@ -192,7 +207,11 @@ static std::vector<float> time_launcher(const struct bench_case *c, int w, void 
 			if (c->bufs[b].role == BR_INOUT)
 				CK(cudaMemcpy(bufs[b], saved[b], wl->extents[b] * dtype_size(c->bufs[b].dtype),
 					      cudaMemcpyDeviceToDevice));
-		CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
+		if (o->flush_read)
+			LAUNCH(flush_by_reading, 4096, 256)((const unsigned *)flush, flush_bytes / 4,
+							    (unsigned *)((char *)flush + flush_bytes));
+		else
+			CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
 		CK(cudaEventRecord(t0));
 		c->call(bufs, wl->scalars);
 		CK(cudaGetLastError());
@@ -338,8 +357,9 @@ static void run_case(const struct bench_case *c, const struct opts *o)
 	if (ms.empty())
 		printf("\"ms\": null, \"p10\": null, \"p90\": null, \"reps\": 0, ");
 	else
-		printf("\"ms\": %.6f, \"p10\": %.6f, \"p90\": %.6f, \"reps\": %d, ", quantile(ms, 0.5),
-		       quantile(ms, 0.1), quantile(ms, 0.9), (int)ms.size());
+		printf("\"ms\": %.6f, \"p10\": %.6f, \"p90\": %.6f, \"reps\": %d, \"flush\": \"%s\", ",
+		       quantile(ms, 0.5), quantile(ms, 0.1), quantile(ms, 0.9), (int)ms.size(),
+		       o->flush_read ? "read" : "write");
 	printf("\"bytes\": %.17g, \"flops\": %.17g, \"unwritten\": %llu, \"nonfinite\": %llu, "
 	       "\"written\": %s, \"finite\": %s, \"workloads\": %d}\n",
 	       w0->bytes, w0->flops, total_unwritten, total_nonfinite, total_unwritten ? "false" : "true",
@@ -418,14 +438,15 @@ static void run_ceilings(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: BENCH [--dump DIR] [--dump-max-bytes N] [--budget-ms MS] [--min-reps N]\n"
-			"             [--max-reps N] [--no-time] [--seed N] [--workload K] | --ceilings | --describe\n");
+			"             [--max-reps N] [--no-time] [--seed N] [--workload K] [--flush read|write]\n"
+			"             | --ceilings | --describe\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const struct bench_case *c = &bench_this_case;
-	struct opts o = {NULL, 3e9, 1000.0, 20, 200, 1, -1, 20261130ULL};
+	struct opts o = {NULL, 3e9, 1000.0, 20, 200, 1, -1, 0, 20261130ULL};
 	int ceilings = 0;
 	g_case = c->name;
 	for (int i = 1; i < argc; i++) {
@@ -445,6 +466,8 @@ int main(int argc, char **argv)
 			o.seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(a, "--workload") && more)
 			o.only = atoi(argv[++i]);
+		else if (!strcmp(a, "--flush") && more && (!strcmp(argv[i + 1], "read") || !strcmp(argv[i + 1], "write")))
+			o.flush_read = !strcmp(argv[++i], "read");
 		else if (!strcmp(a, "--no-time"))
 			o.time_it = 0;
 		else if (!strcmp(a, "--ceilings"))

@@ -50,6 +50,9 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="parallel reference builds")
     p.add_argument("--budget-ms", type=float, default=1000.0, help="timing budget per case and column")
     p.add_argument("--keep-dumps", action="store_true", help="keep the correctness dumps")
+    p.add_argument("--flush", choices=("write", "read"), default="read",
+                   help="how the L2 is flushed before each timed call: by writing 256 MiB (dirty lines the "
+                        "call may pay to write back) or by reading it (clean lines)")
     p.add_argument("--no-overheads", action="store_true",
                    help="skip timing the fast path (no annotation) against nvcc: a re-run of a few cases")
     p.add_argument("--work", default=None,
@@ -218,7 +221,7 @@ def run_column(case, column, res, args, dirs, tref):
         return
     dump = os.path.join(dirs["dumps"], column, case["name"])
     os.makedirs(dump, exist_ok=True)
-    m = run_binary(exe, ["--dump", dump, "--budget-ms", str(args.budget_ms)], args,
+    m = run_binary(exe, ["--dump", dump, "--budget-ms", str(args.budget_ms), "--flush", args.flush], args,
                    "run-%s-%s.log" % (column, case["name"]), dirs)
     res["run"] = m
     if tref and "error" not in m:
@@ -241,7 +244,7 @@ def torch_column(case, tref, args):
              "role": case["roles"][b["name"]], "count": ev["extents"][b["name"]],
              "range": [ev["lo"][b["name"]], ev["hi"][b["name"]]]} for b in case["buffers"]]
     try:
-        return tref.time_case(case["name"], bufs, ev["scalars"], budget_ms=args.budget_ms)
+        return tref.time_case(case["name"], bufs, ev["scalars"], budget_ms=args.budget_ms, flush_mode=args.flush)
     except Exception as e:
         return {"ms": None, "why": "torch failed: %s" % e}
 
@@ -304,7 +307,7 @@ def run_suite(args, cases, dirs):
                                 "ref": {"build": {}}, "egg": {"build": {}}, "torch": {}}) for c in cases)
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": args.commit or git_commit() or "unknown", "flags": args.flags,
-            "nvcc": args.nvcc, "egg_cc": args.egg_cc, "cases": len(cases)}
+            "nvcc": args.nvcc, "egg_cc": args.egg_cc, "cases": len(cases), "flush": args.flush}
     ok = True
     if not args.no_build:
         ok = build_all(cases, args, dirs, results)

@@ -316,13 +316,19 @@ def random_inputs(buffers, seed=1234):
     return t
 
 
-def time_fn(fn, budget_ms=1000.0, min_reps=20, max_reps=200):
-    """Median/p10/p90 milliseconds of fn(), timed as bench_main times a launcher."""
+def time_fn(fn, budget_ms=1000.0, min_reps=20, max_reps=200, flush_mode="write"):
+    """Median/p10/p90 milliseconds of fn(), timed as bench_main times a launcher
+    (flush_mode "read": the L2 flushed by reading 256 MiB, leaving clean lines)."""
     flush = torch.empty(64 << 20, dtype=torch.float32, device=DEVICE)  # 256 MiB
+    if flush_mode == "read":
+        flush.fill_(1.0)
     start, stop = _event(), _event()
     ms, reps, r = [], 3, 0
     while r < reps + 3:
-        flush.fill_(float(r & 0xFF))
+        if flush_mode == "read":
+            flush.sum()
+        else:
+            flush.fill_(float(r & 0xFF))
         start.record()
         fn()
         stop.record()
@@ -345,13 +351,13 @@ def time_fn(fn, budget_ms=1000.0, min_reps=20, max_reps=200):
     return {"ms": q(0.5), "p10": q(0.1), "p90": q(0.9), "reps": len(ms)}
 
 
-def time_case(case, buffers, scalars, budget_ms=1000.0, min_reps=10):
+def time_case(case, buffers, scalars, budget_ms=1000.0, min_reps=10, flush_mode="write"):
     fn = REF.get(case)
     if fn is None:
         return {"ms": None, "why": "no PyTorch equivalent"}
     t = random_inputs(buffers)
     with torch.no_grad():
-        res = time_fn(lambda: fn(t, scalars), budget_ms=budget_ms, min_reps=min_reps)
+        res = time_fn(lambda: fn(t, scalars), budget_ms=budget_ms, min_reps=min_reps, flush_mode=flush_mode)
     del t
     _empty_cache()
     return res

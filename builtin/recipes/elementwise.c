@@ -545,5 +545,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_elementwise = {
-	"elementwise", IR_STAGE_MAP, N_POINTS, label, emit,
+	"elementwise", IR_STAGE_MAP, N_POINTS, label, emit, NULL,
 };

@@ -300,5 +300,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_gemm = {
-	"gemm", IR_STAGE_CONTRACT, N_POINTS, label, emit,
+	"gemm", IR_STAGE_CONTRACT, N_POINTS, label, emit, NULL,
 };

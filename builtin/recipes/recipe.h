@@ -30,6 +30,9 @@ struct recipe {
 	void (*label)(size_t point, struct strbuf *out);
 	/* Schedules prog->stages[first .. first+n) (a run of stages of this kind). */
 	int (*emit)(struct recipe_job *job, size_t first, size_t n, size_t point, struct strbuf *why);
+	/* Optional: whether stage k at point overwrites what the memset at stage k - 1
+	 * cleared (then that memset is not emitted; the recipe's emit must agree). */
+	int (*absorbs)(const struct ir_program *p, size_t k, size_t point);
 };
 
 extern const struct recipe recipe_elementwise;

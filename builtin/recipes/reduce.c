@@ -10,6 +10,14 @@
  * (templates/reduce_final.cu) folds into the destination -- deterministic, and
  * the only choice for combines without a hardware atomic.
  *
+ * The third mode does both passes in one launch: each block writes its partial,
+ * fences, and takes a ticket; the block that draws the last one folds the
+ * partials into the destination and puts the ticket counter back to zero for
+ * the next call.  A launch is several microseconds of a reduction that reads a
+ * few tens of megabytes.  In that mode (and only there) a memset of exactly the
+ * destination element just before the stage is absorbed: the fold stores its
+ * result instead of adding it, zero being the sum's identity.
+ *
  * Points: threads per block x vector width x accesses in flight x mode.
  */
 #include "config.h"
@@ -23,8 +31,12 @@
 
 #define MAX_PARTS 4096
 
-static const struct { int tpb, vec, inflight, atomic; } points[] = {
-	{ 256, 4, 4, 0 }, { 512, 4, 2, 0 }, { 256, 4, 4, 1 }, { 1024, 4, 2, 1 }, { 256, 1, 4, 0 },
+enum mode { TWO_PASS, ATOMIC, ONE_LAUNCH };
+static const char *const mode_name[] = { "two-pass", "atomic", "one-launch" };
+
+static const struct { int tpb, vec, inflight; enum mode mode; } points[] = {
+	{ 256, 4, 4, TWO_PASS }, { 512, 4, 2, TWO_PASS }, { 256, 4, 4, ATOMIC }, { 1024, 4, 2, ATOMIC },
+	{ 256, 1, 4, TWO_PASS }, { 512, 4, 2, ONE_LAUNCH }, { 256, 4, 4, ONE_LAUNCH },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
@@ -32,7 +44,7 @@ static void
 label(size_t pt, struct strbuf *out)
 {
 	strbuf_addf(out, "reduce tpb=%d vec=%d inflight=%d mode=%s", points[pt].tpb, points[pt].vec,
-	            points[pt].inflight, points[pt].atomic ? "atomic" : "two-pass");
+	            points[pt].inflight, mode_name[points[pt].mode]);
 }
 
 static int
@@ -46,16 +58,76 @@ has_atomic(const struct ir_stmt *acc)
 	return strcmp(acc->type, "int") == 0 || strcmp(acc->type, "unsigned") == 0;
 }
 
+/* Whether stage k, at point pt, absorbs the memset at stage k - 1: one launch, a
+ * sum, and the memset clears exactly the destination element (its bytes written
+ * sizeof(type) and its index 0). */
 static int
-emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct strbuf *why)
+absorbs(const struct ir_program *p, size_t k, size_t pt)
 {
+	if (k == 0 || k >= p->n_stages || points[pt].mode != ONE_LAUNCH)
+		return 0;
+	const struct ir_stage *m = &p->stages[k - 1], *st = &p->stages[k];
+	const struct ir_stmt *acc = st->kind == IR_STAGE_REDUCE ? ir_stage_buffer_acc(st) : NULL;
+	if (m->kind != IR_STAGE_MEMSET || !acc || acc->combine != IR_SUM || !m->buffer ||
+	    strcmp(m->buffer, acc->name) != 0 || acc->index->kind != IR_NUM ||
+	    strcmp(acc->index->text, "0") != 0)
+		return 0;
+	struct strbuf n = STRBUF_INIT, want = STRBUF_INIT;
+	ir_expr_print(m->n, &n);
+	strbuf_addf(&want, "sizeof(%s)", acc->type);
+	int ok = strcmp(n.buf, want.buf) == 0;
+	strbuf_release(&n);
+	strbuf_release(&want);
+	return ok;
+}
+
+/* The one-launch epilogue: the block's partial out, a ticket, and the last
+ * block's fold into dest. */
+static void
+emit_last_block(struct recipe_job *job, const struct ir_stmt *acc, const char *p, const char *parts,
+                const char *ticket, const char *dest, int tpb, int absorbed, struct strbuf *epi)
+{
+	const unsigned u = job->uniq++;
+	struct strbuf pb = STRBUF_INIT, cp = STRBUF_INIT, cd = STRBUF_INIT;
+	strbuf_addf(&pb, "((volatile %s *)%s)[egg_b]", acc->type, parts);
+	emit_combine(acc, p, pb.buf, &cp);
+	if (absorbed)
+		strbuf_addstr(&cd, p);
+	else
+		emit_combine(acc, dest, p, &cd);
+	strbuf_addf(epi, "\t__shared__ int egg_last%u;\n"
+	                 "\tif (threadIdx.x == 0) {\n"
+	                 "\t\t%s[blockIdx.x] = %s;\n"
+	                 "\t\t__threadfence();\n"
+	                 "\t\tegg_last%u = atomicAdd(&%s, 1u) == gridDim.x - 1;\n"
+	                 "\t}\n"
+	                 "\t__syncthreads();\n"
+	                 "\tif (!egg_last%u)\n"
+	                 "\t\treturn;\n"
+	                 "\t__threadfence();\n"
+	                 "\t%s = %s;\n"
+	                 "\tfor (unsigned egg_b = threadIdx.x; egg_b < gridDim.x; egg_b += %d)\n"
+	                 "\t\t%s = %s;\n",
+	            u, parts, p, u, ticket, u, p, emit_identity(acc->combine, acc->type), tpb, p, cp.buf);
+	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, epi);
+	strbuf_addf(epi, "\tif (threadIdx.x == 0) {\n\t\t%s = %s;\n\t\t%s = 0;\n\t}\n", dest, cd.buf, ticket);
+	strbuf_release(&pb);
+	strbuf_release(&cp);
+	strbuf_release(&cd);
+}
+
+static int
+emit_stage(struct recipe_job *job, size_t k, size_t pt, struct strbuf *why)
+{
+	const struct ir_stage *st = &job->prog->stages[k];
 	const struct ir_stmt *acc = ir_stage_buffer_acc(st);
 	if (!acc) {
 		strbuf_addstr(why, "a reduction stage with more than one accumulator");
 		return -1;
 	}
 	const int tpb = points[pt].tpb;
-	const int atomic = points[pt].atomic && has_atomic(acc);
+	const int atomic = points[pt].mode == ATOMIC && has_atomic(acc);
+	const int one = points[pt].mode == ONE_LAUNCH;
 	struct emit_ctx c = { .prog = job->prog, .component = -1 };
 	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
 	struct strbuf dest = STRBUF_INIT, pro = STRBUF_INIT, epi = STRBUF_INIT, sig = STRBUF_INIT,
@@ -67,13 +139,18 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	char *name = recipe_kernel_name(job);
 	char *parts = egg_xasprintf("%s_parts", name);
 	char *p = egg_xasprintf("egg_p_%s", acc->name);
+	char *ticket = egg_xasprintf("%s_ticket", name);
 	if (!atomic)
 		strbuf_addf(job->device, "__device__ %s %s[%d];\n", acc->type, parts, MAX_PARTS);
+	if (one)
+		strbuf_addf(job->device, "__device__ unsigned %s; /* zero between calls */\n", ticket);
 	strbuf_addf(&pro, "\t%s %s = %s;\n", acc->type, p, emit_identity(acc->combine, acc->type));
 	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, &epi);
 	if (atomic)
 		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s(&%s, %s);\n", emit_atomic_name(acc),
 		            dest.buf, p);
+	else if (one)
+		emit_last_block(job, acc, p, parts, ticket, dest.buf, tpb, absorbs(job->prog, k, pt), &epi);
 	else
 		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s[blockIdx.x] = %s;\n", parts, p);
 	label(pt, &lab);
@@ -88,7 +165,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", name, tpb);
 	emit_kernel_args(job->prog, job->host);
 	strbuf_addstr(job->host, ");\n");
-	if (!atomic && rc == 0) {
+	if (!atomic && !one && rc == 0) {
 		char *name2 = recipe_kernel_name(job);
 		struct strbuf sig2 = STRBUF_INIT, red = STRBUF_INIT, cp = STRBUF_INIT, cd = STRBUF_INIT,
 		              lab2 = STRBUF_INIT, pb = STRBUF_INIT;
@@ -121,6 +198,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	strbuf_addstr(job->host, "\t}\n");
 	free(name);
 	free(parts);
+	free(ticket);
 	free(p);
 	strbuf_release(&dest);
 	strbuf_release(&pro);
@@ -138,11 +216,11 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 	if (recipe_needs_launcher(job, "reduce", why))
 		return -1;
 	for (size_t i = first; i < first + n; i++)
-		if (emit_stage(job, &job->prog->stages[i], pt, why) != 0)
+		if (emit_stage(job, i, pt, why) != 0)
 			return -1;
 	return 0;
 }
 
 const struct recipe recipe_reduce = {
-	"reduce", IR_STAGE_REDUCE, N_POINTS, label, emit,
+	"reduce", IR_STAGE_REDUCE, N_POINTS, label, emit, absorbs,
 };

@@ -92,6 +92,9 @@ static const struct row_point points[] = {
 	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0 },
 	/* short rows: a thread per row with vector loads when the row is aligned */
 	{ 1, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 256, 2, 2, 1, 0, 0, 0, 0, 0, 0 },
+	/* rows up to 16384 columns in registers on half the threads of the point above:
+	 * two blocks of 512 may share a multiprocessor where one of 1024 is alone */
+	{ 512, 512, 4, 1, 1, 8, 0, 0, 0, 0, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
@@ -531,7 +534,7 @@ plan_loop(struct recipe_job *job, const struct ir_block *row, const struct ir_st
 		for (k = 0; k < hp->n && strcmp(hp->h[k].buffer, x->buffer) != 0; k++)
 			;
 		if (k < hp->n) {
-			if (!ir_expr_equal(hp->h[k].base, base))
+			if (!ir_expr_equal_index(hp->h[k].base, base))
 				rc = -1;
 			continue;
 		}
@@ -555,7 +558,7 @@ plan_hold(struct recipe_job *job, const struct ir_block *b, const struct row_poi
 			continue;
 		const struct ir_expr *root;
 		long s = bound_offset(l->bound, &root);
-		if ((hp->bound && !ir_expr_equal(hp->bound, root)) ||
+		if ((hp->bound && !ir_expr_equal_index(hp->bound, root)) ||
 		    plan_loop(job, b, l, s, rp, hp) != 0) {
 			hold_release(hp);
 			return -1;
@@ -1073,5 +1076,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_rows = {
-	"rows", IR_STAGE_ROWS, N_POINTS, label, emit,
+	"rows", IR_STAGE_ROWS, N_POINTS, label, emit, NULL,
 };

@@ -376,5 +376,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_scan = {
-	"scan", IR_STAGE_SCAN, N_POINTS, label, emit,
+	"scan", IR_STAGE_SCAN, N_POINTS, label, emit, NULL,
 };

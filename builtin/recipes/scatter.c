@@ -189,5 +189,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_scatter = {
-	"scatter", IR_STAGE_SCATTER, N_POINTS, label, emit,
+	"scatter", IR_STAGE_SCATTER, N_POINTS, label, emit, NULL,
 };

@@ -402,5 +402,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_stencil = {
-	"stencil", IR_STAGE_STENCIL, N_POINTS, label, emit,
+	"stencil", IR_STAGE_STENCIL, N_POINTS, label, emit, NULL,
 };

@@ -195,5 +195,5 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 }
 
 const struct recipe recipe_transpose = {
-	"transpose", IR_STAGE_TRANSPOSE, N_POINTS, label, emit,
+	"transpose", IR_STAGE_TRANSPOSE, N_POINTS, label, emit, NULL,
 };

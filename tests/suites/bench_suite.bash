@@ -178,6 +178,23 @@ EOF
 	done
 }
 
+test_bench_main_flushes_the_l2_by_reading_on_request() {
+	build_hostsim good
+	mkdir -p dump.rd
+	./relu.good --workload 1 --dump dump.rd --budget-ms 5 --flush read >rd.json 2>rd.err ||
+		fail "--flush read: $(cat rd.json rd.err)"
+	python3 -c "
+import json, sys
+j = json.loads(open('rd.json').read().strip().splitlines()[-1])
+assert j['flush'] == 'read' and j['ms'] > 0 and j['written'], j
+" || fail "flush not recorded: $(tail -n 1 rd.json)"
+	./relu.good --workload 1 --budget-ms 5 --no-time >wr.json 2>wr.err || fail "default run"
+	./relu.good --workload 1 --budget-ms 5 >wt.json 2>wt.err || fail "default timed run"
+	expect_file_contains wt.json '"flush": "write"'
+	run_cmd bad ./relu.good --flush sideways
+	[ "$(cat bad.rc)" -ne 0 ] || fail "an unknown flush mode was accepted"
+}
+
 test_bench_main_reports_an_output_element_left_unwritten() {
 	build_hostsim wrong
 	run_hostsim relu wrong

@@ -31,11 +31,11 @@ test_describe_names_the_stages_of_each_family() {
 
 test_duplicate_points_are_emitted_once() {
 	# layer norm has no online pass: the online and as-written points give one
-	# code (8 + the 8 register points)
+	# code (8 + the 9 register points)
 	"$EGG" generate "$DATA/layernorm.json" >ln.json || fail "generate"
-	expect_eq "$(grep -c '"label":' ln.json)" 16 "candidates"
+	expect_eq "$(grep -c '"label":' ln.json)" 17 "candidates"
 	"$EGG" generate "$DATA/softmax.json" >sm.json || fail "generate"
-	expect_eq "$(grep -c '"label":' sm.json)" 18 "candidates"
+	expect_eq "$(grep -c '"label":' sm.json)" 19 "candidates"
 	# a single-row program (its stream does not move with the row) holds nothing
 	"$EGG" generate "$DATA/serial_norm.json" >sn.json || fail "generate"
 	expect_eq "$(grep -c 'passes=registers' sn.json)" 0 "register points"
@@ -198,9 +198,10 @@ test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 		fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" sm_fit.cu sm_odd.cu arn.cu lsm.cu tree.cu rtree.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes.*passes=registers' e.out)" 38 "register candidates checked"
-	expect_eq "$(grep -c 'correct=yes reduce' e.out)" 5 "tree reduction candidates checked"
-	expect_eq "$(grep -c '^CHECK row_mean .*correct=yes' e.out)" 16 "row tree candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*passes=registers' e.out)" 42 "register candidates checked"
+	expect_eq "$(grep -c 'correct=yes reduce' e.out)" 7 "tree reduction candidates checked"
+	expect_eq "$(grep -c 'correct=yes reduce .*mode=one-launch' e.out)" 2 "one-launch reductions checked"
+	expect_eq "$(grep -c '^CHECK row_mean .*correct=yes' e.out)" 17 "row tree candidates checked"
 }
 
 test_row_scans_are_correct_on_a_cpu_stand_in() {
@@ -487,13 +488,16 @@ test_first_version_shapes_outside_the_suite_lift_and_are_correct_on_a_cpu_stand_
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" unseen_*.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 98 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 111 "candidates checked"
+	# instance_norm's statistics and apply kernels index x as ((long long)p) * hw and i: fused,
+	# the plane is one row held in registers
+	expect_eq "$(grep -c '^CHECK instance_norm .*correct=yes.*passes=registers' e.out)" 9 "instance norm register candidates"
 	# the launchers' own scratch buffers: allocated from egg's memory pool (full
 	# of 0xff bytes on the stand-in), or by cudaMalloc where there is none
 	expect_file_contains unseen_xent.json 'cudaMallocFromPoolAsync((void **)&row_loss'
 	run_cmd np env EGG_EMU_NO_POOLS=1 "$EMU_CHECK" "$T/emu_np" unseen_xent.cu unseen_instnorm.cu
 	[ "$(cat np.rc)" -eq 0 ] || fail "without pools: $(grep -v 'correct=yes' np.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' np.out)" 25 "candidates checked without memory pools"
+	expect_eq "$(grep -c 'correct=yes' np.out)" 36 "candidates checked without memory pools"
 	# and the harness's screen lets that code through (its own headers only)
 	if [ -x "$REAL_NVCC" ]; then
 		python3 -c "import json; open('xent0.cu', 'w').write(json.load(open('unseen_xent.json'))['candidates'][0]['source'])"

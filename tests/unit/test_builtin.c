@@ -639,14 +639,68 @@ rows_and_reductions_emit_every_point(void **state)
 	                         "void ss(const float *x, float *out, int n) {\n"
 	                         "  cudaMemset(out, 0, sizeof(float));\n  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n"));
 	assert_null(o.not_lifted);
-	int two_pass = 0, atomic = 0;
+	int two_pass = 0, atomic = 0, one = 0;
 	for (size_t i = 0; i < o.n_candidates; i++) {
-		assert_non_null(strstr(o.candidates[i].source, "cudaMemsetAsync(out, 0, sizeof(float))"));
+		const int single = strstr(o.candidates[i].label, "one-launch") != NULL;
+		/* the one-launch fold stores the sum over the memset's zero */
+		if (single)
+			assert_null(strstr(o.candidates[i].source, "cudaMemsetAsync"));
+		else
+			assert_non_null(strstr(o.candidates[i].source, "cudaMemsetAsync(out, 0, sizeof(float))"));
 		two_pass += strstr(o.candidates[i].label, "two-pass") != NULL;
 		atomic += strstr(o.candidates[i].label, "atomic") != NULL;
+		one += single;
 	}
-	assert_true(two_pass >= 2 && atomic >= 2);
+	assert_true(two_pass >= 2 && atomic >= 2 && one >= 2);
 	builtin_output_release(&o);
+}
+
+/* The one-launch mode: one kernel, the last block to draw a ticket folds the
+ * partials and puts the ticket back to zero; the memset before it is absorbed only
+ * when it clears exactly the destination element of a sum. */
+static void
+one_launch_reductions_absorb_only_the_memset_of_their_element(void **state)
+{
+	(void)state;
+	static const char *const launchers[] = {
+		/* absorbed */
+		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, sizeof(float));\n"
+		"  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n",
+		/* no memset: the sum adds to what out holds */
+		"void ss(const float *x, float *out, int n) {\n  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n",
+		/* the memset clears more than the element */
+		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, 2 * sizeof(float));\n"
+		"  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n",
+	};
+	for (int v = 0; v < 3; v++) {
+		struct builtin_output o = generate(make_bundle(
+			BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",
+			"__global__ void k(const float *x, float *out, int n) {\n"
+			"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+			"  if (i < n) atomicAdd(out, x[i] * x[i]);\n}\n",
+			launchers[v]));
+		assert_null(o.not_lifted);
+		int one = 0;
+		for (size_t i = 0; i < o.n_candidates; i++) {
+			const char *src = o.candidates[i].source;
+			if (!strstr(o.candidates[i].label, "one-launch"))
+				continue;
+			one++;
+			assert_null(strstr(src, "egg_nparts")); /* no second kernel */
+			assert_non_null(strstr(src, "__device__ unsigned egg_ss_c"));
+			assert_non_null(strstr(src, "atomicAdd(&egg_ss_c"));
+			assert_non_null(strstr(src, "_ticket = 0;"));
+			if (v == 0) {
+				assert_null(strstr(src, "cudaMemset"));
+				assert_non_null(strstr(src, "out[0] = egg_p_out;"));
+			} else {
+				assert_non_null(strstr(src, "out[0] = (out[0] + egg_p_out);"));
+				assert_true((strstr(src, "cudaMemsetAsync(out, 0, (2 * sizeof(float)))") != NULL) == (v == 2));
+			}
+		}
+		assert_int_equal(one, 2);
+		builtin_output_release(&o);
+	}
 }
 
 static void
@@ -1145,6 +1199,7 @@ main(void)
 		cmocka_unit_test(planes_pass_is_not_used_where_a_gather_changes_along_the_plane),
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
+		cmocka_unit_test(one_launch_reductions_absorb_only_the_memset_of_their_element),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
 		cmocka_unit_test(kernel_targets_keep_their_header_and_rows_need_a_launcher),
 	};

@@ -217,6 +217,48 @@ stored_residual_folds_into_the_row_program(void **state)
 	builtin_output_release(&o);
 }
 
+/* A norm written as a statistics kernel (its row at ((long long)p) * hw) and an
+ * apply kernel over the flat index: one row program whose three loops read the
+ * row at bases equal but for the cast, so the row is held, read once. */
+static void
+statistics_and_apply_kernels_hold_the_row_through_a_cast(void **state)
+{
+	(void)state;
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "inorm", "const float *x:in, float *y:out, int planes:scalar, int hw:scalar",
+		"__global__ void st(const float *x, float *mean, float *rstd, int planes, int hw) {\n"
+		"  int p = blockIdx.x * blockDim.x + threadIdx.x;\n  if (p >= planes) return;\n"
+		"  const float *src = x + (long long)p * hw;\n"
+		"  float s = 0.0f;\n  for (int i = 0; i < hw; i++) s += src[i];\n  float m = s / hw;\n"
+		"  float v = 0.0f;\n  for (int i = 0; i < hw; i++) { float d = src[i] - m; v += d * d; }\n"
+		"  mean[p] = m;\n  rstd[p] = 1.0f / sqrtf(v / hw + 1e-5f);\n}\n"
+		"__global__ void ap(const float *x, const float *mean, const float *rstd, float *y, int planes, int hw) {\n"
+		"  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < (long long)planes * hw) { int p = (int)(i / hw); y[i] = (x[i] - mean[p]) * rstd[p]; }\n}\n",
+		"void inorm(const float *x, float *y, int planes, int hw) {\n"
+		"  float *mean, *rstd;\n  cudaMalloc(&mean, planes * sizeof(float));\n"
+		"  cudaMalloc(&rstd, planes * sizeof(float));\n"
+		"  st<<<(planes + 127) / 128, 128>>>(x, mean, rstd, planes, hw);\n"
+		"  long long total = (long long)planes * hw;\n"
+		"  ap<<<(unsigned)((total + 255) / 256), 256>>>(x, mean, rstd, y, planes, hw);\n"
+		"  cudaFree(mean);\n  cudaFree(rstd);\n}\n"));
+	assert_null(o.not_lifted);
+	int held = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *src = o.candidates[i].source;
+		assert_null(strstr(o.candidates[i].label, "elementwise")); /* one row program */
+		if (!strstr(o.candidates[i].label, "passes=registers"))
+			continue;
+		held++;
+		char *h = held_branch(src);
+		assert_int_equal(count(h, "reinterpret_cast<const float4 *>(&x["), 1);
+		assert_int_equal(count(h, "reinterpret_cast<float4 *>(&y["), 1);
+		free(h);
+	}
+	assert_int_equal(held, 9);
+	builtin_output_release(&o);
+}
+
 static void
 residual_that_does_not_cover_the_rows_keeps_two_launches(void **state)
 {
@@ -775,6 +817,7 @@ main(void)
 		cmocka_unit_test(softmax_from_the_first_element_lifts_with_a_loop_from_one),
 		cmocka_unit_test(row_in_registers_is_read_once_for_all_passes),
 		cmocka_unit_test(row_points_hold_no_more_than_32_registers_per_thread),
+		cmocka_unit_test(statistics_and_apply_kernels_hold_the_row_through_a_cast),
 		cmocka_unit_test(rows_read_in_place_or_over_other_lengths_are_not_held),
 		cmocka_unit_test(stored_residual_folds_into_the_row_program),
 		cmocka_unit_test(residual_that_does_not_cover_the_rows_keeps_two_launches),

@@ -169,6 +169,7 @@ struct egg_emu_block {
 	std::function<void()> body;
 };
 inline egg_emu_block *egg_emu_cur;
+inline void __threadfence() {}
 inline void __syncthreads() { swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched); }
 inline void egg_emu_entry()
 {
