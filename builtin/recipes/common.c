@@ -360,10 +360,12 @@ recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struc
 	strbuf_addf(&vs, "%d", c.vec);
 	strbuf_addf(&us, "%d", sp->inflight);
 	const char *keys[] = { "LABEL", "SIG", "N", "V", "U", "ALIGNED", "LOADDECL", "LOADS",
-		               "COMPUTE", "SCALAR", "PROLOGUE", "EPILOGUE" };
+		               "COMPUTE", "SCALAR", "PROLOGUE", "EPILOGUE", "W", "WOK" };
 	const char *vals[] = { sp->label, sp->sig, n.buf, vs.buf, us.buf, aligned.buf, decl.buf,
 		               loads.buf, compute.buf, scalar.buf, sp->prologue ? sp->prologue : "",
-		               sp->epilogue ? sp->epilogue : "" };
+		               sp->epilogue ? sp->epilogue : "",
+		               sp->reverse ? "egg_nv - 1 - (egg_w0 + egg_u * egg_stride)" : "egg_w0 + egg_u * egg_stride",
+		               sp->reverse ? "egg_w >= 0" : "egg_w < egg_nv" };
 	int rc = recipe_fill("stream.cu", keys, vals, sizeof keys / sizeof *keys, out, why);
 	strbuf_release(&n);
 	strbuf_release(&aligned);

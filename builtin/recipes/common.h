@@ -17,6 +17,8 @@ struct stream_spec {
 	                               one-row program's column loop) */
 	int atomics;                /* emit_ctx's: accumulations into buffers are atomics */
 	const char *atomic_copy;    /* emit_ctx's: the shared copy for a scatter, or NULL */
+	int reverse;                /* the vector pass walks the elements from the last one
+	                               down (what an earlier pass read last is in the L2) */
 };
 
 /* Host block launching name over `units` work items, per_block per block, on at

@@ -22,7 +22,7 @@
  * on the plane only (the channel, its gathers, sqrtf(var[ch] + eps)) is computed
  * once per plane and the plane is streamed like the pass above.
  *
- * Points: threads per block x vector width x accesses in flight (x planes).
+ * Points: threads per block x vector width x accesses in flight (x planes, x order).
  */
 #include "config.h"
 
@@ -35,19 +35,24 @@
 /* planes: the planes pass where the map supports it (below), else the streamed
  * pass of the same geometry (an earlier point's code: a lone map drops it as a
  * duplicate) */
-static const struct { int tpb, vec, inflight, planes, full; } points[] = {
-	{ 256, 4, 2, 0, 0 }, { 256, 4, 4, 0, 0 }, { 512, 4, 1, 0, 0 }, { 128, 4, 4, 0, 0 }, { 256, 1, 4, 0, 0 },
-	{ 1024, 4, 2, 0, 0 }, { 256, 4, 8, 0, 0 }, { 512, 4, 2, 0, 0 }, { 256, 4, 4, 1, 0 }, { 512, 4, 2, 1, 0 },
-	{ 128, 4, 1, 0, 1 }, { 256, 4, 2, 0, 1 }, { 512, 4, 1, 0, 1 },
+/* reverse: the vector pass from the last element down, for maps that read a buffer
+ * an earlier stage of the launcher read: that stage read the end of it last, and
+ * up to an L2's worth of it is still there (a norm's sum of squares, then the
+ * division by it) */
+static const struct { int tpb, vec, inflight, planes, full, reverse; } points[] = {
+	{ 256, 4, 2, 0, 0, 0 }, { 256, 4, 4, 0, 0, 0 }, { 512, 4, 1, 0, 0, 0 }, { 128, 4, 4, 0, 0, 0 }, { 256, 1, 4, 0, 0, 0 },
+	{ 1024, 4, 2, 0, 0, 0 }, { 256, 4, 8, 0, 0, 0 }, { 512, 4, 2, 0, 0, 0 }, { 256, 4, 4, 1, 0, 0 }, { 512, 4, 2, 1, 0, 0 },
+	{ 128, 4, 1, 0, 1, 0 }, { 256, 4, 2, 0, 1, 0 }, { 512, 4, 1, 0, 1, 0 },
+	{ 256, 4, 2, 0, 0, 1 }, { 256, 4, 4, 0, 0, 1 }, { 512, 4, 2, 0, 0, 1 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s%s", points[pt].tpb, points[pt].vec,
+	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s%s%s", points[pt].tpb, points[pt].vec,
 	            points[pt].inflight, points[pt].planes ? " planes (else streamed)" : "",
-	            points[pt].full ? " grid=full" : "");
+	            points[pt].full ? " grid=full" : "", points[pt].reverse ? " order=reverse" : "");
 }
 
 /* A store of the fused run so far: loads of (buffer, index) later read local. */
@@ -434,10 +439,26 @@ emit_planes(struct recipe_job *job, const struct planes *pl, const struct ir_sta
 	return rc;
 }
 
+/* Whether a stage before the head loads a buffer that the fused body loads. */
+static int
+read_before(const struct ir_program *p, const struct ir_stage *head, const struct ir_block *body)
+{
+	for (const struct ir_stage *st = p->stages; st < head; st++)
+		for (size_t q = 0; q < p->n_params; q++)
+			if (p->params[q].is_pointer && ir_block_touches(&st->body, p->params[q].name, 0) &&
+			    ir_block_touches(body, p->params[q].name, 0))
+				return 1;
+	return 0;
+}
+
 static int
 emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, size_t after,
            size_t pt, struct strbuf *why)
 {
+	if (points[pt].reverse && (job->prog->is_kernel || !read_before(job->prog, st, &f->body))) {
+		strbuf_addstr(why, "the reverse order is for maps that read what an earlier launch read");
+		return -1;
+	}
 	drop_dead_stores(job->prog, after, &f->body);
 	struct strbuf sig = STRBUF_INIT, lab = STRBUF_INIT;
 	label(pt, &lab);
@@ -449,7 +470,7 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		recipe_kernel_signature(job, name, points[pt].tpb, &sig);
 	}
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &f->body, points[pt].vec,
-		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL };
+		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL, points[pt].reverse };
 	struct strbuf *out = job->prog->is_kernel ? job->body : job->device;
 	struct planes pl;
 	int planes = points[pt].planes && !job->prog->is_kernel && planes_of(job->prog, &f->body, &pl);

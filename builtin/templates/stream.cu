@@ -14,15 +14,15 @@
 @LOADDECL@
 #pragma unroll
 			for (int egg_u = 0; egg_u < @U@; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
+				const long long egg_w = @W@;
+				if (@WOK@) {
 @LOADS@
 				}
 			}
 #pragma unroll
 			for (int egg_u = 0; egg_u < @U@; egg_u++) {
-				const long long egg_w = egg_w0 + egg_u * egg_stride;
-				if (egg_w < egg_nv) {
+				const long long egg_w = @W@;
+				if (@WOK@) {
 @COMPUTE@
 				}
 			}
