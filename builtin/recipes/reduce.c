@@ -59,8 +59,9 @@ has_atomic(const struct ir_stmt *acc)
 }
 
 /* Whether stage k, at point pt, absorbs the memset at stage k - 1: one launch, a
- * sum, and the memset clears exactly the destination element (its bytes written
- * sizeof(type) and its index 0). */
+ * sum, the memset clears exactly the destination element (its bytes written
+ * sizeof(type) and its index 0), and the stage never reads the buffer (it would
+ * see the value before the memset). */
 static int
 absorbs(const struct ir_program *p, size_t k, size_t pt)
 {
@@ -70,7 +71,7 @@ absorbs(const struct ir_program *p, size_t k, size_t pt)
 	const struct ir_stmt *acc = st->kind == IR_STAGE_REDUCE ? ir_stage_buffer_acc(st) : NULL;
 	if (m->kind != IR_STAGE_MEMSET || !acc || acc->combine != IR_SUM || !m->buffer ||
 	    strcmp(m->buffer, acc->name) != 0 || acc->index->kind != IR_NUM ||
-	    strcmp(acc->index->text, "0") != 0)
+	    strcmp(acc->index->text, "0") != 0 || ir_block_touches(&st->body, acc->name, 0))
 		return 0;
 	struct strbuf n = STRBUF_INIT, want = STRBUF_INIT;
 	ir_expr_print(m->n, &n);

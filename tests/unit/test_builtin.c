@@ -671,13 +671,19 @@ one_launch_reductions_absorb_only_the_memset_of_their_element(void **state)
 		/* the memset clears more than the element */
 		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, 2 * sizeof(float));\n"
 		"  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n",
+		/* the sum reads the buffer it clears (kernel below) */
+		"void ss(const float *x, float *out, int n) {\n  cudaMemset(out, 0, sizeof(float));\n"
+		"  k<<<(n + 255) / 256, 256>>>(x, out, n);\n}\n",
 	};
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 4; v++) {
 		struct builtin_output o = generate(make_bundle(
 			BUNDLE_LAUNCHER, "ss", "const float *x:in, float *out:out, int n:scalar",
-			"__global__ void k(const float *x, float *out, int n) {\n"
-			"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-			"  if (i < n) atomicAdd(out, x[i] * x[i]);\n}\n",
+			v == 3 ? "__global__ void k(const float *x, float *out, int n) {\n"
+			         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+			         "  if (i < n) atomicAdd(out, x[i] * out[1]);\n}\n"
+			       : "__global__ void k(const float *x, float *out, int n) {\n"
+			         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+			         "  if (i < n) atomicAdd(out, x[i] * x[i]);\n}\n",
 			launchers[v]));
 		assert_null(o.not_lifted);
 		int one = 0;
@@ -696,6 +702,7 @@ one_launch_reductions_absorb_only_the_memset_of_their_element(void **state)
 			} else {
 				assert_non_null(strstr(src, "out[0] = (out[0] + egg_p_out);"));
 				assert_true((strstr(src, "cudaMemsetAsync(out, 0, (2 * sizeof(float)))") != NULL) == (v == 2));
+				assert_true((strstr(src, "cudaMemsetAsync(out, 0, sizeof(float))") != NULL) == (v == 3));
 			}
 		}
 		assert_int_equal(one, 2);
