@@ -96,51 +96,10 @@ param_of(const struct ast_function *k, const char *name)
 	return NULL;
 }
 
-/* Is name assigned, incremented or decremented anywhere in e? */
-static int
-assigns(const struct ast_expr *e, const char *name)
-{
-	if (!e)
-		return 0;
-	if ((e->kind == AST_ASSIGN || e->kind == AST_POST ||
-	     (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0))) &&
-	    is_name(e->kids[0], name))
-		return 1;
-	if (e->kind == AST_UN && strcmp(e->text, "&") == 0 && is_name(e->kids[0], name))
-		return 1; /* its address escapes */
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (assigns(e->kids[i], name))
-			return 1;
-	return 0;
-}
-
-/* Statement walks: every expression of s and below, and every declaration. */
-typedef int (*expr_fn)(const struct ast_expr *e, void *arg);
-
-static int
-walk_exprs(const struct ast_stmt *s, expr_fn fn, void *arg)
-{
-	if (!s)
-		return 0;
-	for (size_t i = 0; i < s->n_decls; i++)
-		if (s->decls[i].init && fn(s->decls[i].init, arg))
-			return 1;
-	if ((s->expr && s->kind != AST_LAUNCH && fn(s->expr, arg)) || (s->step && fn(s->step, arg)))
-		return 1;
-	for (size_t i = 0; s->kind == AST_LAUNCH && i < s->n_config + s->n_args; i++)
-		if (fn(s->launch[i], arg))
-			return 1;
-	for (size_t i = 0; i < s->n_body; i++)
-		if (walk_exprs(s->body[i], fn, arg))
-			return 1;
-	return walk_exprs(s->init, fn, arg) || walk_exprs(s->then, fn, arg) ||
-	       walk_exprs(s->otherwise, fn, arg);
-}
-
 static int
 assigns_fn(const struct ast_expr *e, void *name)
 {
-	return assigns(e, name);
+	return ast_assigns(e, name);
 }
 
 /* How many declarations of name s holds (itself and below). */
@@ -170,7 +129,7 @@ host_offset(const struct bf *g, const struct ast_expr *e, struct strbuf *why)
 	case AST_NAME: {
 		const struct ast_decl *p = param_of(g->k, e->text);
 		if (!p || strchr(p->type, '*') || count_decls(g->k->body, e->text) > 0 ||
-		    walk_exprs(g->k->body, assigns_fn, e->text)) {
+		    ast_walk_exprs(g->k->body, assigns_fn, e->text)) {
 			strbuf_addf(why, "the partner offset uses '%s', which is not an unchanged scalar "
 			            "parameter of '%s'", e->text, g->k->name);
 			return 0;
@@ -345,7 +304,7 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 		return -1;
 	}
 	g->index = first->decls[0].name;
-	if (count_decls(k->body, g->index) != 1 || walk_exprs(k->body, assigns_fn, (void *)g->index)) {
+	if (count_decls(k->body, g->index) != 1 || ast_walk_exprs(k->body, assigns_fn, (void *)g->index)) {
 		strbuf_addf(why, "'%s' changes or redeclares its index '%s'", k->name, g->index);
 		return -1;
 	}
@@ -379,7 +338,7 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 		for (size_t d = 0; st->kind == AST_DECL && d < st->n_decls; d++)
 			if (st->decls[d].init && xor_offset(g, st->decls[d].init) && !g->partner) {
 				const char *name = st->decls[d].name;
-				if (count_decls(k->body, name) != 1 || walk_exprs(k->body, assigns_fn, (void *)name) ||
+				if (count_decls(k->body, name) != 1 || ast_walk_exprs(k->body, assigns_fn, (void *)name) ||
 				    strchr(st->decls[d].type, '*'))
 					continue;
 				if (!take_offset(g, xor_offset(g, st->decls[d].init), why))
@@ -388,7 +347,7 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 			}
 	}
 	struct access_walk w = { .g = g, .why = why };
-	if (walk_exprs(k->body, check_uses_fn, &w))
+	if (ast_walk_exprs(k->body, check_uses_fn, &w))
 		return -1;
 	if (!g->offset) {
 		strbuf_addf(why, "'%s' accesses no partner element i ^ (offset)", k->name);
@@ -587,7 +546,7 @@ launch_region(const struct ast_stmt *s)
 	case AST_FOR:
 		if (s->init && (s->init->kind != AST_DECL && s->init->kind != AST_EXPR))
 			return 0;
-		if (s->init && walk_exprs(s->init, scalar_control_fn, NULL))
+		if (s->init && ast_walk_exprs(s->init, scalar_control_fn, NULL))
 			return 0;
 		/* fall through */
 	case AST_WHILE:
@@ -610,7 +569,7 @@ extent_stable(const struct bf *g, const char *extent)
 			char *name = egg_xstrndup(s, (size_t)(p - s));
 			const struct bundle_param *bp = bundle_find_param(g->b, name);
 			int ok = bp && !bp->is_pointer && count_decls(g->f->body, name) == 0 &&
-			         !walk_exprs(g->f->body, assigns_fn, name);
+			         !ast_walk_exprs(g->f->body, assigns_fn, name);
 			free(name);
 			if (!ok)
 				return 0;
@@ -669,7 +628,7 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 		const struct ast_expr *a = generic_uncast(l->launch[l->n_config + g->buf]);
 		const struct bundle_param *p = a->kind == AST_NAME ? bundle_find_param(g->b, a->text) : NULL;
 		if (!p || !p->is_pointer || p->is_const || !p->extent || count_decls(g->f->body, a->text) ||
-		    walk_exprs(g->f->body, assigns_fn, (void *)a->text)) {
+		    ast_walk_exprs(g->f->body, assigns_fn, (void *)a->text)) {
 			strbuf_addf(why, "a launch of '%s' passes a buffer that is not a writable buffer of the "
 			            "target with a known extent (left in place by the launcher)", name);
 			return -1;

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "builtin/lift.h"
+#include "builtin/lift_inline.h"
 #include "builtin/lift_tree.h"
 #include "common/util.h"
 
@@ -240,6 +241,10 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 	char *grid[3] = { NULL, NULL, NULL };
 	for (size_t d = 1; d < 3 && rc == 0; d++)
 		grid[d] = grid_dim_text(h, s->launch[0], d);
+	struct lift_inline inl; /* its helpers' bodies written out where it calls them */
+	const struct ast_function *k0 = k;
+	if (rc == 0 && lift_inline_helpers(u, k, &inl))
+		k = &inl.fn;
 	if (rc == 0)
 		rc = lift_contract(p, u, k, args, k->n_params, grid, why);
 	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
@@ -272,6 +277,8 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 	for (size_t i = 0; i < k->n_params; i++)
 		free(args[i].scalar);
 	free(args);
+	if (k != k0)
+		lift_inline_release(&inl);
 	return rc;
 }
 
@@ -499,7 +506,11 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 			else
 				args[i].scalar = egg_xstrdup(f->params[i].name);
 		}
-		rc = lift_kernel(p, u, f, args, f->n_params, NULL, why);
+		struct lift_inline inl;
+		int inlined = lift_inline_helpers(u, f, &inl);
+		rc = lift_kernel(p, u, inlined ? &inl.fn : f, args, f->n_params, NULL, why);
+		if (inlined)
+			lift_inline_release(&inl);
 		for (size_t i = 0; i < f->n_params; i++)
 			free(args[i].scalar);
 		free(args);

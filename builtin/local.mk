@@ -8,6 +8,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift_contract.c builtin/ir_contract.c \
 	builtin/lift_2d.c builtin/affine.c builtin/affine.h \
 	builtin/lift_tree.c builtin/lift_tree.h \
+	builtin/lift_inline.c builtin/lift_inline.h \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/fuse.c builtin/fuse.h \

@@ -123,4 +123,11 @@ int ast_has_loop(const struct ast_stmt *s);
 /* Is s "return;" (alone in a block, or not)? */
 int ast_is_bare_return(const struct ast_stmt *s);
 
+/* Whether name is assigned, incremented or decremented in e, or its address
+ * taken (casts around it seen through). */
+int ast_assigns(const struct ast_expr *e, const char *name);
+/* fn on every expression of s and the statements below it (declarations'
+ * initializers, conditions, steps, launch arguments); 1 as soon as fn says 1. */
+int ast_walk_exprs(const struct ast_stmt *s, int (*fn)(const struct ast_expr *e, void *arg), void *arg);
+
 #endif

@@ -9,7 +9,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread"
+LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -80,7 +80,7 @@ test_every_candidate_compiles_for_sm_90_with_its_closure() {
 	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 71 programs for sm_90"
+	expect_file_contains gc.out "compiled 73 programs for sm_90"
 }
 
 test_committed_check_programs_are_current() {
@@ -549,6 +549,26 @@ test_maps_that_reread_an_earlier_launchs_input_also_run_from_the_end_and_are_cor
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes' e.out)" 15 "candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*order=reverse' e.out)" 3 "reverse candidates checked"
+}
+
+test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles helpers.cu batched_matvec=helper_bmv row_l2norm=helper_l2rows
+	# a dot product in a helper taking two row pointers (the third blind batch's
+	# batched_matvec, refused before as "a call to 'dot_row'"), and a sum of
+	# squares in a helper whose value is an operand: both row programs
+	local p
+	for p in helper_bmv helper_l2rows; do
+		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
+		expect_file_contains "$p.json" '"lifted":	true'
+		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+	done
+	expect_file_contains helper_bmv.json 'acc sum egg_h1_s_0 <- (A['
+	expect_file_contains helper_l2rows.json 'let float inv_0 = rsqrtf((egg_h1_ret_0 + 1e-6f))'
+	run_cmd e "$EMU_CHECK" "$T/emu" helper_bmv.cu helper_l2rows.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c '^CHECK batched_matvec .*correct=yes' e.out)" 14 "batched matvec candidates checked"
+	expect_eq "$(grep -c '^CHECK row_l2norm .*correct=yes' e.out)" 17 "row l2norm candidates checked"
 }
 
 test_constant_windows_unroll_inside_column_loops_and_are_correct_on_a_cpu_stand_in() {

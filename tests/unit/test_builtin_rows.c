@@ -259,6 +259,94 @@ statistics_and_apply_kernels_hold_the_row_through_a_cast(void **state)
 	builtin_output_release(&o);
 }
 
+/* A launcher of one kernel per row whose value comes from helper (closure) through
+ * call (an expression in the kernel). */
+static struct builtin_output
+helper_rows(const char *helper, const char *call)
+{
+	char *closure = egg_xasprintf(
+		"%s"
+		"__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+		"  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r >= rows) return;\n"
+		"  y[r] = %s;\n}\n", helper, call);
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "hr", "const float *x:in, float *y:out, int rows:scalar, int cols:scalar", closure,
+		"void hr(const float *x, float *y, int rows, int cols) {\n"
+		"  k<<<(rows + 127) / 128, 128>>>(x, y, rows, cols);\n}\n"));
+	free(closure);
+	return o;
+}
+
+static const char sum_row[] =
+	"__device__ float sum_row(const float *p, int n) {\n"
+	"  float s = 0.0f;\n  for (int j = 0; j < n; j++) s += p[j];\n  return s;\n}\n";
+
+/* A __device__ helper that takes a pointer and holds a loop is written out where
+ * the kernel calls it: its loop is the row program's column loop, its names
+ * prefixed, a scalar parameter passed a name replaced by it. */
+static void
+helpers_with_loops_are_written_out_where_they_are_called(void **state)
+{
+	(void)state;
+	struct builtin_output o = helper_rows(sum_row, "2.0f * sum_row(x + r * cols, cols)");
+	assert_null(o.not_lifted);
+	assert_string_equal(o.description,
+		"launcher hr\n"
+		"stage 0 rows kernel=k n=rows\n"
+		"  let float egg_h1_s_0 = 0.0f\n"
+		"  loop col < cols\n"
+		"    acc sum egg_h1_s_0 <- x[((row * cols) + col)]\n"
+		"  let float egg_h1_ret_0 = egg_h1_s_0\n"
+		"  let float st0_0 = (2.0f * egg_h1_ret_0)\n"
+		"  store y[row] = st0_0\n");
+	assert_true(o.n_candidates >= 8);
+	builtin_output_release(&o);
+	/* a helper calling a helper; a scalar argument that is an expression (a local
+	 * initialized to it); a parameter the helper assigns (a local too) */
+	o = helper_rows("__device__ float first(const float *p) { return p[0]; }\n"
+	                "__device__ float outer(const float *p, int n) {\n"
+	                "  float s = first(p);\n  n = n - 1;\n"
+	                "  for (int j = 0; j < n; j++) s += p[j + 1];\n  return s;\n}\n",
+	                "outer(x + r * cols, cols + 0)");
+	assert_null(o.not_lifted);
+	assert_non_null(strstr(o.description, "let int egg_h1_n_0 = (cols + 0)"));
+	assert_non_null(strstr(o.description, "let float egg_h2_ret_0 = x[((row * cols) + 0)]"));
+	builtin_output_release(&o);
+}
+
+/* Calls that are not always evaluated, helpers with more than one return, and
+ * helpers that read a name the kernel declares stay calls, which the lifter
+ * refuses; a reference parameter is refused too. */
+static void
+helpers_that_cannot_be_written_out_stay_calls(void **state)
+{
+	(void)state;
+	static const struct { const char *helper, *call; } cases[] = {
+		{ sum_row, "r > 0 ? sum_row(x + r * cols, cols) : 0.0f" },
+		{ sum_row, "r > 0 && sum_row(x + r * cols, cols) > 0.0f" },
+		{ "__device__ float two(const float *p, int n) {\n  if (n == 0) return 0.0f;\n"
+		  "  float s = 0.0f;\n  for (int j = 0; j < n; j++) s += p[j];\n  return s;\n}\n",
+		  "two(x + r * cols, cols)" },
+		/* rows is the kernel's parameter: the helper's global of that name would be
+		 * read as the kernel's */
+		{ "__device__ float cap(const float *p) {\n  float s = 0.0f;\n"
+		  "  for (int j = 0; j < rows; j++) s += p[j];\n  return s;\n}\n", "cap(x + r * cols)" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct builtin_output o = helper_rows(cases[i].helper, cases[i].call);
+		assert_non_null(o.description);
+		assert_non_null(strstr(o.description, "not lifted: a call to '"));
+		assert_non_null(strstr(o.description, "', which is not a math function"));
+		builtin_output_release(&o);
+	}
+	/* (the parser reads a reference as a pointer: the int written out as a pointer
+	 * is not a buffer's, and the kernel is refused) */
+	struct builtin_output o = helper_rows("__device__ float byref(const float *p, int &n) {\n  return p[n];\n}\n",
+	                                      "byref(x, cols)");
+	assert_non_null(strstr(o.description, "not lifted: a local pointer 'egg_h1_n' that is not buffer + offset"));
+	builtin_output_release(&o);
+}
+
 static void
 residual_that_does_not_cover_the_rows_keeps_two_launches(void **state)
 {
@@ -818,6 +906,8 @@ main(void)
 		cmocka_unit_test(row_in_registers_is_read_once_for_all_passes),
 		cmocka_unit_test(row_points_hold_no_more_than_32_registers_per_thread),
 		cmocka_unit_test(statistics_and_apply_kernels_hold_the_row_through_a_cast),
+		cmocka_unit_test(helpers_with_loops_are_written_out_where_they_are_called),
+		cmocka_unit_test(helpers_that_cannot_be_written_out_stay_calls),
 		cmocka_unit_test(rows_read_in_place_or_over_other_lengths_are_not_held),
 		cmocka_unit_test(stored_residual_folds_into_the_row_program),
 		cmocka_unit_test(residual_that_does_not_cover_the_rows_keeps_two_launches),
