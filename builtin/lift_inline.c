@@ -17,10 +17,10 @@
  * call (lift_expr.c keeps it, computed per element).
  *
  * Written out: a __device__ function of the closure whose body ends in its one
- * return, called where its value is computed once
- * and unconditionally (a declaration's initializer, an expression statement, an
- * if's condition; not under &&, || or ?:, which may not evaluate it, nor in a
- * loop's condition or step).  Its names get the prefix egg_hN_; a name it uses
+ * return, called where its value is computed once and unconditionally (the
+ * initializer of a declaration of one name, an expression statement, an if's
+ * condition; not under &&, || or ?:, which may not evaluate it, nor in a loop's
+ * condition or step).  Its names get the prefix egg_hN_; a name it uses
  * without declaring it (a global) must not be one the kernel declares, or the
  * written-out code would read the kernel's.  A scalar parameter passed a name
  * or a number that the helper never assigns is replaced by it (a loop bound
@@ -369,7 +369,9 @@ expand_stmt(struct inl *x, struct ast_stmt *s, struct list *pre)
 {
 	struct ast_stmt c = *s;
 	int changed = 0;
-	if (s->kind == AST_DECL) {
+	if (s->kind == AST_DECL && s->n_decls == 1) {
+		/* (one declarator: a call in a later one may use an earlier one, which the
+		 * statements written before the declaration could not see) */
 		struct ast_decl *d = NULL;
 		for (size_t i = 0; i < s->n_decls; i++) {
 			struct ast_expr *v = expand_expr(x, s->decls[i].init, pre, 0);

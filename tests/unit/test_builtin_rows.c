@@ -324,6 +324,8 @@ helpers_that_cannot_be_written_out_stay_calls(void **state)
 	static const struct { const char *helper, *call; } cases[] = {
 		{ sum_row, "r > 0 ? sum_row(x + r * cols, cols) : 0.0f" },
 		{ sum_row, "r > 0 && sum_row(x + r * cols, cols) > 0.0f" },
+		/* (in a declaration of two names, the second's call may use the first) */
+		{ sum_row, "0.0f;\n  float a = 1.0f, b = sum_row(x + r * cols, cols) * a;\n  y[r] = b" },
 		{ "__device__ float two(const float *p, int n) {\n  if (n == 0) return 0.0f;\n"
 		  "  float s = 0.0f;\n  for (int j = 0; j < n; j++) s += p[j];\n  return s;\n}\n",
 		  "two(x + r * cols, cols)" },
