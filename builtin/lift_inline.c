@@ -423,10 +423,10 @@ lift_inline_helpers(const struct ast_unit *u, const struct ast_function *k, stru
 	for (size_t i = 0; i < k->n_params; i++)
 		names_add(&x.kernel, k->params[i].name);
 	declared_in(k->body, &x.kernel);
-	struct list pre = { 0 };
+	struct list pre = { 0 }; /* stays empty: a block writes its calls out inside itself */
 	struct ast_stmt *body = expand_stmt(&x, k->body, &pre);
 	free(x.kernel.v);
-	if (t->n_calls == 0 || pre.n) { /* (a block gathers nothing before itself) */
+	if (t->n_calls == 0) {
 		lift_inline_release(t);
 		return 0;
 	}

@@ -11,9 +11,10 @@
  * (with --dump DIR) write inputs as they were before the call and outputs after
  * it, plus DIR/manifest.json, for torch_ref.py to compare against PyTorch in
  * float64.  Then, on the first workload, time the launcher: warm-up, then per
- * repetition restore inout buffers, flush the L2 by writing a 256 MiB buffer
- * (with --flush read: by reading it, which leaves the L2 holding clean lines
- * instead of dirty ones that the timed call would pay to write back),
+ * repetition restore inout buffers, flush the L2 by reading a 256 MiB buffer
+ * (--flush read, the default: it leaves the L2 holding clean lines; --flush
+ * write, the method before 2026-12-02, leaves dirty ones that the timed call
+ * pays to write back),
  * CUDA events around the call followed by a device synchronize; median,
  * p10 and p90 of N repetitions, N adapted to a time budget (at least 20).
  * The last stdout line is one JSON object.
@@ -446,7 +447,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const struct bench_case *c = &bench_this_case;
-	struct opts o = {NULL, 3e9, 1000.0, 20, 200, 1, -1, 0, 20261130ULL};
+	struct opts o = {NULL, 3e9, 1000.0, 20, 200, 1, -1, 1, 20261130ULL};
 	int ceilings = 0;
 	g_case = c->name;
 	for (int i = 1; i < argc; i++) {

@@ -3,6 +3,7 @@
 #
 #   bench/suite/run.sh OUTDIR [--nvcc CMD] [--egg-cc CMD] [--cases REGEX]
 #                             [--no-gpu] [--no-build] [--jobs N] [--budget-ms MS] [--keep-dumps]
+#                             [--flush read|write]
 #
 # Builds every case with plain nvcc (and with egg-cc when --egg-cc is given), runs
 # them on the GPU, checks them against PyTorch, times PyTorch eager, measures the

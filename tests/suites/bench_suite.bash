@@ -178,7 +178,7 @@ EOF
 	done
 }
 
-test_bench_main_flushes_the_l2_by_reading_on_request() {
+test_bench_main_flushes_the_l2_by_reading_unless_asked_to_write() {
 	build_hostsim good
 	mkdir -p dump.rd
 	./relu.good --workload 1 --dump dump.rd --budget-ms 5 --flush read >rd.json 2>rd.err ||
@@ -188,8 +188,9 @@ import json, sys
 j = json.loads(open('rd.json').read().strip().splitlines()[-1])
 assert j['flush'] == 'read' and j['ms'] > 0 and j['written'], j
 " || fail "flush not recorded: $(tail -n 1 rd.json)"
-	./relu.good --workload 1 --budget-ms 5 --no-time >wr.json 2>wr.err || fail "default run"
-	./relu.good --workload 1 --budget-ms 5 >wt.json 2>wt.err || fail "default timed run"
+	./relu.good --workload 1 --budget-ms 5 >rt.json 2>rt.err || fail "default timed run"
+	expect_file_contains rt.json '"flush": "read"'
+	./relu.good --workload 1 --budget-ms 5 --flush write >wt.json 2>wt.err || fail "--flush write: $(cat wt.json wt.err)"
 	expect_file_contains wt.json '"flush": "write"'
 	run_cmd bad ./relu.good --flush sideways
 	[ "$(cat bad.rc)" -ne 0 ] || fail "an unknown flush mode was accepted"
