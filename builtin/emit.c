@@ -220,8 +220,9 @@ emit_atomic(const struct emit_ctx *c, const struct ir_stmt *s, const char *inden
 	strbuf_addstr(out, ");\n");
 	const char *in2 = "\t";
 	if (c->atomic_copy) {
-		strbuf_addf(out, "%s\tif ((unsigned long long)egg_x < (unsigned long long)egg_ext)\n%s\t\t%s(&%s[egg_x], %s);\n%s\telse\n",
-		            indent, indent, f, c->atomic_copy, v.buf, indent);
+		strbuf_addf(out, "%s\tif ((unsigned long long)egg_x < (unsigned long long)egg_ext)\n%s\t\t%s(&%s[%s], %s);\n%s\telse\n",
+		            indent, indent, f, c->atomic_copy, c->atomic_slot ? c->atomic_slot : "egg_x",
+		            v.buf, indent);
 		in2 = "\t\t";
 	}
 	strbuf_addf(out, "%s%s%s(&%s[egg_x], %s);\n%s}", indent, in2, f, s->name, v.buf, indent);

@@ -42,6 +42,7 @@ struct emit_ctx {
 	int atomics;               /* an IR_ACC into a buffer is its atomic (a scatter), not a partial */
 	const char *atomic_copy;   /* with atomics: the shared copy (C text) that takes the indices
 	                              in [0, egg_ext); the others go to the buffer, as written */
+	const char *atomic_slot;   /* the copy's element for index egg_x (C text); NULL: egg_x */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

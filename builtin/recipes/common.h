@@ -19,6 +19,7 @@ struct stream_spec {
 	const char *atomic_copy;    /* emit_ctx's: the shared copy for a scatter, or NULL */
 	int reverse;                /* the vector pass walks the elements from the last one
 	                               down (what an earlier pass read last is in the L2) */
+	const char *atomic_slot;    /* emit_ctx's: the copy's element for index egg_x, or NULL */
 };
 
 /* Host block launching name over `units` work items, per_block per block, on at

@@ -470,7 +470,7 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		recipe_kernel_signature(job, name, points[pt].tpb, &sig);
 	}
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &f->body, points[pt].vec,
-		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL, points[pt].reverse };
+		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL, points[pt].reverse, NULL };
 	struct strbuf *out = job->prog->is_kernel ? job->body : job->device;
 	struct planes pl;
 	int planes = points[pt].planes && !job->prog->is_kernel && planes_of(job->prog, &f->body, &pl);

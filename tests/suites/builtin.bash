@@ -278,17 +278,25 @@ test_scatters_are_correct_on_a_cpu_stand_in() {
 		"$c/weighted_hist.cu"; } >wh_global.cu
 	sed -e 's/(long long)(nbins);/(long long)(nbins - 5);/' wh.cu >wh_guard.cu
 	grep -q 'int n = (10007);' hist.cu && grep -q 'int nbins = (997);' wh.cu &&
-		grep -q 'int nbins = (601);' wh_global.cu && [ "$(grep -c 'nbins - 5' wh_guard.cu)" -eq 8 ] ||
+		grep -q 'int nbins = (601);' wh_global.cu && [ "$(grep -c 'nbins - 5' wh_guard.cu)" -eq 11 ] ||
 		fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" hist.cu hist_two.cu wh.cu wh_global.cu wh_guard.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes scatter' e.out)" 40 "scatter candidates checked"
+	expect_eq "$(grep -c 'correct=yes scatter' e.out)" 55 "scatter candidates checked"
+	expect_eq "$(grep -c 'correct=yes scatter.*copies=lanes' e.out)" 15 "lane-copy candidates checked"
 	# and it sees a stray index dropped instead of sent to the global atomic
 	perl -0pe 's/\n\t*else\n\t*atomicAdd\(&out\[egg_x\], \(float\)\(v_1\)\);//g' wh_guard.cu >noguard.cu
 	! grep -q 'atomicAdd(&out\[egg_x\]' noguard.cu || fail "the guard's global atomic not removed"
 	run_cmd n "$EMU_CHECK" "$T/emu2" noguard.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without the global atomic"
 	expect_file_contains n.out "correct=no"
+	# and a lane-copy fold that leaves out one copy
+	sed -e 's/for (int egg_c = 1; egg_c < egg_copies; egg_c++) {/for (int egg_c = 2; egg_c < egg_copies; egg_c++) {/' \
+		wh.cu >nofold.cu
+	expect_eq "$(grep -c 'egg_c = 2;' nofold.cu)" 3 "lane folds cut short"
+	run_cmd f "$EMU_CHECK" "$T/emu3" nofold.cu
+	expect_eq "$(cat f.rc)" 1 "exit status with a copy left out of the fold"
+	expect_eq "$(grep -c 'correct=no scatter.*copies=lanes' f.out)" 3 "lane candidates found wrong"
 }
 
 test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {

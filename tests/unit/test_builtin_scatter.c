@@ -118,16 +118,27 @@ scatters_outside_the_family_are_not_lifted_with_a_reason(void **state)
 	               "a histogram or scatter into 'h', whose extent the bundle does not give");
 }
 
+/* Each of the n texts is in candidate i's source. */
+static void
+expect_in_candidate(const struct builtin_output *o, size_t i, const char *const *expected, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!strstr(o->candidates[i].source, expected[j]))
+			fail_msg("'%s' not in candidate %zu", expected[j], i);
+}
+
 static void
 the_recipe_privatizes_the_bins_per_warp_and_keeps_strays_global(void **state)
 {
 	(void)state;
 	struct builtin_output o = generate(load("histogram", NULL));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 8);
+	assert_int_equal(o.n_candidates, 11);
 	assert_string_equal(o.candidates[0].label, "scatter tpb=512 copies=warp vec=4");
 	assert_string_equal(o.candidates[3].label, "scatter tpb=512 copies=1 vec=4");
 	assert_string_equal(o.candidates[7].label, "scatter tpb=256 copies=warp vec=1");
+	assert_string_equal(o.candidates[8].label, "scatter tpb=1024 copies=lanes16 vec=4");
+	assert_string_equal(o.candidates[10].label, "scatter tpb=1024 copies=lanes32 vec=4");
 	static const char *const expected[] = {
 		/* copies in dynamic shared memory, cleared, one per warp */
 		"extern __shared__ __align__(16) unsigned char egg_smem0[];",
@@ -153,10 +164,39 @@ the_recipe_privatizes_the_bins_per_warp_and_keeps_strays_global(void **state)
 		"cudaFuncAttributeMaxDynamicSharedMemorySize",
 		"egg_histogram_c0_k0<<<(unsigned)egg_g, 512, egg_bytes>>>(x, hist, n, egg_ext, egg_copies);",
 	};
-	for (size_t i = 0; i < sizeof expected / sizeof *expected; i++)
-		if (!strstr(o.candidates[0].source, expected[i]))
-			fail_msg("'%s' not in candidate 0", expected[i]);
+	expect_in_candidate(&o, 0, expected, sizeof expected / sizeof *expected);
 	assert_non_null(strstr(o.candidates[3].source, "int egg_copies = 1;"));
+	builtin_output_release(&o);
+}
+
+static void
+lane_copies_keep_each_lane_group_in_its_own_banks(void **state)
+{
+	(void)state;
+	struct builtin_output o = generate(load("histogram", NULL));
+	assert_null(o.not_lifted);
+	static const char *const expected[] = {
+		/* copy g of egg_copies takes lanes and banks [g*k, g*k + k) */
+		"const int egg_k = 32 / egg_copies;",
+		"egg_j < (((egg_ext + egg_k - 1) >> egg_ks) << 5); egg_j += 1024)",
+		"egg_h + (long long)(((threadIdx.x & 31) >> egg_ks) * egg_k);",
+		/* element x of a copy: word (x / k) * 32 + x % k past the copy's first bank */
+		"atomicAdd(&egg_mine[((egg_x >> egg_ks) << 5) + (egg_x & (egg_k - 1))], (int)(1));",
+		"atomicAdd(&hist[egg_x], (int)(1));",
+		/* the fold starts each element at a different copy: a warp reads 32 banks */
+		"const int egg_r = (int)((egg_j >> egg_ks) % egg_copies);",
+		"const int egg_g = (egg_r + egg_c) % egg_copies;",
+		"egg_v = (egg_v + egg_h[egg_b + egg_g * egg_k]);",
+		/* host: 32 copies when they fit, halved until they do; one copy with
+		 * k = 32 is the bins in order */
+		"int egg_copies = 32;",
+		"while (egg_copies > 1 && ((egg_ext + 32 / egg_copies - 1) / (32 / egg_copies)) * 32 * egg_sz > egg_smax)",
+		"egg_ext = 0;",
+		"<<<(unsigned)egg_g, 1024, egg_bytes>>>(x, hist, n, egg_ext, egg_copies);",
+	};
+	expect_in_candidate(&o, 10, expected, sizeof expected / sizeof *expected);
+	/* the per-warp points keep their plain index */
+	assert_null(strstr(o.candidates[0].source, "egg_ks"));
 	builtin_output_release(&o);
 }
 
@@ -205,6 +245,7 @@ main(void)
 		cmocka_unit_test(a_weighted_scatter_through_a_local_index_lifts_after_its_memset),
 		cmocka_unit_test(scatters_outside_the_family_are_not_lifted_with_a_reason),
 		cmocka_unit_test(the_recipe_privatizes_the_bins_per_warp_and_keeps_strays_global),
+		cmocka_unit_test(lane_copies_keep_each_lane_group_in_its_own_banks),
 		cmocka_unit_test(combines_without_a_shared_atomic_and_kernel_targets_keep_the_generic_path),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);
