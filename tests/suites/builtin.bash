@@ -299,6 +299,30 @@ test_scatters_are_correct_on_a_cpu_stand_in() {
 	expect_eq "$(grep -c 'correct=no scatter.*copies=lanes' f.out)" 3 "lane candidates found wrong"
 }
 
+test_the_cpu_stand_in_holds_a_cooperative_grid_at_its_barrier() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# blocks that keep their chunk in their own dynamic shared memory, fold every
+	# block's partial after the grid barrier: right only if no block reads the
+	# partials before all are written
+	local src=$EGG_SRCDIR/tests/data/builtin/emu/grid_sync.cu
+	run_cmd g "$EMU_CHECK" "$T/emu" "$src"
+	expect_eq "$(cat g.rc)" 0 "exit status with the barrier"
+	expect_file_contains g.out "CHECK grid_sync 0 correct=yes cooperative normalize (0 of 3001 wrong)"
+	# without it the stand-in runs blocks side by side and a block folds too early
+	sed -e 's/#define EGG_GRID_BARRIER 1/#define EGG_GRID_BARRIER 0/' "$src" >nobarrier.cu
+	grep -q 'EGG_GRID_BARRIER 0' nobarrier.cu || fail "barrier not removed"
+	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
+	expect_eq "$(cat n.rc)" 1 "exit status without the barrier"
+	expect_file_contains n.out "correct=no cooperative normalize"
+	# and an ordinary launch may not use a grid barrier
+	sed -e 's/^\tcudaLaunchKernelEx(&cfg, normalize, (const float \*)x, part, out, n);/\tnormalize<<<blocks, threads, shmem>>>(x, part, out, n);/' \
+		"$src" >plain.cu
+	expect_eq "$(grep -c '<<<blocks, threads, shmem>>>' plain.cu)" 1 "launch rewritten"
+	run_cmd p "$EMU_CHECK" "$T/emu3" plain.cu
+	expect_eq "$(cat p.rc)" 1 "exit status of a grid barrier in an ordinary launch"
+	expect_file_contains p.out "a grid barrier outside a cooperative launch"
+}
+
 test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# segments of 256 and 1024: part of a tile (1280 = 1024 + 256, 5120 = 2.5 tiles of

@@ -10,6 +10,12 @@
  * barrier shows as a wrong result).  Shared memory is a function's static
  * array (one block at a time); warp shuffles (xor, up, broadcast) exchange
  * through a barrier.
+ * A cooperative launch (cudaLaunchKernelEx with cudaLaunchAttributeCooperative)
+ * runs every thread of the grid as fibers together, each block with its own
+ * dynamic shared memory, so that cooperative_groups::this_grid().sync() can
+ * hold every thread until all have reached it.  Static __shared__ arrays stay one
+ * per program: a kernel launched that way must keep its shared data in dynamic
+ * shared memory.  A grid barrier in an ordinary launch aborts.
  * __ldg of a vector type checks the alignment a GPU would demand (a misaligned
  * load aborts) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
  * tell that the vectorized path ran.  Device memory is host memory.  The device
@@ -21,6 +27,7 @@
  * Not emulated: atomics (plain read-modify-writes), streams, timing.
  */
 #pragma once
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <cstdlib>
 #include <cstring>
@@ -113,12 +120,14 @@ typedef int cudaError_t;
 typedef void *cudaEvent_t;
 typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+       cudaDevAttrCooperativeLaunch = 95,
        cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
        cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
 inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 {
-	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN : EGG_EMU_SM_COUNT;
+	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN
+	     : attr == 95 /* cudaDevAttrCooperativeLaunch */ ? 1 : EGG_EMU_SM_COUNT;
 	return 0;
 }
 template <class K> cudaError_t cudaFuncSetAttribute(K, int, int) { return 0; }
@@ -167,6 +176,8 @@ struct egg_emu_block {
 	ucontext_t sched;
 	unsigned cur;
 	std::function<void()> body;
+	std::vector<char> at_grid; /* cooperative launches: the fibers held at the grid barrier */
+	unsigned per_block;        /* threads per block (fiber cur is thread cur % per_block) */
 };
 inline egg_emu_block *egg_emu_cur;
 inline void __threadfence() {}
@@ -180,7 +191,8 @@ inline void egg_emu_entry()
 /* a warp's exchange: every lane publishes its value, all lanes reach the yield,
  * then each reads its partner's; two slots so that a lane running ahead into the
  * next exchange does not overwrite a value a slower lane has yet to read */
-inline unsigned char egg_emu_slots[2][1024][16]; /* the value's bytes (64-bit ones too) */
+#define EGG_EMU_MAX_FIBERS (1 << 16)
+inline unsigned char egg_emu_slots[2][EGG_EMU_MAX_FIBERS][16]; /* the value's bytes (64-bit ones too) */
 template <class T> void egg_emu_put(unsigned k, unsigned t, T v)
 {
 	static_assert(sizeof(T) <= 16, "a shuffle of more than 16 bytes");
@@ -192,13 +204,19 @@ template <class T> T egg_emu_get(unsigned k, unsigned t)
 	memcpy(&v, egg_emu_slots[k][t], sizeof v);
 	return v;
 }
-inline unsigned egg_emu_nshfl[1024];
+inline unsigned egg_emu_nshfl[EGG_EMU_MAX_FIBERS];
+/* fiber t's partner: lane `lane` of t's warp (warps counted within t's block) */
+inline unsigned egg_emu_peer(unsigned t, unsigned lane)
+{
+	const unsigned base = t - t % egg_emu_cur->per_block;
+	return base + (((t - base) & ~31u) | (lane & 31u));
+}
 template <class T> T __shfl_xor_sync(unsigned, T v, int mask, int = 32)
 {
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
 	egg_emu_put(k, t, v);
 	__syncthreads();
-	return egg_emu_get<T>(k, (t & ~31u) | ((t & 31u) ^ (unsigned)mask));
+	return egg_emu_get<T>(k, egg_emu_peer(t, (t % egg_emu_cur->per_block) ^ (unsigned)mask));
 }
 /* the same exchange from the lane d below (a lane below d keeps its own value) */
 template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
@@ -206,7 +224,7 @@ template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
 	egg_emu_put(k, t, v);
 	__syncthreads();
-	return egg_emu_get<T>(k, (t & 31u) >= d ? t - d : t);
+	return egg_emu_get<T>(k, (t % egg_emu_cur->per_block & 31u) >= d ? t - d : t);
 }
 /* and from one lane of the warp */
 template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
@@ -214,16 +232,49 @@ template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
 	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
 	egg_emu_put(k, t, v);
 	__syncthreads();
-	return egg_emu_get<T>(k, (t & ~31u) | ((unsigned)lane & 31u));
+	return egg_emu_get<T>(k, egg_emu_peer(t, (unsigned)lane));
 }
 /* one OS thread runs every fiber, and a fiber yields only at barriers: atomics
  * are plain read-modify-writes */
 template <class T, class U> T atomicAdd(T *p, U v) { T o = *p; *p = (T)(o + v); return o; }
 template <class T, class U> T atomicMax(T *p, U v) { T o = *p; *p = o > (T)v ? o : (T)v; return o; }
 template <class T, class U> T atomicMin(T *p, U v) { T o = *p; *p = o < (T)v ? o : (T)v; return o; }
-/* the launch's dynamic shared memory (one block at a time) */
+/* the launch's dynamic shared memory (one block at a time), or each block's in a
+ * cooperative launch */
 inline std::vector<double> egg_emu_dyn;
-inline void *egg_emu_dyn_shared() { return egg_emu_dyn.data(); }
+inline std::vector<std::vector<double>> egg_emu_dyn_blocks;
+inline void *egg_emu_dyn_shared()
+{
+	if (!egg_emu_cur->at_grid.empty())
+		return egg_emu_dyn_blocks[egg_emu_cur->cur / egg_emu_cur->per_block].data();
+	return egg_emu_dyn.data();
+}
+/* fiber stacks, mapped lazily (a grid of fibers touches only what it uses) */
+inline char *egg_emu_stack(unsigned t)
+{
+	static std::vector<char *> stacks;
+	if (stacks.size() <= t)
+		stacks.resize(t + 1, nullptr);
+	if (!stacks[t]) {
+		void *p = mmap(nullptr, 256 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) {
+			perror("mmap");
+			abort();
+		}
+		stacks[t] = (char *)p;
+	}
+	return stacks[t];
+}
+inline void egg_emu_fiber(egg_emu_block &blk, unsigned t)
+{
+	getcontext(&blk.ctx[t]);
+	blk.ctx[t].uc_stack.ss_sp = egg_emu_stack(t);
+	blk.ctx[t].uc_stack.ss_size = 256 * 1024;
+	blk.ctx[t].uc_link = nullptr;
+	makecontext(&blk.ctx[t], egg_emu_entry, 0);
+	blk.done[t] = 0;
+	egg_emu_nshfl[t] = 0;
+}
 template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0)
 {
 	if (shmem > EGG_EMU_SHARED_OPTIN) {
@@ -233,29 +284,17 @@ template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0)
 	gridDim = g;
 	blockDim = b;
 	const unsigned n = b.x * b.y * b.z;
-	static std::vector<std::vector<char>> stacks;
-	if (stacks.size() < n)
-		stacks.resize(n);
-	for (auto &st : stacks)
-		if (st.empty())
-			st.resize(256 * 1024);
 	egg_emu_block blk;
 	blk.ctx.resize(n);
 	blk.done.resize(n);
+	blk.per_block = n;
 	blk.body = f;
 	egg_emu_cur = &blk;
 	for (unsigned bz = 0; bz < g.z; bz++)
 		for (unsigned by = 0; by < g.y; by++)
 			for (unsigned bx = 0; bx < g.x; bx++) {
-				for (unsigned t = 0; t < n; t++) {
-					getcontext(&blk.ctx[t]);
-					blk.ctx[t].uc_stack.ss_sp = stacks[t].data();
-					blk.ctx[t].uc_stack.ss_size = stacks[t].size();
-					blk.ctx[t].uc_link = nullptr;
-					makecontext(&blk.ctx[t], egg_emu_entry, 0);
-					blk.done[t] = 0;
-					egg_emu_nshfl[t] = 0;
-				}
+				for (unsigned t = 0; t < n; t++)
+					egg_emu_fiber(blk, t);
 				egg_emu_dyn.assign(shmem / sizeof(double) + 1, 0.0);
 				memset(egg_emu_dyn.data(), 0xa5, egg_emu_dyn.size() * sizeof(double));
 				blockIdx = { bx, by, bz };
@@ -271,4 +310,92 @@ template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0)
 					}
 				}
 			}
+}
+/* A cooperative launch: every thread of the grid a fiber, round robin as in a
+ * block; a fiber at the grid barrier is held until every fiber still running
+ * has reached it, then all of them go on in the same round. */
+template <class F> void egg_emu_launch_grid(dim3 g, dim3 b, F f, size_t shmem)
+{
+	if (shmem > EGG_EMU_SHARED_OPTIN) {
+		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
+		abort();
+	}
+	gridDim = g;
+	blockDim = b;
+	const unsigned n = b.x * b.y * b.z, nb = g.x * g.y * g.z, all = n * nb;
+	if (all > EGG_EMU_MAX_FIBERS) {
+		fprintf(stderr, "a cooperative launch of %u threads (the stand-in runs at most %u)\n", all,
+		        (unsigned)EGG_EMU_MAX_FIBERS);
+		abort();
+	}
+	egg_emu_block blk;
+	blk.ctx.resize(all);
+	blk.done.resize(all);
+	blk.at_grid.assign(all, 0);
+	blk.per_block = n;
+	blk.body = f;
+	egg_emu_cur = &blk;
+	egg_emu_dyn_blocks.assign(nb, std::vector<double>(shmem / sizeof(double) + 1));
+	for (auto &d : egg_emu_dyn_blocks)
+		memset(d.data(), 0xa5, d.size() * sizeof(double));
+	for (unsigned t = 0; t < all; t++)
+		egg_emu_fiber(blk, t);
+	for (unsigned left = all; left > 0;) {
+		left = 0;
+		unsigned ran = 0;
+		for (unsigned t = 0; t < all; t++) {
+			if (blk.done[t] || blk.at_grid[t])
+				continue;
+			const unsigned k = t / n, i = t % n;
+			blk.cur = t;
+			blockIdx = { k % g.x, k / g.x % g.y, k / (g.x * g.y) };
+			threadIdx = { i % b.x, i / b.x % b.y, i / (b.x * b.y) };
+			swapcontext(&blk.sched, &blk.ctx[t]);
+			ran++;
+		}
+		for (unsigned t = 0; t < all; t++)
+			left += !blk.done[t];
+		if (!ran) /* every fiber still running is at the grid barrier: release them */
+			std::fill(blk.at_grid.begin(), blk.at_grid.end(), 0);
+	}
+	egg_emu_dyn_blocks.clear();
+}
+inline void egg_emu_grid_sync()
+{
+	if (egg_emu_cur->at_grid.empty()) {
+		fprintf(stderr, "a grid barrier outside a cooperative launch\n");
+		abort();
+	}
+	egg_emu_cur->at_grid[egg_emu_cur->cur] = 1;
+	swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched);
+}
+namespace cooperative_groups {
+struct grid_group {
+	void sync() const { egg_emu_grid_sync(); }
+};
+inline grid_group this_grid() { return {}; }
+}
+/* cudaLaunchKernelEx, its C++ form (the kernel's arguments passed on) */
+enum cudaLaunchAttributeID { cudaLaunchAttributeCooperative = 2 };
+union cudaLaunchAttributeValue { int cooperative; };
+struct cudaLaunchAttribute { cudaLaunchAttributeID id; cudaLaunchAttributeValue val; };
+struct cudaLaunchConfig_t {
+	dim3 gridDim, blockDim;
+	size_t dynamicSmemBytes;
+	cudaStream_t stream;
+	cudaLaunchAttribute *attrs;
+	unsigned numAttrs;
+};
+template <class... E, class... A>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *c, void (*k)(E...), A &&...a)
+{
+	bool coop = false;
+	for (unsigned i = 0; i < c->numAttrs; i++)
+		coop |= c->attrs[i].id == cudaLaunchAttributeCooperative && c->attrs[i].val.cooperative;
+	auto f = [=] { k(a...); };
+	if (coop)
+		egg_emu_launch_grid(c->gridDim, c->blockDim, f, c->dynamicSmemBytes);
+	else
+		egg_emu_launch(c->gridDim, c->blockDim, f, c->dynamicSmemBytes);
+	return 0;
 }
