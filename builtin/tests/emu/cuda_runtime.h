@@ -120,14 +120,12 @@ typedef int cudaError_t;
 typedef void *cudaEvent_t;
 typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-       cudaDevAttrCooperativeLaunch = 95,
        cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
        cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
 inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 {
-	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN
-	     : attr == 95 /* cudaDevAttrCooperativeLaunch */ ? 1 : EGG_EMU_SM_COUNT;
+	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN : EGG_EMU_SM_COUNT;
 	return 0;
 }
 template <class K> cudaError_t cudaFuncSetAttribute(K, int, int) { return 0; }
@@ -176,8 +174,9 @@ struct egg_emu_block {
 	ucontext_t sched;
 	unsigned cur;
 	std::function<void()> body;
-	std::vector<char> at_grid; /* cooperative launches: the fibers held at the grid barrier */
+	std::vector<char> at_grid; /* the fibers held at the grid barrier */
 	unsigned per_block;        /* threads per block (fiber cur is thread cur % per_block) */
+	bool cooperative;          /* a cooperative launch: the grid barrier is allowed */
 };
 inline egg_emu_block *egg_emu_cur;
 inline void __threadfence() {}
@@ -239,16 +238,9 @@ template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
 template <class T, class U> T atomicAdd(T *p, U v) { T o = *p; *p = (T)(o + v); return o; }
 template <class T, class U> T atomicMax(T *p, U v) { T o = *p; *p = o > (T)v ? o : (T)v; return o; }
 template <class T, class U> T atomicMin(T *p, U v) { T o = *p; *p = o < (T)v ? o : (T)v; return o; }
-/* the launch's dynamic shared memory (one block at a time), or each block's in a
- * cooperative launch */
-inline std::vector<double> egg_emu_dyn;
+/* the dynamic shared memory of each block running */
 inline std::vector<std::vector<double>> egg_emu_dyn_blocks;
-inline void *egg_emu_dyn_shared()
-{
-	if (!egg_emu_cur->at_grid.empty())
-		return egg_emu_dyn_blocks[egg_emu_cur->cur / egg_emu_cur->per_block].data();
-	return egg_emu_dyn.data();
-}
+inline void *egg_emu_dyn_shared() { return egg_emu_dyn_blocks[egg_emu_cur->cur / egg_emu_cur->per_block].data(); }
 /* fiber stacks, mapped lazily (a grid of fibers touches only what it uses) */
 inline char *egg_emu_stack(unsigned t)
 {
@@ -265,64 +257,13 @@ inline char *egg_emu_stack(unsigned t)
 	}
 	return stacks[t];
 }
-inline void egg_emu_fiber(egg_emu_block &blk, unsigned t)
+/* Blocks [first, first + count) of the launch, their threads fibers run round
+ * robin together; a fiber at the grid barrier (cooperative launches only) is held
+ * until every fiber still running has reached it, then all go on in the same
+ * round. */
+template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned first, unsigned count, bool coop)
 {
-	getcontext(&blk.ctx[t]);
-	blk.ctx[t].uc_stack.ss_sp = egg_emu_stack(t);
-	blk.ctx[t].uc_stack.ss_size = 256 * 1024;
-	blk.ctx[t].uc_link = nullptr;
-	makecontext(&blk.ctx[t], egg_emu_entry, 0);
-	blk.done[t] = 0;
-	egg_emu_nshfl[t] = 0;
-}
-template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0)
-{
-	if (shmem > EGG_EMU_SHARED_OPTIN) {
-		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
-		abort();
-	}
-	gridDim = g;
-	blockDim = b;
-	const unsigned n = b.x * b.y * b.z;
-	egg_emu_block blk;
-	blk.ctx.resize(n);
-	blk.done.resize(n);
-	blk.per_block = n;
-	blk.body = f;
-	egg_emu_cur = &blk;
-	for (unsigned bz = 0; bz < g.z; bz++)
-		for (unsigned by = 0; by < g.y; by++)
-			for (unsigned bx = 0; bx < g.x; bx++) {
-				for (unsigned t = 0; t < n; t++)
-					egg_emu_fiber(blk, t);
-				egg_emu_dyn.assign(shmem / sizeof(double) + 1, 0.0);
-				memset(egg_emu_dyn.data(), 0xa5, egg_emu_dyn.size() * sizeof(double));
-				blockIdx = { bx, by, bz };
-				for (unsigned left = n; left > 0;) {
-					left = 0;
-					for (unsigned t = 0; t < n; t++) {
-						if (blk.done[t])
-							continue;
-						blk.cur = t;
-						threadIdx = { t % b.x, t / b.x % b.y, t / (b.x * b.y) };
-						swapcontext(&blk.sched, &blk.ctx[t]);
-						left += !blk.done[t];
-					}
-				}
-			}
-}
-/* A cooperative launch: every thread of the grid a fiber, round robin as in a
- * block; a fiber at the grid barrier is held until every fiber still running
- * has reached it, then all of them go on in the same round. */
-template <class F> void egg_emu_launch_grid(dim3 g, dim3 b, F f, size_t shmem)
-{
-	if (shmem > EGG_EMU_SHARED_OPTIN) {
-		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
-		abort();
-	}
-	gridDim = g;
-	blockDim = b;
-	const unsigned n = b.x * b.y * b.z, nb = g.x * g.y * g.z, all = n * nb;
+	const unsigned n = b.x * b.y * b.z, all = n * count;
 	if (all > EGG_EMU_MAX_FIBERS) {
 		fprintf(stderr, "a cooperative launch of %u threads (the stand-in runs at most %u)\n", all,
 		        (unsigned)EGG_EMU_MAX_FIBERS);
@@ -330,29 +271,36 @@ template <class F> void egg_emu_launch_grid(dim3 g, dim3 b, F f, size_t shmem)
 	}
 	egg_emu_block blk;
 	blk.ctx.resize(all);
-	blk.done.resize(all);
+	blk.done.assign(all, 0);
 	blk.at_grid.assign(all, 0);
 	blk.per_block = n;
+	blk.cooperative = coop;
 	blk.body = f;
 	egg_emu_cur = &blk;
-	egg_emu_dyn_blocks.assign(nb, std::vector<double>(shmem / sizeof(double) + 1));
+	egg_emu_dyn_blocks.assign(count, std::vector<double>(shmem / sizeof(double) + 1));
 	for (auto &d : egg_emu_dyn_blocks)
-		memset(d.data(), 0xa5, d.size() * sizeof(double));
-	for (unsigned t = 0; t < all; t++)
-		egg_emu_fiber(blk, t);
+		memset(d.data(), 0xa5, d.size() * sizeof(double)); /* poisoned */
+	for (unsigned t = 0; t < all; t++) {
+		getcontext(&blk.ctx[t]);
+		blk.ctx[t].uc_stack.ss_sp = egg_emu_stack(t);
+		blk.ctx[t].uc_stack.ss_size = 256 * 1024;
+		blk.ctx[t].uc_link = nullptr;
+		makecontext(&blk.ctx[t], egg_emu_entry, 0);
+		egg_emu_nshfl[t] = 0;
+	}
 	for (unsigned left = all; left > 0;) {
-		left = 0;
 		unsigned ran = 0;
 		for (unsigned t = 0; t < all; t++) {
 			if (blk.done[t] || blk.at_grid[t])
 				continue;
-			const unsigned k = t / n, i = t % n;
+			const unsigned k = first + t / n, i = t % n;
 			blk.cur = t;
 			blockIdx = { k % g.x, k / g.x % g.y, k / (g.x * g.y) };
 			threadIdx = { i % b.x, i / b.x % b.y, i / (b.x * b.y) };
 			swapcontext(&blk.sched, &blk.ctx[t]);
 			ran++;
 		}
+		left = 0;
 		for (unsigned t = 0; t < all; t++)
 			left += !blk.done[t];
 		if (!ran) /* every fiber still running is at the grid barrier: release them */
@@ -360,9 +308,26 @@ template <class F> void egg_emu_launch_grid(dim3 g, dim3 b, F f, size_t shmem)
 	}
 	egg_emu_dyn_blocks.clear();
 }
+/* An ordinary launch runs its blocks one after another; a cooperative one all
+ * of them together. */
+template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0, bool coop = false)
+{
+	if (shmem > EGG_EMU_SHARED_OPTIN) {
+		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
+		abort();
+	}
+	gridDim = g;
+	blockDim = b;
+	const unsigned nb = g.x * g.y * g.z;
+	if (coop)
+		egg_emu_run(g, b, f, shmem, 0, nb, true);
+	else
+		for (unsigned k = 0; k < nb; k++)
+			egg_emu_run(g, b, f, shmem, k, 1, false);
+}
 inline void egg_emu_grid_sync()
 {
-	if (egg_emu_cur->at_grid.empty()) {
+	if (!egg_emu_cur->cooperative) {
 		fprintf(stderr, "a grid barrier outside a cooperative launch\n");
 		abort();
 	}
@@ -393,9 +358,6 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *c, void (*k)(E...), A &
 	for (unsigned i = 0; i < c->numAttrs; i++)
 		coop |= c->attrs[i].id == cudaLaunchAttributeCooperative && c->attrs[i].val.cooperative;
 	auto f = [=] { k(a...); };
-	if (coop)
-		egg_emu_launch_grid(c->gridDim, c->blockDim, f, c->dynamicSmemBytes);
-	else
-		egg_emu_launch(c->gridDim, c->blockDim, f, c->dynamicSmemBytes);
+	egg_emu_launch(c->gridDim, c->blockDim, f, c->dynamicSmemBytes, coop);
 	return 0;
 }
