@@ -32,7 +32,7 @@ dist_templates_DATA = \
 	builtin/templates/gemm_split.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
-	builtin/templates/rows_split.cu builtin/templates/scan.cu \
+	builtin/templates/rows_split.cu builtin/templates/rows_sorted.cu builtin/templates/scan.cu \
 	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu
 
 

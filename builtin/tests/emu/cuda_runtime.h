@@ -120,11 +120,20 @@ typedef int cudaError_t;
 typedef void *cudaEvent_t;
 typedef void *cudaStream_t;
 enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+       cudaDevAttrCooperativeLaunch = 95,
        cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
        cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
 inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
 inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 {
+	if (attr == cudaDevAttrCooperativeLaunch) {
+#ifdef EGG_EMU_NO_COOPERATIVE /* a device without cooperative launches: generated code must not use them */
+		*v = 0;
+#else
+		*v = 1;
+#endif
+		return 0;
+	}
 	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN : EGG_EMU_SM_COUNT;
 	return 0;
 }
