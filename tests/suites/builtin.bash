@@ -237,6 +237,21 @@ test_row_scans_are_correct_on_a_cpu_stand_in() {
 	expect_file_contains n.out "correct=no"
 }
 
+test_l2_keeping_loads_stay_behind_their_alignment_test() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	# gather_scale's rows are scaled by a row of weights that is the same for every
+	# row: the keep points' vector loads of it must not be hoisted above the row's
+	# alignment test (they were, and faulted on the GPU when called with misaligned
+	# pointers); in each kernel that has them, the first comes after the first test
+	run_cmd p "$REAL_NVCC" -O3 -arch=sm_90 -ptx -o gs.ptx "$EGG_SRCDIR/builtin/tests/check/gather_scale.cu"
+	[ "$(cat p.rc)" -eq 0 ] || fail "nvcc -ptx failed: $(head -c 1000 p.err)"
+	awk '/^\.visible \.entry|^\.entry/ { k = $0; t = 0; n++ }
+	     /and\.b64.*, 15;/ { t = 1 }
+	     /ld\.global\.nc\.L2::cache_hint/ { h[k] = 1; if (!t) bad[k] = 1 }
+	     END { c = 0; for (x in h) c++; b = 0; for (x in bad) b++; print c, b }' gs.ptx >counts
+	expect_eq "$(cat counts)" "2 0" "kernels with keep loads, and those loading before the alignment test"
+}
+
 test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# rows of 1024 columns (the loads-in-flight loop covers the row exactly) and of

@@ -65,7 +65,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -210,7 +213,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -468,7 +474,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -613,7 +622,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -766,7 +778,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -919,7 +934,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1072,7 +1090,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1225,7 +1246,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1315,7 +1339,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1540,7 +1567,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1781,7 +1811,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -2022,7 +2055,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -2263,7 +2299,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -2504,7 +2543,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}

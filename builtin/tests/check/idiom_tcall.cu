@@ -56,7 +56,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -172,7 +175,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -288,7 +294,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -404,7 +413,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -520,7 +532,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -624,7 +639,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -740,7 +758,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -856,7 +877,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -972,7 +996,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1080,7 +1107,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1188,7 +1218,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}

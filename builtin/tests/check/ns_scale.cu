@@ -58,7 +58,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -178,7 +181,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -298,7 +304,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -418,7 +427,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -538,7 +550,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -646,7 +661,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -766,7 +784,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -886,7 +907,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1006,7 +1030,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1118,7 +1145,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1230,7 +1260,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}

@@ -64,7 +64,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -192,7 +195,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -320,7 +326,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -448,7 +457,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -576,7 +588,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -686,7 +701,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -814,7 +832,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -942,7 +963,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1070,7 +1094,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1190,7 +1217,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1310,7 +1340,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}

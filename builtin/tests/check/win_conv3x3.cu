@@ -62,7 +62,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -156,7 +159,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -313,7 +319,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -407,7 +416,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -509,7 +521,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -611,7 +626,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -713,7 +731,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -815,7 +836,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -909,7 +933,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -999,7 +1026,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1089,7 +1119,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1179,7 +1212,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1288,7 +1324,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1397,7 +1436,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1506,7 +1548,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
@@ -1615,7 +1660,10 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
 		else
 			asm("createpolicy.fractional.L2::evict_last.b64 %0, 0.5;" : "=l"(pol));
-		asm("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+		/* volatile: a load the compiler takes for pure would be hoisted above the
+		 * caller's alignment test (a loop-invariant row of weights was, and faulted
+		 * on a misaligned call) */
+		asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
 		    : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const T *>(&r);
 	}
