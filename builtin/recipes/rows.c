@@ -92,8 +92,6 @@ static const struct row_point points[] = {
 	/* the same with streaming stores, and the block-per-row point with them */
 	{ 32, 256, 4, 1, 1, 0, 8, 1, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 2, 1, 1, 0, 0, 0 }, { 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 0, 0 },
 	{ 128, 128, 4, 1, 1, 0, 0, 0, 1, 0, 100, 0 }, { 64, 256, 4, 1, 1, 0, 4, 0, 1, 0, 50, 0 },
-	/* gathers in the order of their key (4096 buckets), one wave of 1024 or 512 threads */
-	{ 32, 1024, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 }, { 32, 512, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 },
 	/* a thread per row for strided columns or short rows */
 	{ 1, 256, 1, 8, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 128, 1, 16, 1, 0, 0, 0, 0, 0, 0, 0 }, { 1, 64, 1, 16, 1, 0, 0, 0, 0, 0, 0, 0 },
 	/* ... and its columns split over the warps of the block (one-wave grids) */
@@ -104,6 +102,8 @@ static const struct row_point points[] = {
 	/* rows up to 16384 columns in registers on half the threads of the point above:
 	 * two blocks of 512 may share a multiprocessor where one of 1024 is alone */
 	{ 512, 512, 4, 1, 1, 8, 0, 0, 0, 0, 0, 0 },
+	/* gathers in the order of their key (4096 buckets), one wave of 1024 or 512 threads */
+	{ 32, 1024, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 }, { 32, 512, 4, 1, 1, 0, 8, 1, 1, 0, 0, 4096 },
 };
 /* the most register elements per thread the held rows may take together */
 #define MAX_HELD 32

@@ -2084,11 +2084,11 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * that rows of equal key meet in time and what they gather is read once from memory.
  * The counts are zero between calls (block 0 clears them once they are read). */
 #include <cooperative_groups.h>
-__device__ unsigned egg_embedding_c27_k0_cnt[4096]; /* zero between calls */
-__device__ unsigned egg_embedding_c27_k0_perm[1048576]; /* the rows in that order */
-__global__ void __launch_bounds__(1024) egg_embedding_c27_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+__device__ unsigned egg_embedding_c39_k0_cnt[4096]; /* zero between calls */
+__device__ unsigned egg_embedding_c39_k0_perm[1048576]; /* the rows in that order */
+__global__ void __launch_bounds__(1024) egg_embedding_c39_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
 {
-	extern __shared__ unsigned egg_embedding_c27_k0_off[]; /* 4096 bucket offsets, then 32 warp sums */
+	extern __shared__ unsigned egg_embedding_c39_k0_off[]; /* 4096 bucket offsets, then 32 warp sums */
 	const long long egg_rows = num_tokens;
 	const long long egg_nth = (long long)gridDim.x * 1024;
 	const long long egg_tid = (long long)blockIdx.x * 1024 + threadIdx.x;
@@ -2098,18 +2098,18 @@ __global__ void __launch_bounds__(1024) egg_embedding_c27_k0(const long *__restr
 		const long long egg_row = egg_tid + egg_k * egg_nth;
 		if (egg_row < egg_rows) {
 			egg_key[egg_k] = (unsigned)(ids[((int)egg_row)]) & 4095u;
-			egg_rank[egg_k] = atomicAdd(&egg_embedding_c27_k0_cnt[egg_key[egg_k]], 1u);
+			egg_rank[egg_k] = atomicAdd(&egg_embedding_c39_k0_cnt[egg_key[egg_k]], 1u);
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	{
 		/* exclusive scan of the counts: 4 consecutive buckets per thread */
-		unsigned *egg_ws = egg_embedding_c27_k0_off + 4096;
+		unsigned *egg_ws = egg_embedding_c39_k0_off + 4096;
 		const int egg_l = threadIdx.x & 31, egg_w = threadIdx.x >> 5;
 		unsigned egg_c[4], egg_s = 0;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 4; egg_j++) {
-			egg_c[egg_j] = __ldcg(&egg_embedding_c27_k0_cnt[threadIdx.x * 4 + egg_j]);
+			egg_c[egg_j] = __ldcg(&egg_embedding_c39_k0_cnt[threadIdx.x * 4 + egg_j]);
 			egg_s += egg_c[egg_j];
 		}
 		unsigned egg_in = egg_s;
@@ -2133,7 +2133,7 @@ __global__ void __launch_bounds__(1024) egg_embedding_c27_k0(const long *__restr
 		unsigned egg_run = __shfl_sync(0xffffffffu, egg_x - egg_v, egg_w) + egg_in - egg_s;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 4; egg_j++) {
-			egg_embedding_c27_k0_off[threadIdx.x * 4 + egg_j] = egg_run;
+			egg_embedding_c39_k0_off[threadIdx.x * 4 + egg_j] = egg_run;
 			egg_run += egg_c[egg_j];
 		}
 		__syncthreads();
@@ -2141,17 +2141,17 @@ __global__ void __launch_bounds__(1024) egg_embedding_c27_k0(const long *__restr
 		for (int egg_k = 0; egg_k < 4; egg_k++) {
 			const long long egg_row = egg_tid + egg_k * egg_nth;
 			if (egg_row < egg_rows)
-				egg_embedding_c27_k0_perm[egg_embedding_c27_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
+				egg_embedding_c39_k0_perm[egg_embedding_c39_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	if (blockIdx.x == 0)
 		for (int egg_j = threadIdx.x; egg_j < 4096; egg_j += 1024)
-			egg_embedding_c27_k0_cnt[egg_j] = 0;
+			egg_embedding_c39_k0_cnt[egg_j] = 0;
 	const int egg_lane = threadIdx.x % 32;
 	for (long long egg_s = (long long)blockIdx.x * 32 + threadIdx.x / 32; egg_s < egg_rows;
 	     egg_s += (long long)gridDim.x * 32) {
-		const long long egg_row = (long long)__ldcg(&egg_embedding_c27_k0_perm[egg_s]);
+		const long long egg_row = (long long)__ldcg(&egg_embedding_c39_k0_perm[egg_s]);
 		long long base0_0 = (ids[((int)egg_row)] * dim);
 		{
 			const long long egg_cn = dim;
@@ -2224,7 +2224,7 @@ __global__ void __launch_bounds__(1024) egg_embedding_c27_k0(const long *__restr
 /* rows threads_per_row=32 tpb=1024 vec=4 unroll=1 passes=online inflight=8 grid=wave stores=streaming order=key&4095 (cooperative): 32 threads per row, 32 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_embedding_c27_k1(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+__global__ void __launch_bounds__(1024) egg_embedding_c39_k1(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
 {
 	const long long egg_rows = num_tokens;
 	const int egg_lane = threadIdx.x % 32;
@@ -2308,7 +2308,7 @@ void embedding__egg_c17(const int64_t *ids, const float *table, float *out, int 
 			int egg_dev = 0, egg_coop = 0;
 			if (cudaGetDevice(&egg_dev) != cudaSuccess ||
 			    cudaDeviceGetAttribute(&egg_coop, cudaDevAttrCooperativeLaunch, egg_dev) != cudaSuccess ||
-			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c27_k0, 1024, egg_smem) != cudaSuccess ||
+			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c39_k0, 1024, egg_smem) != cudaSuccess ||
 			    egg_occ < 0)
 				egg_occ = 0;
 			cudaGetLastError();
@@ -2327,7 +2327,7 @@ void embedding__egg_c17(const int64_t *ids, const float *table, float *out, int 
 			egg_cfg.stream = 0;
 			egg_cfg.attrs = egg_at;
 			egg_cfg.numAttrs = 1;
-			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_embedding_c27_k0, ids, table, out, num_tokens, vocab, dim) == cudaSuccess;
+			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_embedding_c39_k0, ids, table, out, num_tokens, vocab, dim) == cudaSuccess;
 			if (!egg_done)
 				cudaGetLastError();
 		}
@@ -2335,7 +2335,7 @@ void embedding__egg_c17(const int64_t *ids, const float *table, float *out, int 
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c27_k1, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c39_k1, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)(num_tokens) + 32 - 1) / 32;
@@ -2346,7 +2346,7 @@ void embedding__egg_c17(const int64_t *ids, const float *table, float *out, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_embedding_c27_k1<<<(unsigned)egg_g, 1024>>>(ids, table, out, num_tokens, vocab, dim);
+		egg_embedding_c39_k1<<<(unsigned)egg_g, 1024>>>(ids, table, out, num_tokens, vocab, dim);
 	}
 		}
 	}
@@ -2402,11 +2402,11 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * that rows of equal key meet in time and what they gather is read once from memory.
  * The counts are zero between calls (block 0 clears them once they are read). */
 #include <cooperative_groups.h>
-__device__ unsigned egg_embedding_c28_k0_cnt[4096]; /* zero between calls */
-__device__ unsigned egg_embedding_c28_k0_perm[1048576]; /* the rows in that order */
-__global__ void __launch_bounds__(512) egg_embedding_c28_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+__device__ unsigned egg_embedding_c40_k0_cnt[4096]; /* zero between calls */
+__device__ unsigned egg_embedding_c40_k0_perm[1048576]; /* the rows in that order */
+__global__ void __launch_bounds__(512) egg_embedding_c40_k0(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
 {
-	extern __shared__ unsigned egg_embedding_c28_k0_off[]; /* 4096 bucket offsets, then 16 warp sums */
+	extern __shared__ unsigned egg_embedding_c40_k0_off[]; /* 4096 bucket offsets, then 16 warp sums */
 	const long long egg_rows = num_tokens;
 	const long long egg_nth = (long long)gridDim.x * 512;
 	const long long egg_tid = (long long)blockIdx.x * 512 + threadIdx.x;
@@ -2416,18 +2416,18 @@ __global__ void __launch_bounds__(512) egg_embedding_c28_k0(const long *__restri
 		const long long egg_row = egg_tid + egg_k * egg_nth;
 		if (egg_row < egg_rows) {
 			egg_key[egg_k] = (unsigned)(ids[((int)egg_row)]) & 4095u;
-			egg_rank[egg_k] = atomicAdd(&egg_embedding_c28_k0_cnt[egg_key[egg_k]], 1u);
+			egg_rank[egg_k] = atomicAdd(&egg_embedding_c40_k0_cnt[egg_key[egg_k]], 1u);
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	{
 		/* exclusive scan of the counts: 8 consecutive buckets per thread */
-		unsigned *egg_ws = egg_embedding_c28_k0_off + 4096;
+		unsigned *egg_ws = egg_embedding_c40_k0_off + 4096;
 		const int egg_l = threadIdx.x & 31, egg_w = threadIdx.x >> 5;
 		unsigned egg_c[8], egg_s = 0;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 8; egg_j++) {
-			egg_c[egg_j] = __ldcg(&egg_embedding_c28_k0_cnt[threadIdx.x * 8 + egg_j]);
+			egg_c[egg_j] = __ldcg(&egg_embedding_c40_k0_cnt[threadIdx.x * 8 + egg_j]);
 			egg_s += egg_c[egg_j];
 		}
 		unsigned egg_in = egg_s;
@@ -2451,7 +2451,7 @@ __global__ void __launch_bounds__(512) egg_embedding_c28_k0(const long *__restri
 		unsigned egg_run = __shfl_sync(0xffffffffu, egg_x - egg_v, egg_w) + egg_in - egg_s;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 8; egg_j++) {
-			egg_embedding_c28_k0_off[threadIdx.x * 8 + egg_j] = egg_run;
+			egg_embedding_c40_k0_off[threadIdx.x * 8 + egg_j] = egg_run;
 			egg_run += egg_c[egg_j];
 		}
 		__syncthreads();
@@ -2459,17 +2459,17 @@ __global__ void __launch_bounds__(512) egg_embedding_c28_k0(const long *__restri
 		for (int egg_k = 0; egg_k < 4; egg_k++) {
 			const long long egg_row = egg_tid + egg_k * egg_nth;
 			if (egg_row < egg_rows)
-				egg_embedding_c28_k0_perm[egg_embedding_c28_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
+				egg_embedding_c40_k0_perm[egg_embedding_c40_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	if (blockIdx.x == 0)
 		for (int egg_j = threadIdx.x; egg_j < 4096; egg_j += 512)
-			egg_embedding_c28_k0_cnt[egg_j] = 0;
+			egg_embedding_c40_k0_cnt[egg_j] = 0;
 	const int egg_lane = threadIdx.x % 32;
 	for (long long egg_s = (long long)blockIdx.x * 16 + threadIdx.x / 32; egg_s < egg_rows;
 	     egg_s += (long long)gridDim.x * 16) {
-		const long long egg_row = (long long)__ldcg(&egg_embedding_c28_k0_perm[egg_s]);
+		const long long egg_row = (long long)__ldcg(&egg_embedding_c40_k0_perm[egg_s]);
 		long long base0_0 = (ids[((int)egg_row)] * dim);
 		{
 			const long long egg_cn = dim;
@@ -2542,7 +2542,7 @@ __global__ void __launch_bounds__(512) egg_embedding_c28_k0(const long *__restri
 /* rows threads_per_row=32 tpb=512 vec=4 unroll=1 passes=online inflight=8 grid=wave stores=streaming order=key&4095 (cooperative): 32 threads per row, 16 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_embedding_c28_k1(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
+__global__ void __launch_bounds__(512) egg_embedding_c40_k1(const long *__restrict__ ids, const float *__restrict__ table, float *__restrict__ out, int num_tokens, int vocab, int dim)
 {
 	const long long egg_rows = num_tokens;
 	const int egg_lane = threadIdx.x % 32;
@@ -2626,7 +2626,7 @@ void embedding__egg_c18(const int64_t *ids, const float *table, float *out, int 
 			int egg_dev = 0, egg_coop = 0;
 			if (cudaGetDevice(&egg_dev) != cudaSuccess ||
 			    cudaDeviceGetAttribute(&egg_coop, cudaDevAttrCooperativeLaunch, egg_dev) != cudaSuccess ||
-			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c28_k0, 512, egg_smem) != cudaSuccess ||
+			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c40_k0, 512, egg_smem) != cudaSuccess ||
 			    egg_occ < 0)
 				egg_occ = 0;
 			cudaGetLastError();
@@ -2645,7 +2645,7 @@ void embedding__egg_c18(const int64_t *ids, const float *table, float *out, int 
 			egg_cfg.stream = 0;
 			egg_cfg.attrs = egg_at;
 			egg_cfg.numAttrs = 1;
-			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_embedding_c28_k0, ids, table, out, num_tokens, vocab, dim) == cudaSuccess;
+			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_embedding_c40_k0, ids, table, out, num_tokens, vocab, dim) == cudaSuccess;
 			if (!egg_done)
 				cudaGetLastError();
 		}
@@ -2653,7 +2653,7 @@ void embedding__egg_c18(const int64_t *ids, const float *table, float *out, int 
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c28_k1, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_embedding_c40_k1, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)(num_tokens) + 16 - 1) / 16;
@@ -2664,7 +2664,7 @@ void embedding__egg_c18(const int64_t *ids, const float *table, float *out, int 
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_embedding_c28_k1<<<(unsigned)egg_g, 512>>>(ids, table, out, num_tokens, vocab, dim);
+		egg_embedding_c40_k1<<<(unsigned)egg_g, 512>>>(ids, table, out, num_tokens, vocab, dim);
 	}
 		}
 	}

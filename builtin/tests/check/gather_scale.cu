@@ -2113,11 +2113,11 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * that rows of equal key meet in time and what they gather is read once from memory.
  * The counts are zero between calls (block 0 clears them once they are read). */
 #include <cooperative_groups.h>
-__device__ unsigned egg_gather_scale_c27_k0_cnt[4096]; /* zero between calls */
-__device__ unsigned egg_gather_scale_c27_k0_perm[1048576]; /* the rows in that order */
-__global__ void __launch_bounds__(1024) egg_gather_scale_c27_k0(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
+__device__ unsigned egg_gather_scale_c39_k0_cnt[4096]; /* zero between calls */
+__device__ unsigned egg_gather_scale_c39_k0_perm[1048576]; /* the rows in that order */
+__global__ void __launch_bounds__(1024) egg_gather_scale_c39_k0(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
 {
-	extern __shared__ unsigned egg_gather_scale_c27_k0_off[]; /* 4096 bucket offsets, then 32 warp sums */
+	extern __shared__ unsigned egg_gather_scale_c39_k0_off[]; /* 4096 bucket offsets, then 32 warp sums */
 	const long long egg_rows = n;
 	const long long egg_nth = (long long)gridDim.x * 1024;
 	const long long egg_tid = (long long)blockIdx.x * 1024 + threadIdx.x;
@@ -2127,18 +2127,18 @@ __global__ void __launch_bounds__(1024) egg_gather_scale_c27_k0(const int *__res
 		const long long egg_row = egg_tid + egg_k * egg_nth;
 		if (egg_row < egg_rows) {
 			egg_key[egg_k] = (unsigned)(__ldg(&idx[egg_row])) & 4095u;
-			egg_rank[egg_k] = atomicAdd(&egg_gather_scale_c27_k0_cnt[egg_key[egg_k]], 1u);
+			egg_rank[egg_k] = atomicAdd(&egg_gather_scale_c39_k0_cnt[egg_key[egg_k]], 1u);
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	{
 		/* exclusive scan of the counts: 4 consecutive buckets per thread */
-		unsigned *egg_ws = egg_gather_scale_c27_k0_off + 4096;
+		unsigned *egg_ws = egg_gather_scale_c39_k0_off + 4096;
 		const int egg_l = threadIdx.x & 31, egg_w = threadIdx.x >> 5;
 		unsigned egg_c[4], egg_s = 0;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 4; egg_j++) {
-			egg_c[egg_j] = __ldcg(&egg_gather_scale_c27_k0_cnt[threadIdx.x * 4 + egg_j]);
+			egg_c[egg_j] = __ldcg(&egg_gather_scale_c39_k0_cnt[threadIdx.x * 4 + egg_j]);
 			egg_s += egg_c[egg_j];
 		}
 		unsigned egg_in = egg_s;
@@ -2162,7 +2162,7 @@ __global__ void __launch_bounds__(1024) egg_gather_scale_c27_k0(const int *__res
 		unsigned egg_run = __shfl_sync(0xffffffffu, egg_x - egg_v, egg_w) + egg_in - egg_s;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 4; egg_j++) {
-			egg_gather_scale_c27_k0_off[threadIdx.x * 4 + egg_j] = egg_run;
+			egg_gather_scale_c39_k0_off[threadIdx.x * 4 + egg_j] = egg_run;
 			egg_run += egg_c[egg_j];
 		}
 		__syncthreads();
@@ -2170,17 +2170,17 @@ __global__ void __launch_bounds__(1024) egg_gather_scale_c27_k0(const int *__res
 		for (int egg_k = 0; egg_k < 4; egg_k++) {
 			const long long egg_row = egg_tid + egg_k * egg_nth;
 			if (egg_row < egg_rows)
-				egg_gather_scale_c27_k0_perm[egg_gather_scale_c27_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
+				egg_gather_scale_c39_k0_perm[egg_gather_scale_c39_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	if (blockIdx.x == 0)
 		for (int egg_j = threadIdx.x; egg_j < 4096; egg_j += 1024)
-			egg_gather_scale_c27_k0_cnt[egg_j] = 0;
+			egg_gather_scale_c39_k0_cnt[egg_j] = 0;
 	const int egg_lane = threadIdx.x % 32;
 	for (long long egg_s = (long long)blockIdx.x * 32 + threadIdx.x / 32; egg_s < egg_rows;
 	     egg_s += (long long)gridDim.x * 32) {
-		const long long egg_row = (long long)__ldcg(&egg_gather_scale_c27_k0_perm[egg_s]);
+		const long long egg_row = (long long)__ldcg(&egg_gather_scale_c39_k0_perm[egg_s]);
 		long long base0_0 = (__ldg(&idx[egg_row]) * d);
 		{
 			const long long egg_cn = d;
@@ -2256,7 +2256,7 @@ __global__ void __launch_bounds__(1024) egg_gather_scale_c27_k0(const int *__res
 /* rows threads_per_row=32 tpb=1024 vec=4 unroll=1 passes=online inflight=8 grid=wave stores=streaming order=key&4095 (cooperative): 32 threads per row, 32 rows per block of 1024; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(1024) egg_gather_scale_c27_k1(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
+__global__ void __launch_bounds__(1024) egg_gather_scale_c39_k1(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
 {
 	const long long egg_rows = n;
 	const int egg_lane = threadIdx.x % 32;
@@ -2343,7 +2343,7 @@ void gather_scale__egg_c17(const int *idx, const float *table, const float *w, f
 			int egg_dev = 0, egg_coop = 0;
 			if (cudaGetDevice(&egg_dev) != cudaSuccess ||
 			    cudaDeviceGetAttribute(&egg_coop, cudaDevAttrCooperativeLaunch, egg_dev) != cudaSuccess ||
-			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c27_k0, 1024, egg_smem) != cudaSuccess ||
+			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c39_k0, 1024, egg_smem) != cudaSuccess ||
 			    egg_occ < 0)
 				egg_occ = 0;
 			cudaGetLastError();
@@ -2362,7 +2362,7 @@ void gather_scale__egg_c17(const int *idx, const float *table, const float *w, f
 			egg_cfg.stream = 0;
 			egg_cfg.attrs = egg_at;
 			egg_cfg.numAttrs = 1;
-			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_gather_scale_c27_k0, idx, table, w, out, n, v, d) == cudaSuccess;
+			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_gather_scale_c39_k0, idx, table, w, out, n, v, d) == cudaSuccess;
 			if (!egg_done)
 				cudaGetLastError();
 		}
@@ -2370,7 +2370,7 @@ void gather_scale__egg_c17(const int *idx, const float *table, const float *w, f
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c27_k1, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c39_k1, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)(n) + 32 - 1) / 32;
@@ -2381,7 +2381,7 @@ void gather_scale__egg_c17(const int *idx, const float *table, const float *w, f
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_gather_scale_c27_k1<<<(unsigned)egg_g, 1024>>>(idx, table, w, out, n, v, d);
+		egg_gather_scale_c39_k1<<<(unsigned)egg_g, 1024>>>(idx, table, w, out, n, v, d);
 	}
 		}
 	}
@@ -2437,11 +2437,11 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * that rows of equal key meet in time and what they gather is read once from memory.
  * The counts are zero between calls (block 0 clears them once they are read). */
 #include <cooperative_groups.h>
-__device__ unsigned egg_gather_scale_c28_k0_cnt[4096]; /* zero between calls */
-__device__ unsigned egg_gather_scale_c28_k0_perm[1048576]; /* the rows in that order */
-__global__ void __launch_bounds__(512) egg_gather_scale_c28_k0(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
+__device__ unsigned egg_gather_scale_c40_k0_cnt[4096]; /* zero between calls */
+__device__ unsigned egg_gather_scale_c40_k0_perm[1048576]; /* the rows in that order */
+__global__ void __launch_bounds__(512) egg_gather_scale_c40_k0(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
 {
-	extern __shared__ unsigned egg_gather_scale_c28_k0_off[]; /* 4096 bucket offsets, then 16 warp sums */
+	extern __shared__ unsigned egg_gather_scale_c40_k0_off[]; /* 4096 bucket offsets, then 16 warp sums */
 	const long long egg_rows = n;
 	const long long egg_nth = (long long)gridDim.x * 512;
 	const long long egg_tid = (long long)blockIdx.x * 512 + threadIdx.x;
@@ -2451,18 +2451,18 @@ __global__ void __launch_bounds__(512) egg_gather_scale_c28_k0(const int *__rest
 		const long long egg_row = egg_tid + egg_k * egg_nth;
 		if (egg_row < egg_rows) {
 			egg_key[egg_k] = (unsigned)(__ldg(&idx[egg_row])) & 4095u;
-			egg_rank[egg_k] = atomicAdd(&egg_gather_scale_c28_k0_cnt[egg_key[egg_k]], 1u);
+			egg_rank[egg_k] = atomicAdd(&egg_gather_scale_c40_k0_cnt[egg_key[egg_k]], 1u);
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	{
 		/* exclusive scan of the counts: 8 consecutive buckets per thread */
-		unsigned *egg_ws = egg_gather_scale_c28_k0_off + 4096;
+		unsigned *egg_ws = egg_gather_scale_c40_k0_off + 4096;
 		const int egg_l = threadIdx.x & 31, egg_w = threadIdx.x >> 5;
 		unsigned egg_c[8], egg_s = 0;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 8; egg_j++) {
-			egg_c[egg_j] = __ldcg(&egg_gather_scale_c28_k0_cnt[threadIdx.x * 8 + egg_j]);
+			egg_c[egg_j] = __ldcg(&egg_gather_scale_c40_k0_cnt[threadIdx.x * 8 + egg_j]);
 			egg_s += egg_c[egg_j];
 		}
 		unsigned egg_in = egg_s;
@@ -2486,7 +2486,7 @@ __global__ void __launch_bounds__(512) egg_gather_scale_c28_k0(const int *__rest
 		unsigned egg_run = __shfl_sync(0xffffffffu, egg_x - egg_v, egg_w) + egg_in - egg_s;
 #pragma unroll
 		for (int egg_j = 0; egg_j < 8; egg_j++) {
-			egg_gather_scale_c28_k0_off[threadIdx.x * 8 + egg_j] = egg_run;
+			egg_gather_scale_c40_k0_off[threadIdx.x * 8 + egg_j] = egg_run;
 			egg_run += egg_c[egg_j];
 		}
 		__syncthreads();
@@ -2494,17 +2494,17 @@ __global__ void __launch_bounds__(512) egg_gather_scale_c28_k0(const int *__rest
 		for (int egg_k = 0; egg_k < 4; egg_k++) {
 			const long long egg_row = egg_tid + egg_k * egg_nth;
 			if (egg_row < egg_rows)
-				egg_gather_scale_c28_k0_perm[egg_gather_scale_c28_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
+				egg_gather_scale_c40_k0_perm[egg_gather_scale_c40_k0_off[egg_key[egg_k]] + egg_rank[egg_k]] = (unsigned)egg_row;
 		}
 	}
 	cooperative_groups::this_grid().sync();
 	if (blockIdx.x == 0)
 		for (int egg_j = threadIdx.x; egg_j < 4096; egg_j += 512)
-			egg_gather_scale_c28_k0_cnt[egg_j] = 0;
+			egg_gather_scale_c40_k0_cnt[egg_j] = 0;
 	const int egg_lane = threadIdx.x % 32;
 	for (long long egg_s = (long long)blockIdx.x * 16 + threadIdx.x / 32; egg_s < egg_rows;
 	     egg_s += (long long)gridDim.x * 16) {
-		const long long egg_row = (long long)__ldcg(&egg_gather_scale_c28_k0_perm[egg_s]);
+		const long long egg_row = (long long)__ldcg(&egg_gather_scale_c40_k0_perm[egg_s]);
 		long long base0_0 = (__ldg(&idx[egg_row]) * d);
 		{
 			const long long egg_cn = d;
@@ -2580,7 +2580,7 @@ __global__ void __launch_bounds__(512) egg_gather_scale_c28_k0(const int *__rest
 /* rows threads_per_row=32 tpb=512 vec=4 unroll=1 passes=online inflight=8 grid=wave stores=streaming order=key&4095 (cooperative): 32 threads per row, 16 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_gather_scale_c28_k1(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
+__global__ void __launch_bounds__(512) egg_gather_scale_c40_k1(const int *__restrict__ idx, const float *__restrict__ table, const float *__restrict__ w, float *__restrict__ out, int n, int v, int d)
 {
 	const long long egg_rows = n;
 	const int egg_lane = threadIdx.x % 32;
@@ -2667,7 +2667,7 @@ void gather_scale__egg_c18(const int *idx, const float *table, const float *w, f
 			int egg_dev = 0, egg_coop = 0;
 			if (cudaGetDevice(&egg_dev) != cudaSuccess ||
 			    cudaDeviceGetAttribute(&egg_coop, cudaDevAttrCooperativeLaunch, egg_dev) != cudaSuccess ||
-			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c28_k0, 512, egg_smem) != cudaSuccess ||
+			    !egg_coop || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c40_k0, 512, egg_smem) != cudaSuccess ||
 			    egg_occ < 0)
 				egg_occ = 0;
 			cudaGetLastError();
@@ -2686,7 +2686,7 @@ void gather_scale__egg_c18(const int *idx, const float *table, const float *w, f
 			egg_cfg.stream = 0;
 			egg_cfg.attrs = egg_at;
 			egg_cfg.numAttrs = 1;
-			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_gather_scale_c28_k0, idx, table, w, out, n, v, d) == cudaSuccess;
+			egg_done = cudaLaunchKernelEx(&egg_cfg, egg_gather_scale_c40_k0, idx, table, w, out, n, v, d) == cudaSuccess;
 			if (!egg_done)
 				cudaGetLastError();
 		}
@@ -2694,7 +2694,7 @@ void gather_scale__egg_c18(const int *idx, const float *table, const float *w, f
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c28_k1, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_gather_scale_c40_k1, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)(n) + 16 - 1) / 16;
@@ -2705,7 +2705,7 @@ void gather_scale__egg_c18(const int *idx, const float *table, const float *w, f
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_gather_scale_c28_k1<<<(unsigned)egg_g, 512>>>(idx, table, w, out, n, v, d);
+		egg_gather_scale_c40_k1<<<(unsigned)egg_g, 512>>>(idx, table, w, out, n, v, d);
 	}
 		}
 	}

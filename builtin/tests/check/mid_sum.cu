@@ -831,7 +831,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c27_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -864,7 +864,7 @@ void sum_dim1__egg_c8(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c29_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c27_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -912,7 +912,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_sum_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(128) egg_sum_dim1_c28_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -945,7 +945,7 @@ void sum_dim1__egg_c9(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c30_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c28_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -993,7 +993,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_sum_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(64) egg_sum_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x % 1;
@@ -1026,7 +1026,7 @@ void sum_dim1__egg_c10(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c31_k0<<<(unsigned)egg_g, 64>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c29_k0<<<(unsigned)egg_g, 64>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1075,7 +1075,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 128 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(128) egg_sum_dim1_c32_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(128) egg_sum_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1115,7 +1115,7 @@ void sum_dim1__egg_c11(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c32_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c30_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 16;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1126,7 +1126,7 @@ void sum_dim1__egg_c11(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c32_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c30_k0<<<(unsigned)egg_g, 128>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1175,7 +1175,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c33_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1215,7 +1215,7 @@ void sum_dim1__egg_c12(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c33_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c31_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1226,7 +1226,7 @@ void sum_dim1__egg_c12(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c33_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c31_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1275,7 +1275,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_sum_dim1_c34_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(256) egg_sum_dim1_c32_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1315,7 +1315,7 @@ void sum_dim1__egg_c13(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c34_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c32_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1326,7 +1326,7 @@ void sum_dim1__egg_c13(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c34_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c32_k0<<<(unsigned)egg_g, 256>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1375,7 +1375,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 512 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(512) egg_sum_dim1_c35_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(512) egg_sum_dim1_c33_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1415,7 +1415,7 @@ void sum_dim1__egg_c14(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c35_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c33_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1426,7 +1426,7 @@ void sum_dim1__egg_c14(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c35_k0<<<(unsigned)egg_g, 512>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c33_k0<<<(unsigned)egg_g, 512>>>(x, y, batch, dim, inner);
 	}
 }
 
@@ -1475,7 +1475,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 1024 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(1024) egg_sum_dim1_c36_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
+__global__ void __launch_bounds__(1024) egg_sum_dim1_c34_k0(const float *__restrict__ x, float *__restrict__ y, int batch, int dim, int inner)
 {
 	const long long egg_rows = (batch * inner);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1515,7 +1515,7 @@ void sum_dim1__egg_c15(const float *x, float *y, int batch, int dim, int inner)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c36_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_sum_dim1_c34_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)((batch * inner)) + 32 - 1) / 32;
@@ -1526,7 +1526,7 @@ void sum_dim1__egg_c15(const float *x, float *y, int batch, int dim, int inner)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_sum_dim1_c36_k0<<<(unsigned)egg_g, 1024>>>(x, y, batch, dim, inner);
+		egg_sum_dim1_c34_k0<<<(unsigned)egg_g, 1024>>>(x, y, batch, dim, inner);
 	}
 }
 

@@ -2259,7 +2259,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=registers slots=8 (rows up to 16384 columns, else online): 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_row_mean_c40_k0(const float *__restrict__ x, float *__restrict__ mean, int rows, int cols)
+__global__ void __launch_bounds__(512) egg_row_mean_c38_k0(const float *__restrict__ x, float *__restrict__ mean, int rows, int cols)
 {
 	const long long egg_rows = (rows);
 	const int egg_lane = threadIdx.x % 512;
@@ -2375,7 +2375,7 @@ void row_mean__egg_c16(const float *x, float *mean, int rows, int cols)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_row_mean_c40_k0<<<(unsigned)egg_g, 512>>>(x, mean, rows, cols);
+		egg_row_mean_c38_k0<<<(unsigned)egg_g, 512>>>(x, mean, rows, cols);
 	}
 }
 

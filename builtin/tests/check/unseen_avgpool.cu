@@ -73,7 +73,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_avg_pool1d_c29_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(256) egg_avg_pool1d_c27_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -106,7 +106,7 @@ void avg_pool1d__egg_c0(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c29_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
+		egg_avg_pool1d_c27_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
 	}
 }
 
@@ -154,7 +154,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_avg_pool1d_c30_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(128) egg_avg_pool1d_c28_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -187,7 +187,7 @@ void avg_pool1d__egg_c1(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c30_k0<<<(unsigned)egg_g, 128>>>(in, out, rows, length);
+		egg_avg_pool1d_c28_k0<<<(unsigned)egg_g, 128>>>(in, out, rows, length);
 	}
 }
 
@@ -235,7 +235,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_avg_pool1d_c31_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(64) egg_avg_pool1d_c29_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -268,7 +268,7 @@ void avg_pool1d__egg_c2(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c31_k0<<<(unsigned)egg_g, 64>>>(in, out, rows, length);
+		egg_avg_pool1d_c29_k0<<<(unsigned)egg_g, 64>>>(in, out, rows, length);
 	}
 }
 
@@ -316,7 +316,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=4 unroll=1 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_avg_pool1d_c37_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(256) egg_avg_pool1d_c35_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -369,7 +369,7 @@ void avg_pool1d__egg_c3(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c37_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
+		egg_avg_pool1d_c35_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
 	}
 }
 
@@ -417,7 +417,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=4 unroll=1 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_avg_pool1d_c38_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(128) egg_avg_pool1d_c36_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -470,7 +470,7 @@ void avg_pool1d__egg_c4(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c38_k0<<<(unsigned)egg_g, 128>>>(in, out, rows, length);
+		egg_avg_pool1d_c36_k0<<<(unsigned)egg_g, 128>>>(in, out, rows, length);
 	}
 }
 
@@ -518,7 +518,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=2 unroll=2 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 2-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_avg_pool1d_c39_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
+__global__ void __launch_bounds__(256) egg_avg_pool1d_c37_k0(const float *__restrict__ in, float *__restrict__ out, int rows, int length)
 {
 	const long long egg_rows = (rows * (length / 4));
 	const int egg_lane = threadIdx.x % 1;
@@ -565,7 +565,7 @@ void avg_pool1d__egg_c5(const float *in, float *out, int rows, int length)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_avg_pool1d_c39_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
+		egg_avg_pool1d_c37_k0<<<(unsigned)egg_g, 256>>>(in, out, rows, length);
 	}
 }
 

@@ -1040,7 +1040,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_conv2d_padded_c29_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv2d_padded_c27_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x % 1;
@@ -1094,7 +1094,7 @@ void conv2d_padded__egg_c8(const float* input, const float* weight, const float*
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c29_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c27_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1142,7 +1142,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_conv2d_padded_c30_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(128) egg_conv2d_padded_c28_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x % 1;
@@ -1196,7 +1196,7 @@ void conv2d_padded__egg_c9(const float* input, const float* weight, const float*
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c30_k0<<<(unsigned)egg_g, 128>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c28_k0<<<(unsigned)egg_g, 128>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1244,7 +1244,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_conv2d_padded_c31_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(64) egg_conv2d_padded_c29_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x % 1;
@@ -1298,7 +1298,7 @@ void conv2d_padded__egg_c10(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c31_k0<<<(unsigned)egg_g, 64>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c29_k0<<<(unsigned)egg_g, 64>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1347,7 +1347,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 128 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(128) egg_conv2d_padded_c32_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(128) egg_conv2d_padded_c30_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1408,7 +1408,7 @@ void conv2d_padded__egg_c11(const float* input, const float* weight, const float
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c32_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c30_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 16;
 		}
 		long long egg_g = ((long long)((((N * Cout)) * (H * W))) + 32 - 1) / 32;
@@ -1419,7 +1419,7 @@ void conv2d_padded__egg_c11(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c32_k0<<<(unsigned)egg_g, 128>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c30_k0<<<(unsigned)egg_g, 128>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1468,7 +1468,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_conv2d_padded_c33_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv2d_padded_c31_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1529,7 +1529,7 @@ void conv2d_padded__egg_c12(const float* input, const float* weight, const float
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c33_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c31_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((((N * Cout)) * (H * W))) + 32 - 1) / 32;
@@ -1540,7 +1540,7 @@ void conv2d_padded__egg_c12(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c33_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c31_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1589,7 +1589,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_conv2d_padded_c34_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv2d_padded_c32_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1650,7 +1650,7 @@ void conv2d_padded__egg_c13(const float* input, const float* weight, const float
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c34_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c32_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((((N * Cout)) * (H * W))) + 32 - 1) / 32;
@@ -1661,7 +1661,7 @@ void conv2d_padded__egg_c13(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c34_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c32_k0<<<(unsigned)egg_g, 256>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1710,7 +1710,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 512 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(512) egg_conv2d_padded_c35_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(512) egg_conv2d_padded_c33_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1771,7 +1771,7 @@ void conv2d_padded__egg_c14(const float* input, const float* weight, const float
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c35_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c33_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)((((N * Cout)) * (H * W))) + 32 - 1) / 32;
@@ -1782,7 +1782,7 @@ void conv2d_padded__egg_c14(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c35_k0<<<(unsigned)egg_g, 512>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c33_k0<<<(unsigned)egg_g, 512>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 
@@ -1831,7 +1831,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 1024 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(1024) egg_conv2d_padded_c36_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
+__global__ void __launch_bounds__(1024) egg_conv2d_padded_c34_k0(const float *__restrict__ input, const float *__restrict__ weight, const float *__restrict__ bias, float *__restrict__ output, int N, int Cin, int Cout, int H, int W)
 {
 	const long long egg_rows = (((N * Cout)) * (H * W));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1892,7 +1892,7 @@ void conv2d_padded__egg_c15(const float* input, const float* weight, const float
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c36_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv2d_padded_c34_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)((((N * Cout)) * (H * W))) + 32 - 1) / 32;
@@ -1903,7 +1903,7 @@ void conv2d_padded__egg_c15(const float* input, const float* weight, const float
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv2d_padded_c36_k0<<<(unsigned)egg_g, 1024>>>(input, weight, bias, output, N, Cin, Cout, H, W);
+		egg_conv2d_padded_c34_k0<<<(unsigned)egg_g, 1024>>>(input, weight, bias, output, N, Cin, Cout, H, W);
 	}
 }
 

@@ -826,7 +826,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c27_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x % 1;
@@ -858,7 +858,7 @@ void min_reduce_dim1__egg_c8(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c29_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c27_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -906,7 +906,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_min_reduce_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(128) egg_min_reduce_dim1_c28_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x % 1;
@@ -938,7 +938,7 @@ void min_reduce_dim1__egg_c9(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c30_k0<<<(unsigned)egg_g, 128>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c28_k0<<<(unsigned)egg_g, 128>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -986,7 +986,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_min_reduce_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(64) egg_min_reduce_dim1_c29_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x % 1;
@@ -1018,7 +1018,7 @@ void min_reduce_dim1__egg_c10(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c31_k0<<<(unsigned)egg_g, 64>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c29_k0<<<(unsigned)egg_g, 64>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -1067,7 +1067,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 128 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(128) egg_min_reduce_dim1_c32_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(128) egg_min_reduce_dim1_c30_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1106,7 +1106,7 @@ void min_reduce_dim1__egg_c11(const float* x, float* out, int B, int D1, int D2)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c32_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c30_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 16;
 		}
 		long long egg_g = ((long long)(((B) * D2)) + 32 - 1) / 32;
@@ -1117,7 +1117,7 @@ void min_reduce_dim1__egg_c11(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c32_k0<<<(unsigned)egg_g, 128>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c30_k0<<<(unsigned)egg_g, 128>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -1166,7 +1166,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c33_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c31_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1205,7 +1205,7 @@ void min_reduce_dim1__egg_c12(const float* x, float* out, int B, int D1, int D2)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c33_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c31_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)(((B) * D2)) + 32 - 1) / 32;
@@ -1216,7 +1216,7 @@ void min_reduce_dim1__egg_c12(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c33_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c31_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -1265,7 +1265,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c34_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(256) egg_min_reduce_dim1_c32_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1304,7 +1304,7 @@ void min_reduce_dim1__egg_c13(const float* x, float* out, int B, int D1, int D2)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c34_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c32_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)(((B) * D2)) + 32 - 1) / 32;
@@ -1315,7 +1315,7 @@ void min_reduce_dim1__egg_c13(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c34_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c32_k0<<<(unsigned)egg_g, 256>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -1364,7 +1364,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 512 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(512) egg_min_reduce_dim1_c35_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(512) egg_min_reduce_dim1_c33_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1403,7 +1403,7 @@ void min_reduce_dim1__egg_c14(const float* x, float* out, int B, int D1, int D2)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c35_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c33_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)(((B) * D2)) + 32 - 1) / 32;
@@ -1414,7 +1414,7 @@ void min_reduce_dim1__egg_c14(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c35_k0<<<(unsigned)egg_g, 512>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c33_k0<<<(unsigned)egg_g, 512>>>(x, out, B, D1, D2);
 	}
 }
 
@@ -1463,7 +1463,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 1024 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(1024) egg_min_reduce_dim1_c36_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
+__global__ void __launch_bounds__(1024) egg_min_reduce_dim1_c34_k0(const float *__restrict__ x, float *__restrict__ out, int B, int D1, int D2)
 {
 	const long long egg_rows = ((B) * D2);
 	const int egg_lane = threadIdx.x >> 5;
@@ -1502,7 +1502,7 @@ void min_reduce_dim1__egg_c15(const float* x, float* out, int B, int D1, int D2)
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c36_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_min_reduce_dim1_c34_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)(((B) * D2)) + 32 - 1) / 32;
@@ -1513,7 +1513,7 @@ void min_reduce_dim1__egg_c15(const float* x, float* out, int B, int D1, int D2)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_min_reduce_dim1_c36_k0<<<(unsigned)egg_g, 1024>>>(x, out, B, D1, D2);
+		egg_min_reduce_dim1_c34_k0<<<(unsigned)egg_g, 1024>>>(x, out, B, D1, D2);
 	}
 }
 

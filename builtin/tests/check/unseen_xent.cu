@@ -6079,7 +6079,7 @@ static __attribute__((unused)) cudaMemPool_t egg_builtin_pool(void)
 /* rows threads_per_row=512 tpb=512 vec=4 unroll=1 passes=registers slots=8 (rows up to 16384 columns, else online): 512 threads per row, 1 rows per block of 512; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(512) egg_cross_entropy_c40_k0(const float *__restrict__ logits, const int *__restrict__ targets, float *__restrict__ out, int batch, int classes, float *__restrict__ row_loss)
+__global__ void __launch_bounds__(512) egg_cross_entropy_c38_k0(const float *__restrict__ logits, const int *__restrict__ targets, float *__restrict__ out, int batch, int classes, float *__restrict__ row_loss)
 {
 	const long long egg_rows = batch;
 	const int egg_lane = threadIdx.x % 512;
@@ -6267,12 +6267,12 @@ __global__ void __launch_bounds__(512) egg_cross_entropy_c40_k0(const float *__r
 
 	}
 }
-__device__ float egg_cross_entropy_c40_k1_parts[4096];
-__device__ unsigned egg_cross_entropy_c40_k1_ticket; /* zero between calls */
+__device__ float egg_cross_entropy_c38_k1_parts[4096];
+__device__ unsigned egg_cross_entropy_c38_k1_ticket; /* zero between calls */
 /* reduce tpb=256 vec=4 inflight=4 mode=one-launch: a grid-stride pass over batch elements; 4 elements per 16-byte access when
  * every streamed pointer is aligned (checked at run time), 4 accesses in flight per
  * thread, scalar tail and scalar fallback. */
-__global__ void __launch_bounds__(256) egg_cross_entropy_c40_k1(const float *__restrict__ logits, const int *__restrict__ targets, float *__restrict__ out, int batch, int classes, float *__restrict__ row_loss)
+__global__ void __launch_bounds__(256) egg_cross_entropy_c38_k1(const float *__restrict__ logits, const int *__restrict__ targets, float *__restrict__ out, int batch, int classes, float *__restrict__ row_loss)
 {
 	const long long egg_n = batch;
 	const long long egg_stride = (long long)gridDim.x * blockDim.x;
@@ -6332,9 +6332,9 @@ __global__ void __launch_bounds__(256) egg_cross_entropy_c40_k1(const float *__r
 		egg_p_out = (egg_p_out + egg_sh4[egg_k]);
 	__shared__ int egg_last5;
 	if (threadIdx.x == 0) {
-		egg_cross_entropy_c40_k1_parts[blockIdx.x] = egg_p_out;
+		egg_cross_entropy_c38_k1_parts[blockIdx.x] = egg_p_out;
 		__threadfence();
-		egg_last5 = atomicAdd(&egg_cross_entropy_c40_k1_ticket, 1u) == gridDim.x - 1;
+		egg_last5 = atomicAdd(&egg_cross_entropy_c38_k1_ticket, 1u) == gridDim.x - 1;
 	}
 	__syncthreads();
 	if (!egg_last5)
@@ -6342,7 +6342,7 @@ __global__ void __launch_bounds__(256) egg_cross_entropy_c40_k1(const float *__r
 	__threadfence();
 	egg_p_out = 0;
 	for (unsigned egg_b = threadIdx.x; egg_b < gridDim.x; egg_b += 256)
-		egg_p_out = (egg_p_out + ((volatile float *)egg_cross_entropy_c40_k1_parts)[egg_b]);
+		egg_p_out = (egg_p_out + ((volatile float *)egg_cross_entropy_c38_k1_parts)[egg_b]);
 	#pragma unroll
 	for (int egg_o = 16; egg_o > 0; egg_o >>= 1)
 		egg_p_out = (egg_p_out + __shfl_xor_sync(0xffffffffu, egg_p_out, egg_o));
@@ -6356,7 +6356,7 @@ __global__ void __launch_bounds__(256) egg_cross_entropy_c40_k1(const float *__r
 		egg_p_out = (egg_p_out + egg_sh6[egg_k]);
 	if (threadIdx.x == 0) {
 		out[0] = (out[0] + egg_p_out);
-		egg_cross_entropy_c40_k1_ticket = 0;
+		egg_cross_entropy_c38_k1_ticket = 0;
 	}
 
 }
@@ -6377,7 +6377,7 @@ void cross_entropy__egg_c18(const float *logits, const int *targets, float *out,
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_cross_entropy_c40_k0<<<(unsigned)egg_g, 512>>>(logits, targets, out, batch, classes, row_loss);
+		egg_cross_entropy_c38_k0<<<(unsigned)egg_g, 512>>>(logits, targets, out, batch, classes, row_loss);
 	}
 	{
 		long long egg_g = ((long long)((batch) / 4) + 1024 - 1) / 1024;
@@ -6388,7 +6388,7 @@ void cross_entropy__egg_c18(const float *logits, const int *targets, float *out,
 			egg_g = 4096;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_cross_entropy_c40_k1<<<(unsigned)egg_g, 256>>>(logits, targets, out, batch, classes, row_loss);
+		egg_cross_entropy_c38_k1<<<(unsigned)egg_g, 256>>>(logits, targets, out, batch, classes, row_loss);
 	}
 	if (egg_pool_row_loss)
 		cudaFreeAsync(row_loss, 0);

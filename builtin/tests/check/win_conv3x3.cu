@@ -947,7 +947,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_conv3x3_c29_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv3x3_c27_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x % 1;
@@ -992,7 +992,7 @@ void conv3x3__egg_c8(const float *x, const float *w, float *y, int B, int CI, in
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c29_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c27_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1040,7 +1040,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_conv3x3_c30_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(128) egg_conv3x3_c28_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x % 1;
@@ -1085,7 +1085,7 @@ void conv3x3__egg_c9(const float *x, const float *w, float *y, int B, int CI, in
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c30_k0<<<(unsigned)egg_g, 128>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c28_k0<<<(unsigned)egg_g, 128>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1133,7 +1133,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_conv3x3_c31_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(64) egg_conv3x3_c29_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x % 1;
@@ -1178,7 +1178,7 @@ void conv3x3__egg_c10(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c31_k0<<<(unsigned)egg_g, 64>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c29_k0<<<(unsigned)egg_g, 64>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1227,7 +1227,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 128 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(128) egg_conv3x3_c32_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(128) egg_conv3x3_c30_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1279,7 +1279,7 @@ void conv3x3__egg_c11(const float *x, const float *w, float *y, int B, int CI, i
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c32_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c30_k0, 128, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 16;
 		}
 		long long egg_g = ((long long)((((B * CO) * (H - 2)) * (W - 2))) + 32 - 1) / 32;
@@ -1290,7 +1290,7 @@ void conv3x3__egg_c11(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c32_k0<<<(unsigned)egg_g, 128>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c30_k0<<<(unsigned)egg_g, 128>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1339,7 +1339,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_conv3x3_c33_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv3x3_c31_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1391,7 +1391,7 @@ void conv3x3__egg_c12(const float *x, const float *w, float *y, int B, int CI, i
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c33_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c31_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((((B * CO) * (H - 2)) * (W - 2))) + 32 - 1) / 32;
@@ -1402,7 +1402,7 @@ void conv3x3__egg_c12(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c33_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c31_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1451,7 +1451,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 256 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(256) egg_conv3x3_c34_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(256) egg_conv3x3_c32_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1503,7 +1503,7 @@ void conv3x3__egg_c13(const float *x, const float *w, float *y, int B, int CI, i
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c34_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c32_k0, 256, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 8;
 		}
 		long long egg_g = ((long long)((((B * CO) * (H - 2)) * (W - 2))) + 32 - 1) / 32;
@@ -1514,7 +1514,7 @@ void conv3x3__egg_c13(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c34_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c32_k0<<<(unsigned)egg_g, 256>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1563,7 +1563,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 512 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(512) egg_conv3x3_c35_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(512) egg_conv3x3_c33_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1615,7 +1615,7 @@ void conv3x3__egg_c14(const float *x, const float *w, float *y, int B, int CI, i
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c35_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c33_k0, 512, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 4;
 		}
 		long long egg_g = ((long long)((((B * CO) * (H - 2)) * (W - 2))) + 32 - 1) / 32;
@@ -1626,7 +1626,7 @@ void conv3x3__egg_c14(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c35_k0<<<(unsigned)egg_g, 512>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c33_k0<<<(unsigned)egg_g, 512>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 
@@ -1675,7 +1675,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
  * row's columns (warp w takes columns w, w + 1024 / 32, ...) and their partials meet in
  * shared memory.  Every thread of the block runs the same number of tiles (the
  * barriers); lanes past the last row work on the last row and store nothing. */
-__global__ void __launch_bounds__(1024) egg_conv3x3_c36_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
+__global__ void __launch_bounds__(1024) egg_conv3x3_c34_k0(const float *__restrict__ x, const float *__restrict__ w, float *__restrict__ y, int B, int CI, int CO, int H, int W)
 {
 	const long long egg_rows = (((B * CO) * (H - 2)) * (W - 2));
 	const int egg_lane = threadIdx.x >> 5;
@@ -1727,7 +1727,7 @@ void conv3x3__egg_c15(const float *x, const float *w, float *y, int B, int CI, i
 	{
 		static int egg_occ = 0;
 		if (egg_occ <= 0) {
-			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c36_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
+			if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&egg_occ, egg_conv3x3_c34_k0, 1024, 0) != cudaSuccess || egg_occ <= 0)
 				egg_occ = 2;
 		}
 		long long egg_g = ((long long)((((B * CO) * (H - 2)) * (W - 2))) + 32 - 1) / 32;
@@ -1738,7 +1738,7 @@ void conv3x3__egg_c15(const float *x, const float *w, float *y, int B, int CI, i
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_conv3x3_c36_k0<<<(unsigned)egg_g, 1024>>>(x, w, y, B, CI, CO, H, W);
+		egg_conv3x3_c34_k0<<<(unsigned)egg_g, 1024>>>(x, w, y, B, CI, CO, H, W);
 	}
 }
 

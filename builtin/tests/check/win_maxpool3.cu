@@ -77,7 +77,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=1 unroll=8 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_maxpool3_c29_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
+__global__ void __launch_bounds__(256) egg_maxpool3_c27_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
 {
 	const long long egg_rows = ((planes) * ((((H - 3) / 2) + 1) * (((W - 3) / 2) + 1)));
 	const int egg_lane = threadIdx.x % 1;
@@ -115,7 +115,7 @@ void maxpool3__egg_c0(const float *in, float *out, int planes, int H, int W)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_maxpool3_c29_k0<<<(unsigned)egg_g, 256>>>(in, out, planes, H, W);
+		egg_maxpool3_c27_k0<<<(unsigned)egg_g, 256>>>(in, out, planes, H, W);
 	}
 }
 
@@ -163,7 +163,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=1 unroll=16 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_maxpool3_c30_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
+__global__ void __launch_bounds__(128) egg_maxpool3_c28_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
 {
 	const long long egg_rows = ((planes) * ((((H - 3) / 2) + 1) * (((W - 3) / 2) + 1)));
 	const int egg_lane = threadIdx.x % 1;
@@ -201,7 +201,7 @@ void maxpool3__egg_c1(const float *in, float *out, int planes, int H, int W)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_maxpool3_c30_k0<<<(unsigned)egg_g, 128>>>(in, out, planes, H, W);
+		egg_maxpool3_c28_k0<<<(unsigned)egg_g, 128>>>(in, out, planes, H, W);
 	}
 }
 
@@ -249,7 +249,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=64 vec=1 unroll=16 passes=online: 1 threads per row, 64 rows per block of 64; column loops are strided
  * by the group with 1-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(64) egg_maxpool3_c31_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
+__global__ void __launch_bounds__(64) egg_maxpool3_c29_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
 {
 	const long long egg_rows = ((planes) * ((((H - 3) / 2) + 1) * (((W - 3) / 2) + 1)));
 	const int egg_lane = threadIdx.x % 1;
@@ -287,7 +287,7 @@ void maxpool3__egg_c2(const float *in, float *out, int planes, int H, int W)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_maxpool3_c31_k0<<<(unsigned)egg_g, 64>>>(in, out, planes, H, W);
+		egg_maxpool3_c29_k0<<<(unsigned)egg_g, 64>>>(in, out, planes, H, W);
 	}
 }
 
@@ -335,7 +335,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=256 vec=4 unroll=1 passes=online: 1 threads per row, 256 rows per block of 256; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(256) egg_maxpool3_c37_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
+__global__ void __launch_bounds__(256) egg_maxpool3_c35_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
 {
 	const long long egg_rows = ((planes) * ((((H - 3) / 2) + 1) * (((W - 3) / 2) + 1)));
 	const int egg_lane = threadIdx.x % 1;
@@ -373,7 +373,7 @@ void maxpool3__egg_c3(const float *in, float *out, int planes, int H, int W)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_maxpool3_c37_k0<<<(unsigned)egg_g, 256>>>(in, out, planes, H, W);
+		egg_maxpool3_c35_k0<<<(unsigned)egg_g, 256>>>(in, out, planes, H, W);
 	}
 }
 
@@ -421,7 +421,7 @@ template <int PCT, class T> static __device__ __forceinline__ T egg_ldg_keep(con
 /* rows threads_per_row=1 tpb=128 vec=4 unroll=1 passes=online: 1 threads per row, 128 rows per block of 128; column loops are strided
  * by the group with 4-element vector accesses when the row's pointers are aligned
  * (checked per row), reductions by shuffles (and shared memory across warps). */
-__global__ void __launch_bounds__(128) egg_maxpool3_c38_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
+__global__ void __launch_bounds__(128) egg_maxpool3_c36_k0(const float *__restrict__ in, float *__restrict__ out, int planes, int H, int W)
 {
 	const long long egg_rows = ((planes) * ((((H - 3) / 2) + 1) * (((W - 3) / 2) + 1)));
 	const int egg_lane = threadIdx.x % 1;
@@ -459,7 +459,7 @@ void maxpool3__egg_c4(const float *in, float *out, int planes, int H, int W)
 			egg_g = 2147483647LL;
 		if (egg_g < 1)
 			egg_g = 1;
-		egg_maxpool3_c38_k0<<<(unsigned)egg_g, 128>>>(in, out, planes, H, W);
+		egg_maxpool3_c36_k0<<<(unsigned)egg_g, 128>>>(in, out, planes, H, W);
 	}
 }
 
