@@ -19,7 +19,11 @@
  * Row programs that only map (gathers, row copies) also get points that keep
  * several vector loads per lane in flight before the stores, on one-wave grids,
  * and points whose vector stores are streaming (evict-first), which leave the L2
- * to rows a gather reads again; row programs whose column strides memory (a sum
+ * to rows a gather reads again, and points that take a gather's rows in the order
+ * of the integer key they are found by (an embedding's token ids, counted, scanned
+ * and placed inside one cooperative launch: templates/rows_sorted.cu), so that a
+ * table row several rows select is read from memory once even when the table is
+ * larger than the L2; row programs whose column strides memory (a sum
  * over a tensor's middle dimension) get a thread per row, so that neighbouring
  * threads read neighbouring elements, with the column loop unrolled, and points
  * that split each such row's columns over the warps of a block
