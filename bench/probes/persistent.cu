@@ -97,9 +97,16 @@ sq4(float4 v)
  * registers, then hold float4s in shared memory (cp.async, all in flight, each
  * thread summing what it copied), the rest streamed with UNR loads in flight and
  * read again after the barrier from its end. */
+/* the flag barrier's state (BAR 1): zero between calls but the generation */
+__device__ unsigned frob_count, frob_gen;
+__device__ float frob_sum, frob_norm;
+
 /* PH: 3 both phases; 1 the reduction and the barrier only (no map), for the phases
- * apart.  CS: the map's stores streaming (__stcs). */
-template <int T, int REG, int UNR, int PH = 3, int CS = 0>
+ * apart.  CS: the map's stores streaming (__stcs).  BAR: 0 cooperative_groups' grid
+ * barrier, then every block folds the partials; 1 each block adds its partial with a
+ * float atomic and counts itself in, the last one stores the norm and bumps a
+ * generation the others spin on (one thread per block). */
+template <int T, int REG, int UNR, int PH = 3, int CS = 0, int BAR = 0>
 __global__ void __launch_bounds__(T, 1) frob(const float4 *__restrict__ x, float *part, float4 *__restrict__ out,
                                              long long nv, int hold)
 {
@@ -150,11 +157,34 @@ __global__ void __launch_bounds__(T, 1) frob(const float4 *__restrict__ x, float
 		a = threadIdx.x < T / 32 ? red[threadIdx.x] : 0;
 		for (int o = 16; o; o >>= 1)
 			a += __shfl_xor_sync(0xffffffffu, a, o);
-		if (threadIdx.x == 0)
+		if (threadIdx.x == 0 && !BAR)
 			part[blockIdx.x] = a;
+		if (threadIdx.x == 0 && BAR) {
+			const unsigned g = *(volatile unsigned *)&frob_gen;
+			atomicAdd(&frob_sum, a);
+			__threadfence();
+			if (atomicAdd(&frob_count, 1u) == gridDim.x - 1) {
+				__threadfence();
+				const float nr = sqrtf(*(volatile float *)&frob_sum);
+				red[0] = nr;
+				*(volatile float *)&frob_norm = nr;
+				frob_sum = 0;
+				frob_count = 0;
+				__threadfence();
+				atomicAdd(&frob_gen, 1u);
+			} else {
+				while (*(volatile unsigned *)&frob_gen == g)
+					;
+				__threadfence();
+				red[0] = *(volatile float *)&frob_norm;
+			}
+		}
 	}
-	cg::this_grid().sync();
-	if (threadIdx.x < 32) {
+	if (BAR)
+		__syncthreads();
+	else
+		cg::this_grid().sync();
+	if (threadIdx.x < 32 && !BAR) {
 		float s = 0;
 		for (int b = threadIdx.x; b < gridDim.x; b += 32)
 			s += __ldcg(part + b);
@@ -208,25 +238,26 @@ maxrel(const std::vector<float> &a, const std::vector<float> &b)
 	return m;
 }
 
-template <int T, int REG, int UNR, int PH = 3, int CS = 0> static void
+template <int T, int REG, int UNR, int PH = 3, int CS = 0, int BAR = 0> static void
 run_frob(const float4 *x, float *part, float4 *out, long long nv, int hold, const std::vector<float> &base)
 {
 	const size_t bytes = (size_t)hold * 16;
-	CK(cudaFuncSetAttribute(frob<T, REG, UNR, PH, CS>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+	CK(cudaFuncSetAttribute(frob<T, REG, UNR, PH, CS, BAR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
 	cudaFuncAttributes fa;
-	CK(cudaFuncGetAttributes(&fa, frob<T, REG, UNR, PH, CS>));
+	CK(cudaFuncGetAttributes(&fa, frob<T, REG, UNR, PH, CS, BAR>));
 	int occ = 0;
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, frob<T, REG, UNR, PH, CS>, T, bytes));
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, frob<T, REG, UNR, PH, CS, BAR>, T, bytes));
 	char lab[96];
 	snprintf(lab, sizeof lab, "frob T=%d reg=%d smem=%dKB unr=%d%s%s (%d regs, %d B spill)", T, REG, hold * 16 / 1024,
-	         UNR, PH == 1 ? " reduce+barrier only" : "", CS ? " stcs" : "", fa.numRegs, (int)fa.localSizeBytes);
+	         UNR, PH == 1 ? " reduce+barrier only" : "", CS ? (BAR ? " stcs flag" : " stcs") : BAR ? " flag" : "",
+	         fa.numRegs, (int)fa.localSizeBytes);
 	if (occ < 1) {
 		printf("%-60s does not fit\n", lab);
 		return;
 	}
 	int grid = sms;
 	void *args[] = { (void *)&x, (void *)&part, (void *)&out, (void *)&nv, (void *)&hold };
-	double ms = median_ms_cold([&] { CK(cudaLaunchCooperativeKernel((void *)frob<T, REG, UNR, PH, CS>, grid, T, args, bytes)); });
+	double ms = median_ms_cold([&] { CK(cudaLaunchCooperativeKernel((void *)frob<T, REG, UNR, PH, CS, BAR>, grid, T, args, bytes)); });
 	if (PH != 3) {
 		printf("%-60s %9.4f %9s\n", lab, ms, "-");
 		return;
@@ -391,7 +422,8 @@ run_coop(const long long *ids, const float4 *table, float4 *out, int tokens, int
 int
 main(int argc, char **argv)
 {
-	const int phases = argc > 1 && strcmp(argv[1], "phases") == 0; /* the frobenius phases apart, then stop */
+	/* "phases": the frobenius phases apart, then stop; "phases flag": and the flag barrier */
+	const int phases = argc > 1 && strcmp(argv[1], "phases") == 0;
 	cudaDeviceProp pr;
 	CK(cudaGetDeviceProperties(&pr, 0));
 	sms = pr.multiProcessorCount;
@@ -435,6 +467,13 @@ main(int argc, char **argv)
 				run_frob<1024, 8, 4, 3, 1>(x4, part, out, nv, hold, base);
 			}
 			run_frob<1024, 0, 2, 1>(x4, part, out, 0, 0, base);
+			run_frob<1024, 0, 2, 1, 0, 1>(x4, part, out, 0, 0, base);
+			if (argc > 2 && strcmp(argv[2], "flag") == 0)
+				for (int hold : { 12288, 14336 }) {
+					run_frob<1024, 8, 2, 1, 0, 1>(x4, part, out, nv, hold, base);
+					run_frob<1024, 8, 2, 3, 1, 1>(x4, part, out, nv, hold, base);
+					run_frob<1024, 8, 2, 3, 0, 1>(x4, part, out, nv, hold, base);
+				}
 			return 0;
 		}
 		for (int hold : { 12288, 14336 }) {
