@@ -126,8 +126,8 @@ struct lane_divs {
 	const struct ir_program *prog;
 };
 
-static int
-integral_type(const char *t)
+int
+recipe_integral_type(const char *t)
 {
 	static const char *const names[] = { "int", "unsigned", "unsigned int", "long", "long long",
 		                             "unsigned long", "unsigned long long", "size_t",
@@ -154,7 +154,7 @@ int_invariant_text(const struct ir_program *p, const char *t)
 			char *name = egg_xstrndup(t, (size_t)(e - t));
 			const struct ir_param *q = ir_program_param(p, name);
 			free(name);
-			if (!q || q->is_pointer || !integral_type(q->type))
+			if (!q || q->is_pointer || !recipe_integral_type(q->type))
 				return 0;
 			t = e;
 		} else if (isdigit((unsigned char)*t)) {
@@ -180,7 +180,7 @@ recipe_int_invariant(const struct ir_program *p, const struct ir_expr *e)
 	case IR_VAR:
 		return int_invariant_text(p, e->text);
 	case IR_CAST:
-		return integral_type(e->text) && recipe_int_invariant(p, e->kids[0]);
+		return recipe_integral_type(e->text) && recipe_int_invariant(p, e->kids[0]);
 	case IR_BIN:
 		if (!strchr("+-*/%", e->text[0]) || e->text[1])
 			return 0;

@@ -29,6 +29,10 @@ struct stream_spec {
 void recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *units,
                              long per_block, int tpb);
 
+/* Whether type t (a leading const set aside) is one of the integer types the
+ * lifted code spells: int, long long, size_t, int64_t, uint32_t... */
+int recipe_integral_type(const char *t);
+
 /* An integer the same in every thread: integer literals and scalar parameters
  * of an integral type under integer arithmetic (i / 2.0f is a float division,
  * and a host expression's type is not known here: both stay as written). */

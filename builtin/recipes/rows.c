@@ -883,16 +883,6 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct row_
 #define SORT_MAX_ROWS (1 << 20)
 #define SORT_ROWS_PER_THREAD 4
 
-static int
-integer_type(const char *t)
-{
-	if (strchr(t, '*') || strstr(t, "float") || strstr(t, "double") || strstr(t, "half") ||
-	    strstr(t, "bfloat"))
-		return 0;
-	return strstr(t, "int") || strstr(t, "long") || strstr(t, "short") || strstr(t, "char") ||
-	       strstr(t, "size_t") || strcmp(t, "unsigned") == 0 || strcmp(t, "signed") == 0;
-}
-
 /* A load in e, outside the arms of a select (the reference reads it for every
  * row), of a buffer no stage writes, with an integer element type, at an index
  * of the row alone (no column, local or load): a key a row is found by. */
@@ -902,7 +892,7 @@ key_load(const struct ir_program *p, const struct ir_expr *e)
 	if (e->kind == IR_LOAD) {
 		const struct ir_param *q = ir_program_param(p, e->text);
 		const struct ir_expr *ix = e->kids[0];
-		if (q && q->is_pointer && !q->written && integer_type(q->elem_type) &&
+		if (q && q->is_pointer && !q->written && recipe_integral_type(q->elem_type) &&
 		    ir_expr_uses_index(ix, IR_ROW) && !ir_expr_uses_index(ix, IR_COL) &&
 		    !ir_expr_uses_index(ix, IR_I) && !ir_expr_has_local(ix) && !ir_expr_has_load(ix))
 			return e;
