@@ -35,6 +35,12 @@ static const struct recipe *const recipes[] = {
 };
 #define N_RECIPES (sizeof recipes / sizeof *recipes)
 
+/* recipes whose points take a run of stages of several kinds (recipe.h's spans) */
+static const struct span_recipe *const spanning[] = {
+	&recipe_persist,
+};
+#define N_SPANNING (sizeof spanning / sizeof *spanning)
+
 static const struct recipe *
 recipe_for(enum ir_stage_kind kind)
 {
@@ -114,24 +120,56 @@ local_buffers(const struct ir_program *p, struct strbuf *out, enum local_part pa
 	}
 }
 
-/* One candidate for point k, its kernels named PREFIX_kN; 0 and *src set, or
- * -1 with why. */
+/* Whether spanning recipe r's point k takes a run starting at some stage of p. */
 static int
-emit_candidate(const struct ir_program *p, const char *prefix, size_t k, struct strbuf *label,
-               struct strbuf *src, struct strbuf *why)
+span_applies(const struct ir_program *p, const struct span_recipe *r, size_t k)
+{
+	for (size_t i = 0; i < p->n_stages; i++)
+		if (p->stages[i].kind == r->base.kind && r->spans(p, i, k) > 0)
+			return 1;
+	return 0;
+}
+
+/* One candidate for point k, its kernels named PREFIX_kN; 0 and *src set, or
+ * -1 with why.  With span, point k of that spanning recipe takes the first run
+ * it applies to, and the other stages take point 0 of their families. */
+static int
+emit_candidate(const struct ir_program *p, const char *prefix, size_t k, const struct span_recipe *span,
+               struct strbuf *label, struct strbuf *src, struct strbuf *why)
 {
 	struct strbuf device = STRBUF_INIT, host = STRBUF_INIT, body = STRBUF_INIT;
 	struct recipe_job job = { .prog = p, .prefix = prefix, .device = &device, .host = &host,
 		                  .body = &body };
 	int rc = 0;
-	const struct recipe *seen[N_RECIPES] = { 0 };
+	const struct recipe *seen[N_RECIPES + 1] = { 0 };
 	size_t n_seen = 0;
+	const size_t span_k = k;
+	int spanned = 0;
+	if (span)
+		k = 0;
 	for (size_t i = 0; i < p->n_stages && rc == 0;) {
 		const struct ir_stage *st = &p->stages[i];
+		size_t m = 0;
+		if (span && !spanned && st->kind == span->base.kind)
+			m = span->spans(p, i, span_k);
+		if (m > 0) {
+			spanned = 1;
+			if (label->len)
+				strbuf_addstr(label, "; ");
+			span->base.label(span_k, label);
+			rc = span->base.emit(&job, i, m, span_k, why);
+			i += m;
+			continue;
+		}
 		if (is_memset(st)) {
 			const struct recipe *next = i + 1 < p->n_stages ? recipe_for(p->stages[i + 1].kind) : NULL;
-			if (next && next->absorbs &&
-			    next->absorbs(p, i + 1, k < next->n_points ? k : next->n_points - 1)) {
+			size_t npt = next ? (k < next->n_points ? k : next->n_points - 1) : 0;
+			if (span && !spanned && i + 1 < p->n_stages && p->stages[i + 1].kind == span->base.kind &&
+			    span->spans(p, i + 1, span_k) > 0) {
+				next = &span->base;
+				npt = span_k;
+			}
+			if (next && next->absorbs && next->absorbs(p, i + 1, npt)) {
 				i++; /* the next stage overwrites what it would clear */
 				continue;
 			}
@@ -333,17 +371,30 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	if (!pre)
 		return -1;
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);
-	size_t n = n_points(out->program);
-	out->candidates = egg_xcalloc(n + 1, sizeof *out->candidates);
+	size_t n = n_points(out->program), n_all = n;
+	for (size_t r = 0; r < N_SPANNING; r++)
+		n_all += spanning[r]->base.n_points;
+	out->candidates = egg_xcalloc(n_all + 1, sizeof *out->candidates);
 	/* a point that changes nothing for this program (say, the online pass where
 	 * there is no softmax) gives the code of an earlier one: compare the code
 	 * emitted under one neutral prefix and keep the first */
 	struct strvec seen = STRVEC_INIT;
 	int status = 0;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n_all; k++) {
+		const struct span_recipe *span = NULL;
+		size_t pk = k;
+		if (k >= n) { /* the spanning recipes' points, after the ordinary ones */
+			size_t j = k - n, r = 0;
+			while (j >= spanning[r]->base.n_points)
+				j -= spanning[r++]->base.n_points;
+			span = spanning[r];
+			pk = j;
+			if (!span_applies(out->program, span, pk))
+				continue;
+		}
 		struct strbuf label = STRBUF_INIT, src = STRBUF_INIT, probe = STRBUF_INIT;
 		strbuf_reset(&why);
-		int rc = emit_candidate(out->program, "egg_probe", k, &label, &probe, &why);
+		int rc = emit_candidate(out->program, "egg_probe", pk, span, &label, &probe, &why);
 		char *code = code_only(probe.buf);
 		int dup = 0;
 		for (size_t j = 0; rc == 0 && j < seen.n && !dup; j++)
@@ -352,7 +403,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		strbuf_addstr(&src, pre);
 		char *name = egg_xasprintf("%s_c%zu", prefix, k);
 		if (rc == 0 && !dup)
-			rc = emit_candidate(out->program, name, k, &label, &src, &why);
+			rc = emit_candidate(out->program, name, pk, span, &label, &src, &why);
 		free(name);
 		strbuf_release(&probe);
 		if (rc != 0 || dup) {

@@ -127,8 +127,11 @@ static void
 reg_name(const struct emit_ctx *c, int stream, struct strbuf *out)
 {
 	const struct emit_stream *s = &c->streams[stream];
-	strbuf_addf(out, "egg_%c%d%s", s->is_store ? 's' : 'l', stream,
-	            s->is_store ? "" : (c->reg_suffix ? c->reg_suffix : ""));
+	if (s->is_store)
+		strbuf_addf(out, "egg_s%d", stream);
+	else
+		strbuf_addf(out, "%s%d%s", c->load_name ? c->load_name : "egg_l", stream,
+		            c->reg_suffix ? c->reg_suffix : "");
 	if (c->vec > 1)
 		strbuf_addf(out, ".%c", components[c->component]);
 }
@@ -141,6 +144,10 @@ emit_leaf(void *ctx, const struct ir_expr *e, struct strbuf *out)
 	const struct emit_ctx *c = ctx;
 	if (e->kind != IR_LOAD)
 		return 0;
+	if (c->subst_buffer && strcmp(e->text, c->subst_buffer) == 0 && ir_expr_equal(e->kids[0], c->subst_index)) {
+		strbuf_addstr(out, c->subst_text);
+		return 1;
+	}
 	int s = c->component >= 0 ? find_stream(c, e->text, e->kids[0], 0) : -1;
 	if (s >= 0) {
 		reg_name(c, s, out);
@@ -323,7 +330,8 @@ emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *i
 		strbuf_addstr(out, indent);
 		if (!arrays)
 			strbuf_addf(out, "const %s ", vt);
-		strbuf_addf(out, "egg_l%zu%s = ", i, arrays ? c->reg_suffix : "");
+		strbuf_addf(out, "%s%zu%s = ", c->load_name ? c->load_name : "egg_l", i,
+		            arrays ? c->reg_suffix : "");
 		int ldg = read_only(c, s->buffer);
 		if (ldg && c->keep_loads)
 			strbuf_addf(out, "egg_ldg_keep<%d>(reinterpret_cast<const %s *>(", c->keep_loads, vt);

@@ -43,6 +43,12 @@ struct emit_ctx {
 	const char *atomic_copy;   /* with atomics: the shared copy (C text) that takes the indices
 	                              in [0, egg_ext); the others go to the buffer, as written */
 	const char *atomic_slot;   /* the copy's element for index egg_x (C text); NULL: egg_x */
+	const char *load_name;     /* the load registers' name before the stream's number
+	                              (NULL: "egg_l") */
+	const char *subst_buffer;  /* a load of subst_buffer[subst_index] is the C text subst_text
+	                              (a value this kernel computed, not memory), or NULL */
+	const struct ir_expr *subst_index;
+	const char *subst_text;
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

@@ -22,7 +22,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
 	builtin/recipes/transpose.c builtin/recipes/stencil.c \
-	builtin/recipes/scatter.c builtin/recipes/scan.c
+	builtin/recipes/scatter.c builtin/recipes/scan.c builtin/recipes/persist.c
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
@@ -33,7 +33,7 @@ dist_templates_DATA = \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
 	builtin/templates/rows_split.cu builtin/templates/rows_sorted.cu builtin/templates/scan.cu \
-	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu
+	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu builtin/templates/persist.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin

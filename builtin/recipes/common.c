@@ -85,6 +85,40 @@ recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *un
 	strbuf_addstr(h, ");\n\t}\n");
 }
 
+void
+recipe_host_cooperative(struct recipe_job *job, const char *name, int tpb, const char *extra_args)
+{
+	struct strbuf *h = job->host;
+	strbuf_addf(h, "\t\t\tcudaLaunchConfig_t egg_cfg = {};\n"
+	               "\t\t\tcudaLaunchAttribute egg_at[1];\n"
+	               "\t\t\tegg_at[0].id = cudaLaunchAttributeCooperative;\n"
+	               "\t\t\tegg_at[0].val.cooperative = 1;\n"
+	               "\t\t\tegg_cfg.gridDim = dim3((unsigned)egg_g);\n"
+	               "\t\t\tegg_cfg.blockDim = dim3(%d);\n"
+	               "\t\t\tegg_cfg.dynamicSmemBytes = egg_smem;\n"
+	               "\t\t\tegg_cfg.stream = 0;\n"
+	               "\t\t\tegg_cfg.attrs = egg_at;\n"
+	               "\t\t\tegg_cfg.numAttrs = 1;\n"
+	               "\t\t\tegg_done = cudaLaunchKernelEx(&egg_cfg, %s, ",
+	            tpb, name);
+	emit_kernel_args(job->prog, h);
+	strbuf_addf(h, "%s) == cudaSuccess;\n\t\t\tif (!egg_done)\n\t\t\t\tcudaGetLastError();\n", extra_args);
+}
+
+int
+recipe_same_extent(const struct ir_expr *a, const struct ir_expr *b)
+{
+	if (ir_expr_equal(a, b))
+		return 1;
+	struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT;
+	ir_expr_print(a, &ta);
+	ir_expr_print(b, &tb);
+	int same = strcmp(ta.buf, tb.buf) == 0 && !ir_expr_has_load(a) && !ir_expr_has_load(b);
+	strbuf_release(&ta);
+	strbuf_release(&tb);
+	return same;
+}
+
 int
 recipe_fill(const char *tmpl, const char *const *keys, const char *const *vals, size_t n,
             struct strbuf *out, struct strbuf *why)

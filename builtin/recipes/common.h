@@ -29,6 +29,18 @@ struct stream_spec {
 void recipe_host_launch_wave(struct recipe_job *job, const char *name, const char *units,
                              long per_block, int tpb);
 
+/* Inside a host block that has egg_g (the grid), egg_smem (dynamic shared
+ * memory bytes) and int egg_done: the cooperative launch of name on tpb threads
+ * with the program's arguments and then extra_args (", egg_hold", or ""), setting
+ * egg_done when the launch was taken (its error cleared otherwise). */
+void recipe_host_cooperative(struct recipe_job *job, const char *name, int tpb, const char *extra_args);
+
+/* Do two extents count the same elements?  A launch argument computed by the
+ * launcher (int n = tokens * hidden) arrives as host text, a kernel's own guard
+ * (i < tokens * hidden) as a tree; both are C over the launcher's scalars, so
+ * the same text is the same value. */
+int recipe_same_extent(const struct ir_expr *a, const struct ir_expr *b);
+
 /* Whether type t (a leading const set aside) is one of the integer types the
  * lifted code spells: int, long long, size_t, int64_t, uint32_t... */
 int recipe_integral_type(const char *t);

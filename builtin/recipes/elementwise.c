@@ -522,24 +522,6 @@ fused_reset(struct fused *f)
 	f->n_fwd = 0;
 }
 
-/* Do two extents count the same elements?  A launch argument computed by the
- * launcher (int n = tokens * hidden) arrives as host text, a kernel's own guard
- * (i < tokens * hidden) as a tree; both are C over the launcher's scalars, so
- * the same text is the same value. */
-static int
-same_extent(const struct ir_expr *a, const struct ir_expr *b)
-{
-	if (ir_expr_equal(a, b))
-		return 1;
-	struct strbuf ta = STRBUF_INIT, tb = STRBUF_INIT;
-	ir_expr_print(a, &ta);
-	ir_expr_print(b, &tb);
-	int same = strcmp(ta.buf, tb.buf) == 0 && !ir_expr_has_load(a) && !ir_expr_has_load(b);
-	strbuf_release(&ta);
-	strbuf_release(&tb);
-	return same;
-}
-
 static int
 emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *why)
 {
@@ -550,7 +532,7 @@ emit(struct recipe_job *job, size_t first, size_t n, size_t pt, struct strbuf *w
 	join(&f, head);
 	for (size_t i = first + 1; i < first + n && rc == 0; i++) {
 		const struct ir_stage *st = &p->stages[i];
-		if (same_extent(st->n, head->n) && joinable(&f, st)) {
+		if (recipe_same_extent(st->n, head->n) && joinable(&f, st)) {
 			join(&f, st);
 			continue;
 		}

@@ -35,6 +35,16 @@ struct recipe {
 	int (*absorbs)(const struct ir_program *p, size_t k, size_t point);
 };
 
+/* A spanning recipe (builtin.c's second table): its points schedule a run of
+ * stages of several kinds as one.  spans gives how many stages from first (a
+ * stage of base.kind) point takes (0: it does not apply there); base.emit then
+ * takes that run.  Its candidates come after the ordinary ones, one per point,
+ * with point 0 of the families of the stages it leaves. */
+struct span_recipe {
+	struct recipe base;
+	size_t (*spans)(const struct ir_program *p, size_t first, size_t point);
+};
+
 extern const struct recipe recipe_elementwise;
 extern const struct recipe recipe_rows;
 extern const struct recipe recipe_reduce;
@@ -43,6 +53,7 @@ extern const struct recipe recipe_transpose;
 extern const struct recipe recipe_stencil;
 extern const struct recipe recipe_scatter;
 extern const struct recipe recipe_scan;
+extern const struct span_recipe recipe_persist; /* a reduction and its map */
 
 /* Helpers shared by the recipes (builtin.c). */
 char *recipe_kernel_name(struct recipe_job *job);

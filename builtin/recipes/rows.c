@@ -999,24 +999,10 @@ emit_sorted(struct recipe_job *job, const struct ir_stage *st, const struct row_
 	               "\t\tconst long long egg_rows = %s;\n"
 	               "\t\tconst long long egg_g = (long long)egg_builtin_sm_count() * egg_occ;\n"
 	               "\t\tint egg_done = 0;\n"
-	               "\t\tif (egg_g > 0 && egg_rows > 0 && egg_rows <= %d && egg_rows <= %d * egg_g * %d) {\n"
-	               "\t\t\tcudaLaunchConfig_t egg_cfg = {};\n"
-	               "\t\t\tcudaLaunchAttribute egg_at[1];\n"
-	               "\t\t\tegg_at[0].id = cudaLaunchAttributeCooperative;\n"
-	               "\t\t\tegg_at[0].val.cooperative = 1;\n"
-	               "\t\t\tegg_cfg.gridDim = dim3((unsigned)egg_g);\n"
-	               "\t\t\tegg_cfg.blockDim = dim3(%d);\n"
-	               "\t\t\tegg_cfg.dynamicSmemBytes = egg_smem;\n"
-	               "\t\t\tegg_cfg.stream = 0;\n"
-	               "\t\t\tegg_cfg.attrs = egg_at;\n"
-	               "\t\t\tegg_cfg.numAttrs = 1;\n"
-	               "\t\t\tegg_done = cudaLaunchKernelEx(&egg_cfg, %s, ",
-	            rp->sort + warps, name, rp->tpb, num.buf, SORT_MAX_ROWS, SORT_ROWS_PER_THREAD, rp->tpb,
-	            rp->tpb, name);
-	emit_kernel_args(job->prog, h);
-	strbuf_addstr(h, ") == cudaSuccess;\n"
-	                 "\t\t\tif (!egg_done)\n\t\t\t\tcudaGetLastError();\n\t\t}\n"
-	                 "\t\tif (!egg_done) {\n");
+	               "\t\tif (egg_g > 0 && egg_rows > 0 && egg_rows <= %d && egg_rows <= %d * egg_g * %d) {\n",
+	            rp->sort + warps, name, rp->tpb, num.buf, SORT_MAX_ROWS, SORT_ROWS_PER_THREAD, rp->tpb);
+	recipe_host_cooperative(job, name, rp->tpb, "");
+	strbuf_addstr(h, "\t\t}\n\t\tif (!egg_done) {\n");
 	struct row_point plain = *rp;
 	plain.sort = 0;
 	if (rc == 0)

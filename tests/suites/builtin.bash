@@ -630,8 +630,41 @@ test_maps_that_reread_an_earlier_launchs_input_also_run_from_the_end_and_are_cor
 	cp "$EGG_SRCDIR/builtin/tests/check/reread.cu" .
 	run_cmd e "$EMU_CHECK" "$T/emu" reread.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 15 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 17 "candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*order=reverse' e.out)" 3 "reverse candidates checked"
+}
+
+test_a_reduction_and_its_map_in_one_cooperative_launch_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	"$EGG" generate "$DATA/reread.json" >rr.json || fail "generate"
+	expect_eq "$(grep -c '"label":.*persist tpb=.*(cooperative: reduce, grid barrier, map)' rr.json)" 2 "persistent points"
+	# a stand-in of one multiprocessor (a wave of 2 blocks) with 8 KB of shared
+	# memory per block: n = 100003 gives each block 12500 accesses of 4, so that
+	# each phase takes all three parts (registers, shared memory, read again from
+	# the end) and the last block the 3 elements after them; the check program
+	# calls each candidate aligned (the cooperative kernel) and misaligned by one
+	# element (the fallback's two launches)
+	{ echo '#define EGG_EMU_SM_COUNT 1'; echo '#define EGG_EMU_SHARED_OPTIN 8192'
+	  cat "$EGG_SRCDIR/builtin/tests/check/reread.cu"; } >small.cu
+	run_cmd e "$EMU_CHECK" "$T/emu" small.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*persist tpb=' e.out)" 2 "persistent candidates checked"
+	# a fold that takes only block 0's partial, and a map whose shared-memory part
+	# was never kept: only the persistent candidates go wrong
+	sed 's/egg_b < gridDim.x; egg_b += 32)/egg_b < 1; egg_b += 32)/' small.cu >nofold.cu
+	sed 's/egg_hp0\[egg_w - egg_p\] = egg_l0\[egg_u\];/;/' small.cu >nokeep.cu
+	expect_eq "$(grep -c 'egg_b < 1; egg_b += 32)' nofold.cu)" 2 "folds broken"
+	expect_eq "$(grep -c 'egg_hp0\[egg_w - egg_p\] = ' nokeep.cu)" 0 "kept parts dropped"
+	run_cmd n "$EMU_CHECK" "$T/emu2" nofold.cu nokeep.cu
+	expect_eq "$(cat n.rc)" 1 "exit status with broken kernels"
+	expect_eq "$(grep -c 'correct=no' n.out)" 4 "candidates found wrong with broken kernels"
+	expect_eq "$(grep -c 'correct=no.*persist tpb=' n.out)" 4 "persistent candidates found wrong"
+	# a device without cooperative launches: the broken kernel is never launched,
+	# the two launches run instead
+	{ echo '#define EGG_EMU_NO_COOPERATIVE'; cat nofold.cu; } >nocoop.cu
+	run_cmd f "$EMU_CHECK" "$T/emu3" nocoop.cu
+	[ "$(cat f.rc)" -eq 0 ] || fail "the fallback did not run: $(grep -v 'correct=yes' f.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*persist tpb=' f.out)" 2 "persistent candidates run as two launches"
 }
 
 test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in() {

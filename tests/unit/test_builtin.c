@@ -710,6 +710,117 @@ one_launch_reductions_absorb_only_the_memset_of_their_element(void **state)
 	}
 }
 
+/* A reduction and a map that reads its one element: points that run both in one
+ * cooperative launch (the reduction keeping what the map reads again, a grid
+ * barrier, the fold in every block, the map reading the folded value), with the
+ * two recipes' launches as the fallback in the same launcher; and the shapes
+ * refused. */
+static struct builtin_output
+reduce_then_map(const char *red_value, const char *map_stmt, int memset)
+{
+	char *closure = egg_xasprintf(
+		"__global__ void r(const float *x, const float *z, float *acc, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) atomicAdd(acc, %s);\n}\n"
+		"__global__ void m(float *x, const float *z, const float *acc, float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		"  if (i < n) %s;\n}\n", red_value, map_stmt);
+	char *target = egg_xasprintf(
+		"void rm(float *x, const float *z, float *y, float *acc, int n) {\n%s"
+		"  r<<<(n + 255) / 256, 256>>>(x, z, acc, n);\n"
+		"  m<<<(n + 255) / 256, 256>>>(x, z, acc, y, n);\n}\n",
+		memset ? "  cudaMemset(acc, 0, sizeof(float));\n" : "");
+	struct builtin_output o = generate(make_bundle(
+		BUNDLE_LAUNCHER, "rm", "float *x:inout, const float *z:in, float *y:out, float *acc:temp, int n:scalar",
+		closure, target));
+	free(closure);
+	free(target);
+	return o;
+}
+
+static int
+persistent_candidates(const struct builtin_output *o)
+{
+	int k = 0;
+	for (size_t i = 0; i < o->n_candidates; i++)
+		k += strstr(o->candidates[i].label, "persist ") != NULL;
+	return k;
+}
+
+static void
+reductions_and_the_maps_that_read_them_run_in_one_cooperative_launch(void **state)
+{
+	(void)state;
+	for (int memset = 1; memset >= 0; memset--) {
+		struct builtin_output o = reduce_then_map("x[i] * x[i]", "y[i] = x[i] / sqrtf(acc[0])", memset);
+		assert_null(o.not_lifted);
+		assert_int_equal(persistent_candidates(&o), 2);
+		for (size_t i = 0; i < o.n_candidates; i++) {
+			const char *src = o.candidates[i].source;
+			if (!strstr(o.candidates[i].label, "persist ")) {
+				assert_null(strstr(src, "this_grid"));
+				continue;
+			}
+			/* one barrier; x kept in registers and shared memory, read again from the end */
+			assert_int_equal(count(src, "cooperative_groups::this_grid().sync();"), 1);
+			assert_non_null(strstr(src, "egg_hp0[egg_w - egg_p] = egg_l0[egg_u];"));
+			assert_non_null(strstr(src, "const float4 egg_l0 = egg_hp0[egg_w - egg_p];"));
+			assert_true(strstr(src, "float4 egg_h0[8];") || strstr(src, "float4 egg_h0[20];"));
+			assert_non_null(strstr(src, "egg_w0 = egg_hi - 1 - threadIdx.x; egg_w0 >= egg_q;"));
+			/* the map divides by the folded value, block 0 stores it */
+			assert_non_null(strstr(src, "sqrtf(egg_r)"));
+			const char *kb = strstr(src, "(cooperative: reduce, grid barrier, map)");
+			const char *ke = kb ? strstr(kb, "\n}\n") : NULL;
+			assert_non_null(ke);
+			char *kern = egg_xstrndup(kb, (size_t)(ke - kb));
+			assert_null(strstr(kern, "sqrtf(acc[0])"));
+			free(kern);
+			assert_non_null(strstr(src, "\t\tacc[0] = egg_r;\n"));
+			/* the host: the attribute, the alignment, the launch, then the fallback's two */
+			assert_non_null(strstr(src, "cudaDevAttrCooperativeLaunch"));
+			assert_non_null(strstr(src, "egg_at[0].id = cudaLaunchAttributeCooperative;"));
+			assert_non_null(strstr(src, "egg_g <= 4096 && (((unsigned long long)(&x[0])"));
+			const char *fb = strstr(src, "\t\tif (!egg_done) {\n");
+			assert_non_null(fb);
+			assert_int_equal(count(fb, "<<<"), memset ? 2 : 3); /* one-launch or two-pass */
+			if (memset) { /* absorbed by both */
+				assert_null(strstr(src, "cudaMemset"));
+				assert_null(strstr(src, "egg_init"));
+			} else { /* the sum adds to what acc held, read before the barrier */
+				assert_non_null(strstr(src, "const float egg_init = acc[0];"));
+				assert_non_null(strstr(src, "const float egg_r = (egg_init + egg_p_acc);"));
+			}
+		}
+		builtin_output_release(&o);
+	}
+	/* a dot product: x kept, z only reduced */
+	struct builtin_output o = reduce_then_map("x[i] * z[i]", "y[i] = x[i] * acc[0]", 1);
+	assert_int_equal(persistent_candidates(&o), 2);
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (strstr(o.candidates[i].label, "persist ")) {
+			assert_non_null(strstr(o.candidates[i].source, "egg_hp0"));
+			assert_null(strstr(o.candidates[i].source, "egg_hp1"));
+			assert_non_null(strstr(o.candidates[i].source, "egg_h1[egg_u] = __ldg(reinterpret_cast<const float4 *>(&z["));
+		}
+	builtin_output_release(&o);
+	/* refused: a map that does not read the result; that writes what is read (x in
+	 * place); that reads nothing the reduction read; that reads the result's
+	 * buffer elsewhere */
+	static const char *const refused[][2] = {
+		{ "x[i] * x[i]", "y[i] = x[i] * 2.0f" },
+		{ "x[i] * x[i]", "x[i] = x[i] / sqrtf(acc[0])" },
+		{ "x[i] * x[i]", "y[i] = z[i] / sqrtf(acc[0])" },
+		{ "x[i] * x[i]", "y[i] = x[i] / sqrtf(acc[0] + acc[1])" },
+	};
+	for (size_t v = 0; v < sizeof refused / sizeof *refused; v++) {
+		o = reduce_then_map(refused[v][0], refused[v][1], 1);
+		assert_null(o.not_lifted);
+		assert_true(o.n_candidates > 0);
+		assert_int_equal(persistent_candidates(&o), 0);
+		builtin_output_release(&o);
+	}
+}
+
 static void
 one_row_reductions_spread_over_the_grid(void **state)
 {
@@ -1207,6 +1318,7 @@ main(void)
 		cmocka_unit_test(map_into_a_temp_folds_into_the_row_program),
 		cmocka_unit_test(rows_and_reductions_emit_every_point),
 		cmocka_unit_test(one_launch_reductions_absorb_only_the_memset_of_their_element),
+		cmocka_unit_test(reductions_and_the_maps_that_read_them_run_in_one_cooperative_launch),
 		cmocka_unit_test(one_row_reductions_spread_over_the_grid),
 		cmocka_unit_test(kernel_targets_keep_their_header_and_rows_need_a_launcher),
 	};
