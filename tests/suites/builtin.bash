@@ -667,6 +667,33 @@ test_a_reduction_and_its_map_in_one_cooperative_launch_are_correct_on_a_cpu_stan
 	expect_eq "$(grep -c 'correct=yes.*persist tpb=' f.out)" 2 "persistent candidates run as two launches"
 }
 
+test_a_maximum_and_a_dot_product_with_their_maps_in_one_cooperative_launch_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	same_bundles reduce_map.cu absmax_scale=absmax_scale dot_mix=dot_mix
+	# a maximum of ints after a memset it does not absorb (the fold takes the
+	# buffer's value after it); a dot product with no memset (the sum adds to the
+	# caller's accumulator), a held input, one only reduced and one only mapped;
+	# n = 100003 on one multiprocessor with 8 KB of shared memory per block: every
+	# part of both phases
+	local p
+	for p in absmax_scale dot_mix; do
+		{ echo '#define EGG_EMU_SM_COUNT 1'; echo '#define EGG_EMU_SHARED_OPTIN 8192'
+		  cat "$EGG_SRCDIR/builtin/tests/check/$p.cu"; } >$p.cu
+	done
+	expect_eq "$(grep -c 'const int egg_r = max(egg_init, egg_p_m);' absmax_scale.cu)" 2 "maxima folded with the buffer's value"
+	expect_eq "$(grep -c 'egg_h1\[egg_u\] = __ldg(reinterpret_cast<const float4 \*>(&b\[' dot_mix.cu)" 2 "reduced-only loads"
+	expect_eq "$(grep -c 'egg_h1\[egg_u\] = __ldg(reinterpret_cast<const float4 \*>(&c\[' dot_mix.cu)" 2 "mapped-only loads"
+	run_cmd e "$EMU_CHECK" "$T/emu" absmax_scale.cu dot_mix.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes.*persist tpb=' e.out)" 4 "persistent candidates checked"
+	# the caller's accumulator left out of the sum: only the persistent candidates go wrong
+	sed 's/const float egg_r = (egg_init + egg_p_acc);/const float egg_r = egg_p_acc;/' dot_mix.cu >noinit.cu
+	expect_eq "$(grep -c 'const float egg_r = egg_p_acc;' noinit.cu)" 2 "inits dropped"
+	run_cmd n "$EMU_CHECK" "$T/emu2" noinit.cu
+	expect_eq "$(grep -c 'correct=no' n.out)" 2 "candidates found wrong without the init"
+	expect_eq "$(grep -c 'correct=no.*persist tpb=' n.out)" 2 "persistent candidates found wrong"
+}
+
 test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	same_bundles helpers.cu batched_matvec=helper_bmv row_l2norm=helper_l2rows
