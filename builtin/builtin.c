@@ -141,7 +141,7 @@ emit_candidate(const struct ir_program *p, const char *prefix, size_t k, const s
 	struct recipe_job job = { .prog = p, .prefix = prefix, .device = &device, .host = &host,
 		                  .body = &body };
 	int rc = 0;
-	const struct recipe *seen[N_RECIPES + 1] = { 0 };
+	const struct recipe *seen[N_RECIPES] = { 0 };
 	size_t n_seen = 0;
 	const size_t span_k = k;
 	int spanned = 0;
