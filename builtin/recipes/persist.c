@@ -64,19 +64,13 @@ body_is(const struct ir_block *b, int reduce)
 	return 1;
 }
 
-static int
-expr_loads_elsewhere(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix)
-{
-	return e && !ir_expr_loads_only_at(e, buffer, ix);
-}
-
 /* Whether b loads buffer anywhere but at element ix. */
 static int
 block_loads_elsewhere(const struct ir_block *b, const char *buffer, const struct ir_expr *ix)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		const struct ir_stmt *s = b->stmts[i];
-		if (expr_loads_elsewhere(s->value, buffer, ix) || expr_loads_elsewhere(s->index, buffer, ix))
+		if (!ir_expr_loads_only_at(s->value, buffer, ix) || !ir_expr_loads_only_at(s->index, buffer, ix))
 			return 1;
 	}
 	return 0;
