@@ -49,9 +49,9 @@ tests_unit_test_builtin_rows_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD
 UNIT_TESTS += tests/unit/test_builtin_rows
 
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
-# whole folders: the check programs, the stand-in and the test bundles grow with the families
+# whole folders: the stand-in and the test bundles grow with the families
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/tests/emu-check.sh builtin/version.sha256 \
-	builtin/tests/emu builtin/tests/check builtin/tests/results tests/data/builtin
+	builtin/tests/emu builtin/tests/check.sha256 builtin/tests/check-hashes builtin/tests/results tests/data/builtin
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic
 tests_unit_test_builtin_contract_generic_SOURCES = tests/unit/test_builtin_contract_generic.c tests/unit/builtin_data.h

@@ -14,6 +14,7 @@
 #include "common/util.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct gen_type {

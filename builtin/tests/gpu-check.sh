@@ -7,14 +7,16 @@
 #   builtin/tests/gpu-check.sh --no-gpu OUTDIR   compile only (tests this script on CPU)
 #   builtin/tests/gpu-check.sh --format FILE     the table of a file of CHECK lines
 #
-# The check programs are builtin/tests/check/*.cu, written by
-# `egg generate --check-program tests/data/builtin/NAME.json` (the builtin suite
-# fails when they are stale).  Set EGG_CHECK_PROGRAMS to use another folder.
+# The check programs are written first, into OUTDIR/programs, by
+# `egg generate --check-program tests/data/builtin/NAME.json` for every test
+# bundle (EGG names the egg binary; default: egg on PATH); their content hashes
+# are builtin/tests/check.sha256, which the builtin suite holds the generator to.
+# Set EGG_CHECK_PROGRAMS to use a folder of programs instead.
 # Exit status: 0 all candidates correct, 1 a failure (compile, run, or wrong
 # result), 2 usage, 77 no GPU.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-programs=${EGG_CHECK_PROGRAMS:-$here/check}
+programs=${EGG_CHECK_PROGRAMS:-}
 
 format_table() { # FILE of CHECK lines -> table on stdout; status 1 if any is wrong
 	awk '
@@ -60,6 +62,17 @@ arch=${EGG_CHECK_ARCH:-sm_90}
 jobs=$(nproc 2>/dev/null || echo 2)
 [ $no_gpu -eq 1 ] && [ "$jobs" -gt 2 ] && jobs=2
 
+if [ -z "$programs" ]; then
+	egg=${EGG:-$(command -v egg)}
+	[ -x "$egg" ] || { echo "gpu-check: no egg binary to write the check programs (set EGG)"; exit 1; }
+	programs=$out/programs
+	mkdir -p "$programs" || exit 1
+	export EGG_BUILTIN_TEMPLATES=${EGG_BUILTIN_TEMPLATES:-$here/../templates}
+	for f in "$here"/../../tests/data/builtin/*.json; do
+		"$egg" generate --check-program "$f" >"$programs/$(basename "$f" .json).cu" ||
+			{ echo "gpu-check: egg generate --check-program $f failed"; exit 1; }
+	done
+fi
 ls "$programs"/*.cu >/dev/null 2>&1 || { echo "gpu-check: no programs in $programs"; exit 1; }
 # binaries go to a scratch folder: OUTDIR keeps only logs and the table
 bin=$(mktemp -d "${TMPDIR:-/tmp}/egg-gpu-check.XXXXXX") || exit 1

@@ -132,7 +132,7 @@ build_hostsim() { # VARIANT (good|wrong)
 	command -v g++ >/dev/null || skip "no g++"
 	local c def=
 	[ "$1" = wrong ] && def=-DHOSTSIM_WRONG
-	[ -f main.o ] || g++ -O1 -x c++ -DBENCH_HOSTSIM -include "$HOSTSIM/hostsim.h" -I"$BENCH" \
+	[ -f main.o ] || g++ -O1 -x c++ -DBENCH_HOSTSIM -DBENCH_FLUSH_MIB=1 -include "$HOSTSIM/hostsim.h" -I"$BENCH" \
 		-c "$BENCH/bench_main.cu" -o main.o 2>err.txt || fail "hostsim bench_main: $(head -5 err.txt)"
 	g++ -O1 $def -c "$HOSTSIM/hostsim_cases.cpp" -o "cases_$1.o" || fail "hostsim cases"
 	for c in relu histogram scale_residual_relu; do

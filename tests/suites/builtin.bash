@@ -8,6 +8,17 @@ DATA=$EGG_SRCDIR/tests/data/builtin
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 GPU_CHECK=$EGG_SRCDIR/builtin/tests/gpu-check.sh
 
+# check_programs NAME...: the check programs of tests/data/builtin/NAME.json,
+# written by `egg generate --check-program` into $CHECKS (set here).
+check_programs() {
+	CHECKS=$T/check
+	mkdir -p "$CHECKS"
+	local b
+	for b in "$@"; do
+		"$EGG" generate --check-program "$DATA/$b.json" >"$CHECKS/$b.cu" || fail "no check program for $b"
+	done
+}
+
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
 LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows"
 
@@ -69,26 +80,53 @@ test_generate_prints_candidates_as_json() {
 	expect_file_contains bg.json 'void bias_gelu(const float *x, const float *bias, float *tmp, float *y, int rows, int cols)'
 }
 
-test_every_candidate_compiles_for_sm_90_with_its_closure() {
+# candidates_compile BUNDLE: the check program of tests/data/builtin/BUNDLE.json,
+# which holds the reference and every candidate, compiles for sm_90: every
+# candidate compiles with its closure.  One test per bundle of LIFTED
+# (generated below), so that the runner spreads the compiles over the cores.
+candidates_compile() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	"$EGG" generate --check-program "$DATA/$1.json" >"$1.cu" || fail "$1: egg generate failed"
+	grep -q "candidate 0:" "$1.cu" || fail "$1 has no candidates"
+	"$REAL_NVCC" -O3 -arch=sm_90 -o "$1" "$1.cu" >"$1.log" 2>&1 ||
+		fail "$1 does not compile: $(grep -m3 error "$1.log")"
+}
+for b_name in $LIFTED; do
+	eval "test_candidates_of_${b_name}_compile_for_sm_90_with_their_closure() { candidates_compile $b_name; }"
+done
+unset b_name
+
+# gpu-check.sh compiles a folder of programs, without a GPU too
+test_gpu_check_compiles_the_programs_it_is_given() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	mkdir programs
-	for b in $LIFTED; do
+	local b
+	for b in relu sumsq; do
 		"$EGG" generate --check-program "$DATA/$b.json" >"programs/$b.cu" || fail "$b"
-		grep -q "candidate 0:" "programs/$b.cu" || fail "$b has no candidates"
 	done
-	# the check programs hold the reference and every candidate: compiling them
-	# compiles every candidate with its closure (and exercises gpu-check.sh)
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
-	expect_file_contains gc.out "compiled 73 programs for sm_90"
+	expect_file_contains gc.out "compiled 2 programs for sm_90"
+	# and writes the programs itself when given none
+	mkdir bin
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$EGG" >bin/egg && chmod +x bin/egg
+	run_cmd g2 env PATH="$T/bin:$PATH" NVCC=/bin/false "$GPU_CHECK" --no-gpu "$T/gout2"
+	[ "$(ls "$T/gout2/programs" | wc -l)" -eq "$(ls "$DATA"/*.json | wc -l)" ] ||
+		fail "gpu-check did not write one program per test bundle: $(cat g2.out | head -c 500)"
 }
 
-test_committed_check_programs_are_current() {
+# The check programs' text is held by content hashes (builtin/tests/check.sha256),
+# so that a change of the generated code is seen in review; after a deliberate
+# change, builtin/tests/check-hashes writes them again.
+test_check_programs_have_their_recorded_content_hashes() {
+	local f b
 	for f in "$DATA"/*.json; do
 		b=$(basename "$f" .json)
 		"$EGG" generate --check-program "$f" >"$b.cu" || fail "$b"
-		expect_same_file "$b.cu" "$EGG_SRCDIR/builtin/tests/check/$b.cu"
 	done
+	sha256sum -c --quiet "$EGG_SRCDIR/builtin/tests/check.sha256" >c.out 2>&1 ||
+		fail "check programs differ from their recorded hashes (run builtin/tests/check-hashes after a deliberate change): $(head -c 600 c.out)"
+	expect_eq "$(ls "$DATA"/*.json | wc -l)" "$(wc -l <"$EGG_SRCDIR/builtin/tests/check.sha256")" "bundles with a recorded hash"
 }
 
 test_gpu_check_skips_without_a_gpu() {
@@ -161,9 +199,10 @@ EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
 
 test_planes_of_shared_gathers_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs batchnorm_infer
 	# planes that take the vector path (1100 = 4 * 275) and odd ones that take the
 	# scalar pass with the values hoisted per plane
-	local c=$EGG_SRCDIR/builtin/tests/check/batchnorm_infer.cu
+	local c=$CHECKS/batchnorm_infer.cu
 	sed -e 's/^\tint n = (64);/\tint n = (2);/' -e 's/^\tint c = (256);/\tint c = (5);/' \
 		-e 's/^\tint hw = (4096);/\tint hw = (1100);/' "$c" >bn_vec.cu
 	sed -e 's/^\tint n = (64);/\tint n = (3);/' -e 's/^\tint c = (256);/\tint c = (7);/' \
@@ -177,10 +216,11 @@ test_planes_of_shared_gathers_are_correct_on_a_cpu_stand_in() {
 
 test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs add_rms_norm log_softmax row_mean_tree softmax_first sumsq_tree
 	# small rows that fit the registers (the loop from 1 leaves out the first
 	# element), odd rows that take the passes from memory, a folded residual
 	# stored and normalized (two outputs), a row longer than a warp's registers
-	local c=$EGG_SRCDIR/builtin/tests/check
+	local c=$CHECKS
 	sed -e 's/^\tint batch = (4096);/\tint batch = (37);/' -e 's/^\tint classes = (2048);/\tint classes = (256);/' \
 		"$c/softmax_first.cu" >sm_fit.cu
 	sed -e 's/^\tint batch = (4096);/\tint batch = (9);/' -e 's/^\tint classes = (2048);/\tint classes = (1001);/' \
@@ -206,10 +246,11 @@ test_rows_in_registers_and_tree_reductions_are_correct_on_a_cpu_stand_in() {
 
 test_row_scans_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs drawdown scan scan_excl
 	# rows not a multiple of 4 (misaligned: the guarded path), aligned rows with a
 	# partial last tile after full vector tiles, rows shorter than a warp; an
 	# inclusive sum, an exclusive scaled sum of squares, a running max
-	local c=$EGG_SRCDIR/builtin/tests/check
+	local c=$CHECKS
 	sed -e 's/^\tint rows = (16384);/\tint rows = (37);/' -e 's/^\tint cols = (4096);/\tint cols = (1030);/' \
 		"$c/scan.cu" >s_odd.cu
 	sed -e 's/^\tint rows = (16384);/\tint rows = (5);/' -e 's/^\tint cols = (4096);/\tint cols = (8204);/' \
@@ -239,11 +280,12 @@ test_row_scans_are_correct_on_a_cpu_stand_in() {
 
 test_l2_keeping_loads_stay_behind_their_alignment_test() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	check_programs gather_scale
 	# gather_scale's rows are scaled by a row of weights that is the same for every
 	# row: the keep points' vector loads of it must not be hoisted above the row's
 	# alignment test (they were, and faulted on the GPU when called with misaligned
 	# pointers); in each kernel that has them, the first comes after the first test
-	run_cmd p "$REAL_NVCC" -O3 -arch=sm_90 -ptx -o gs.ptx "$EGG_SRCDIR/builtin/tests/check/gather_scale.cu"
+	run_cmd p "$REAL_NVCC" -O3 -arch=sm_90 -ptx -o gs.ptx "$CHECKS/gather_scale.cu"
 	[ "$(cat p.rc)" -eq 0 ] || fail "nvcc -ptx failed: $(head -c 1000 p.err)"
 	awk '/^\.visible \.entry|^\.entry/ { k = $0; t = 0; n++ }
 	     /and\.b64.*, 15;/ { t = 1 }
@@ -254,12 +296,13 @@ test_l2_keeping_loads_stay_behind_their_alignment_test() {
 
 test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs embedding mid_sum
 	# rows of 1024 columns (the loads-in-flight loop covers the row exactly) and of
 	# 1028 (a vector tail after it), with plain and streaming stores; the
 	# middle-dimension sum with neighbouring rows contiguous, at sizes with a
 	# partial block and an odd reduction, a thread per row and split over warps
 	# (771 rows: lanes past the last row in the last tile)
-	local c=$EGG_SRCDIR/builtin/tests/check
+	local c=$CHECKS
 	sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (9);/' -e 's/^\tint vocab = (32000);/\tint vocab = (11);/' \
 		"$c/embedding.cu" >emb_fit.cu
 	sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (9);/' -e 's/^\tint vocab = (32000);/\tint vocab = (11);/' \
@@ -279,12 +322,13 @@ test_gathers_in_flight_and_strided_columns_are_correct_on_a_cpu_stand_in() {
 
 test_gathers_in_the_order_of_their_keys_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs embedding
 	# the embedding's rows taken in the order of their ids (one cooperative launch:
 	# count, scan, place, gather) on a stand-in of one multiprocessor (a wave of 2
 	# blocks): 3000 tokens of 13 ids, so that threads count up to 3 rows each and
 	# buckets hold long runs; each candidate runs twice (the second call finds the
 	# counts the first left)
-	local c=$EGG_SRCDIR/builtin/tests/check
+	local c=$CHECKS
 	{ echo '#define EGG_EMU_SM_COUNT 1'
 	  sed -e 's/^\tint num_tokens = (65536);/\tint num_tokens = (3000);/' -e 's/^\tint vocab = (32000);/\tint vocab = (13);/' \
 		-e 's/^\tint dim = (1024);/\tint dim = (4);/' "$c/embedding.cu"; } >ord.cu
@@ -315,11 +359,12 @@ test_gathers_in_the_order_of_their_keys_are_correct_on_a_cpu_stand_in() {
 
 test_scatters_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs histogram weighted_hist
 	# the histogram with a copy per warp; with little shared memory (two copies
 	# fit); weighted float bins not a multiple of anything with a vector tail;
 	# bins that do not fit one copy (every atomic global); and a destination whose
 	# extent leaves out its last bins (their indices take the guard's global atomic)
-	local c=$EGG_SRCDIR/builtin/tests/check
+	local c=$CHECKS
 	sed -e 's/^\tint n = (1000000);/\tint n = (10007);/' "$c/histogram.cu" >hist.cu
 	{ echo '#define EGG_EMU_SHARED_OPTIN 2048'; cat hist.cu; } >hist_two.cu
 	sed -e 's/^\tint n = (1000003);/\tint n = (5003);/' -e 's/^\tint nbins = (1000);/\tint nbins = (997);/' \
@@ -376,11 +421,12 @@ test_the_cpu_stand_in_holds_a_cooperative_grid_at_its_barrier() {
 
 test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs bitonic
 	# segments of 256 and 1024: part of a tile (1280 = 1024 + 256, 5120 = 2.5 tiles of
 	# 2048), less than a tile (768), whole tiles of the smaller sizes (3072); segments
 	# of 4096, whose offsets 2048 reach past the smaller tiles: those launches flush
 	# the queue and run as written
-	local c=$EGG_SRCDIR/builtin/tests/check/bitonic.cu cfg
+	local c=$CHECKS/bitonic.cu cfg
 	for cfg in 1280:256 768:256 5120:1024 3072:1024 8192:4096; do
 		sed -e "s/^\tint n = (1 << 24);/\tint n = (${cfg%%:*});/" -e "s/^\tint seg = (1024);/\tint seg = (${cfg##*:});/" \
 			"$c" >"bit_${cfg%%:*}.cu"
@@ -420,10 +466,11 @@ test_fused_butterfly_launches_are_correct_on_a_cpu_stand_in() {
 
 test_division_by_a_launch_scalar_is_exact_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs fold_div
 	# fold_div divides by its int and unsigned parameters, negative dividends
 	# included; the fastdiv candidates pass them as egg_div: divisors that are
 	# powers of two (1, 16, 1024, 4096), others (3, 7, 1000, 37), and 0-free edges
-	local c=$EGG_SRCDIR/builtin/tests/check/fold_div.cu cfg n cols stride progs=()
+	local c=$CHECKS/fold_div.cu cfg n cols stride progs=()
 	grep -q 'egg_div<int> cols, egg_div<unsigned> stride' "$c" || fail "the divisors are not passed as egg_div"
 	for cfg in 100003:3:1000 4099:16:64 777:1:7 5000:7:1 3001:1024:4096 2000:37:3; do
 		IFS=: read -r n cols stride <<<"$cfg"
@@ -447,17 +494,18 @@ test_division_by_a_launch_scalar_is_exact_on_a_cpu_stand_in() {
 
 test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs blur_clamp blur_inner embedding_odd gather_scale stencil5_odd stencil9 transpose_odd transpose_relu
 	# awkward sizes: tails in both dimensions, odd row lengths (the scalar paths), wrapping
 	# taps, a skipped border, clamped taps
 	local b progs=()
 	for b in transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp; do
-		progs+=("$EGG_SRCDIR/builtin/tests/check/$b.cu")
+		progs+=("$CHECKS/$b.cu")
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${progs[@]}"
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes' e.out)" 96 "candidates checked"
 	# and it sees a missing barrier: the transposed tile read before it is written
-	sed 's/^\t\t\t__syncthreads();$//' "$EGG_SRCDIR/builtin/tests/check/transpose_odd.cu" >nobarrier.cu
+	sed 's/^\t\t\t__syncthreads();$//' "$CHECKS/transpose_odd.cu" >nobarrier.cu
 	run_cmd n "$EMU_CHECK" "$T/emu2" nobarrier.cu
 	expect_eq "$(cat n.rc)" 1 "exit status without barriers"
 	expect_file_contains n.out "correct=no"
@@ -465,12 +513,13 @@ test_2d_family_candidates_are_correct_on_a_cpu_stand_in() {
 
 test_lane_refill_candidates_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs collatz collatz_wide
 	# collatz: each lane walks its elements, refilled when an element's loop ends;
 	# at the committed size (each lane of the stand-in's small wave walks about a
 	# hundred elements), at odd ones (the last lanes idle from the start, fewer
 	# elements than lanes), and the benchmark's kernel (the return guard, 64-bit
 	# values, starts up to 2^20) at sizes the CPU runs in seconds
-	local c=$EGG_SRCDIR/builtin/tests/check/collatz.cu w=$EGG_SRCDIR/builtin/tests/check/collatz_wide.cu
+	local c=$CHECKS/collatz.cu w=$CHECKS/collatz_wide.cu
 	cp "$c" collatz.cu
 	sed -e 's/^\tint n = (100000);/\tint n = (4097);/' "$c" >collatz_odd.cu
 	sed -e 's/^\tint n = (100000);/\tint n = (3);/' "$c" >collatz_tiny.cu
@@ -510,7 +559,7 @@ for b in got:
 PY
 }
 
-# check_on_cpu N PROGRAM...: the committed check programs, at 100003 elements
+# check_on_cpu N PROGRAM...: the check programs, at 100003 elements
 # rather than the GPU's 2^24 (the CPU runs them in seconds), run on the stand-in:
 # N candidates, all correct
 check_on_cpu() {
@@ -519,7 +568,8 @@ check_on_cpu() {
 	for p in "$@"; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"label":'
-		sed -e 's/^\t\([a-z0-9_]*\) n = (1 << 24);/\t\1 n = (100003);/' "$EGG_SRCDIR/builtin/tests/check/$p.cu" >"$p.cu"
+		"$EGG" generate --check-program "$DATA/$p.json" >"$p.full.cu" || fail "no check program for $p"
+		sed -e 's/^\t\([a-z0-9_]*\) n = (1 << 24);/\t\1 n = (100003);/' "$p.full.cu" >"$p.cu"
 		grep -q ' n = (100003);' "$p.cu" || fail "size not replaced in $p"
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" "${@/%/.cu}"
@@ -556,6 +606,7 @@ test_template_kernels_are_instantiated_and_correct_on_a_cpu_stand_in() {
 
 test_first_version_shapes_outside_the_suite_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs unseen_argmax unseen_argmin unseen_avgpool unseen_cumprod unseen_instnorm unseen_maxpool unseen_revcumsum unseen_xent
 	same_bundles unseen.cu avg_pool1d=unseen_avgpool max_pool2d=unseen_maxpool argmax_dim=unseen_argmax \
 		cumprod=unseen_cumprod reverse_cumsum=unseen_revcumsum argmin_last=unseen_argmin \
 		cross_entropy=unseen_xent instance_norm=unseen_instnorm
@@ -567,7 +618,7 @@ test_first_version_shapes_outside_the_suite_lift_and_are_correct_on_a_cpu_stand_
 		unseen_xent unseen_instnorm; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
-		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+		cp "$CHECKS/$p.cu" .
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" unseen_*.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
@@ -596,6 +647,7 @@ test_first_version_shapes_outside_the_suite_lift_and_are_correct_on_a_cpu_stand_
 
 test_nested_loop_convolutions_lift_as_contractions_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs conv_flat conv_ks_relu conv_taps3
 	same_bundles conv.cu conv1d_taps3=conv_taps3 conv1d_ks_relu=conv_ks_relu conv1d_flat=conv_flat
 	# channels and taps as one k of the gemm recipe: the input split into
 	# (k / kin) * len + k % kin, a run-time kernel size, bias and ReLU after, and
@@ -604,7 +656,7 @@ test_nested_loop_convolutions_lift_as_contractions_and_are_correct_on_a_cpu_stan
 	for p in conv_taps3 conv_ks_relu conv_flat; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
-		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+		cp "$CHECKS/$p.cu" .
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" conv_taps3.cu conv_ks_relu.cu conv_flat.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
@@ -615,6 +667,7 @@ test_nested_loop_convolutions_lift_as_contractions_and_are_correct_on_a_cpu_stan
 
 test_maps_that_reread_an_earlier_launchs_input_also_run_from_the_end_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs reread
 	same_bundles reread.cu normalize_by_norm=reread
 	# the sum of squares (one launch: the memset is absorbed) then the division:
 	# points that walk x from its end down, where the first launch read it last
@@ -627,7 +680,7 @@ test_maps_that_reread_an_earlier_launchs_input_also_run_from_the_end_and_are_cor
 	expect_eq "$(grep -c 'order=reverse' relu.json)" 0 "reverse points of a lone map"
 	# (n = 100003: the vector pass from the end and the scalar tail after it,
 	# then misaligned by one element: the scalar pass)
-	cp "$EGG_SRCDIR/builtin/tests/check/reread.cu" .
+	cp "$CHECKS/reread.cu" .
 	run_cmd e "$EMU_CHECK" "$T/emu" reread.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes' e.out)" 17 "candidates checked"
@@ -636,6 +689,7 @@ test_maps_that_reread_an_earlier_launchs_input_also_run_from_the_end_and_are_cor
 
 test_a_reduction_and_its_map_in_one_cooperative_launch_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs reread
 	"$EGG" generate "$DATA/reread.json" >rr.json || fail "generate"
 	expect_eq "$(grep -c '"label":.*persist tpb=.*(cooperative: reduce, grid barrier, map)' rr.json)" 2 "persistent points"
 	# a stand-in of one multiprocessor (a wave of 2 blocks) with 8 KB of shared
@@ -645,7 +699,7 @@ test_a_reduction_and_its_map_in_one_cooperative_launch_are_correct_on_a_cpu_stan
 	# calls each candidate aligned (the cooperative kernel) and misaligned by one
 	# element (the fallback's two launches)
 	{ echo '#define EGG_EMU_SM_COUNT 1'; echo '#define EGG_EMU_SHARED_OPTIN 8192'
-	  cat "$EGG_SRCDIR/builtin/tests/check/reread.cu"; } >small.cu
+	  cat "$CHECKS/reread.cu"; } >small.cu
 	run_cmd e "$EMU_CHECK" "$T/emu" small.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
 	expect_eq "$(grep -c 'correct=yes.*persist tpb=' e.out)" 2 "persistent candidates checked"
@@ -669,6 +723,7 @@ test_a_reduction_and_its_map_in_one_cooperative_launch_are_correct_on_a_cpu_stan
 
 test_a_maximum_and_a_dot_product_with_their_maps_in_one_cooperative_launch_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs absmax_scale dot_mix
 	same_bundles reduce_map.cu absmax_scale=absmax_scale dot_mix=dot_mix
 	# a maximum of ints after a memset it does not absorb (the fold takes the
 	# buffer's value after it); a dot product with no memset (the sum adds to the
@@ -678,7 +733,7 @@ test_a_maximum_and_a_dot_product_with_their_maps_in_one_cooperative_launch_are_c
 	local p
 	for p in absmax_scale dot_mix; do
 		{ echo '#define EGG_EMU_SM_COUNT 1'; echo '#define EGG_EMU_SHARED_OPTIN 8192'
-		  cat "$EGG_SRCDIR/builtin/tests/check/$p.cu"; } >$p.cu
+		  cat "$CHECKS/$p.cu"; } >$p.cu
 	done
 	expect_eq "$(grep -c 'const int egg_r = max(egg_init, egg_p_m);' absmax_scale.cu)" 2 "maxima folded with the buffer's value"
 	expect_eq "$(grep -c 'egg_h1\[egg_u\] = __ldg(reinterpret_cast<const float4 \*>(&b\[' dot_mix.cu)" 2 "reduced-only loads"
@@ -696,6 +751,7 @@ test_a_maximum_and_a_dot_product_with_their_maps_in_one_cooperative_launch_are_c
 
 test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs helper_bmv helper_l2rows
 	same_bundles helpers.cu batched_matvec=helper_bmv row_l2norm=helper_l2rows
 	# a dot product in a helper taking two row pointers (the third blind batch's
 	# batched_matvec, refused before as "a call to 'dot_row'"), and a sum of
@@ -704,7 +760,7 @@ test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in
 	for p in helper_bmv helper_l2rows; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
-		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+		cp "$CHECKS/$p.cu" .
 	done
 	expect_file_contains helper_bmv.json 'acc sum egg_h1_s_0 <- (A['
 	expect_file_contains helper_l2rows.json 'let float inv_0 = rsqrtf((egg_h1_ret_0 + 1e-6f))'
@@ -716,6 +772,7 @@ test_device_helpers_with_loops_are_written_out_and_are_correct_on_a_cpu_stand_in
 
 test_constant_windows_unroll_inside_column_loops_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs win_conv3x3 win_maxpool3
 	same_bundles windows.cu maxpool3=win_maxpool3 conv3x3=win_conv3x3
 	# a 3x3 pooling window and a 3x3 filter inside the channel loop: the inner
 	# constant loops unrolled (kh <= 1 from -1 too), the guard's bound through
@@ -724,7 +781,7 @@ test_constant_windows_unroll_inside_column_loops_and_are_correct_on_a_cpu_stand_
 	for p in win_maxpool3 win_conv3x3; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
-		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+		cp "$CHECKS/$p.cu" .
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" win_maxpool3.cu win_conv3x3.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
@@ -737,6 +794,7 @@ test_constant_windows_unroll_inside_column_loops_and_are_correct_on_a_cpu_stand_
 
 test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs unseen_avgpool2d unseen_conv2dpad unseen_mindim1
 	same_bundles unseen2d.cu min_reduce_dim1=unseen_mindim1 conv2d_padded=unseen_conv2dpad avg_pool2d=unseen_avgpool2d
 	# a guard bounding blockIdx.y (.z) by the grid's extent; a padded 3x3
 	# convolution over a 2-D thread index and a plane, its bounds checks as
@@ -745,7 +803,7 @@ test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_st
 	for p in unseen_mindim1 unseen_conv2dpad unseen_avgpool2d; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 		expect_file_contains "$p.json" '"lifted":	true'
-		cp "$EGG_SRCDIR/builtin/tests/check/$p.cu" .
+		cp "$CHECKS/$p.cu" .
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" unseen_mindim1.cu unseen_conv2dpad.cu unseen_avgpool2d.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"

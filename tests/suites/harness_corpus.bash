@@ -1,46 +1,63 @@
 # harness_corpus: every benchmark case goes through the analyzer into the
 # harness, which generates its test program and compiles it for sm_90 -- the CPU
 # half of "the judge accepts what users write" (the GPU half runs on the device).
+# One test per source file (generated below, as equivalence.bash does), so that
+# the runner spreads the compiles over the machine's cores and a failure names
+# its case.
 
 suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v jq >/dev/null || { echo "no jq"; return 1; }
 }
 
-# compile_bundles SRC_DIR [ANALYZE_FLAGS...]: analyzes every SRC_DIR/*.cu (from
-# SRC_DIR, as the analyzer suite does), evaluates each bundle compile-only for
-# sm_90; failures go to the array bad, the number of bundles to count.
-compile_bundles() {
-	local dir=$1 f n i k
-	shift
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
-	for f in "$dir"/*.cu; do
-		n=$(basename "$f" .cu)
-		(cd "$dir" && "$EGG" analyze "$@" "$n.cu") >"$n.json" 2>"$n.aerr" || { bad+=("$n: analyze failed"); continue; }
-		k=$(jq length "$n.json")
-		for ((i = 0; i < k; i++)); do
-			jq ".[$i]" "$n.json" >"$n.$i.bundle.json"
-			"$EGG" eval "$n.$i.bundle.json" --compile-only --arch sm_90 >"$n.$i.result.json" 2>"$n.$i.err"
-			jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null ||
-				bad+=("$n.$i: $(jq -c '[.message, .candidates[0].message]' "$n.$i.result.json" 2>/dev/null | head -c 300)")
-			count=$((count + 1))
-		done
-	done
-}
+HC_BENCH=$EGG_SRCDIR/bench/suite/cases
+HC_ANALYZER=$EGG_SRCDIR/tests/data/analyzer/cases
 
-test_every_bench_case_analyzes_and_its_harness_compiles_for_sm_90() {
-	local bad=() count=0
-	compile_bundles "$EGG_SRCDIR/bench/suite/cases"
-	[ "$count" -ge 22 ] || fail "only $count bundles were evaluated"
+# compile_case DIR NAME MIN [ANALYZE_FLAGS...]: analyzes DIR/NAME.cu (from DIR, as
+# the analyzer suite does), expects at least MIN bundles, and evaluates each
+# compile-only for sm_90; any failure fails the test.
+compile_case() {
+	local dir=$1 n=$2 min=$3 i k bad=()
+	shift 3
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	(cd "$dir" && "$EGG" analyze "$@" "$n.cu") >"$n.json" 2>"$n.aerr" || fail "$n: analyze failed: $(head -c 300 "$n.aerr")"
+	k=$(jq length "$n.json")
+	[ "$k" -ge "$min" ] || fail "$n.cu gives $k bundles: $(head -c 300 "$n.aerr")"
+	for ((i = 0; i < k; i++)); do
+		jq ".[$i]" "$n.json" >"$n.$i.bundle.json"
+		"$EGG" eval "$n.$i.bundle.json" --compile-only --arch sm_90 >"$n.$i.result.json" 2>"$n.$i.err"
+		jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null ||
+			bad+=("$n.$i: $(jq -c '[.message, .candidates[0].message]' "$n.$i.result.json" 2>/dev/null | head -c 300)")
+	done
 	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
 }
 
+for hc_f in "$HC_BENCH"/*.cu; do
+	hc_n=$(basename "$hc_f" .cu)
+	[[ $hc_n =~ ^[A-Za-z0-9_]+$ ]] &&
+		eval "test_bench_case_${hc_n}_analyzes_and_its_harness_compiles_for_sm_90() { compile_case '$HC_BENCH' '$hc_n' 1; }"
+done
 # Every bundle the analyzer hands out, the harness takes: the two agree on what a
 # usable pragma is (macros in clauses, namespaces, extern "C" blocks, scalar
 # values, templates refused at the pragma).
-test_every_analyzer_corpus_bundle_compiles_in_the_harness_for_sm_90() {
-	local bad=() count=0
-	compile_bundles "$EGG_SRCDIR/tests/data/analyzer/cases" -I include
-	[ "$count" -ge 40 ] || fail "only $count bundles were evaluated"
-	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
+for hc_f in "$HC_ANALYZER"/*.cu; do
+	hc_n=$(basename "$hc_f" .cu)
+	[[ $hc_n =~ ^[A-Za-z0-9_]+$ ]] &&
+		eval "test_analyzer_case_${hc_n}_compiles_in_the_harness_for_sm_90() { compile_case '$HC_ANALYZER' '$hc_n' 0 -I include; }"
+done
+unset hc_f hc_n
+
+# Every bench case gives a bundle (its test says so); the analyzer corpus, which
+# also holds files meant to give none, gives at least 40 in all.
+test_the_corpora_hold_enough_cases() {
+	local n f total=0
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	n=$(ls "$HC_BENCH"/*.cu | wc -l)
+	[ "$n" -ge 22 ] || fail "the bench suite has only $n cases"
+	for f in "$HC_ANALYZER"/*.cu; do
+		n=$(cd "$HC_ANALYZER" && "$EGG" analyze -I include "$(basename "$f")" 2>/dev/null | jq length) ||
+			fail "$f: analyze failed"
+		total=$((total + n))
+	done
+	[ "$total" -ge 40 ] || fail "the analyzer corpus gives only $total bundles"
 }

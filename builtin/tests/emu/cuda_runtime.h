@@ -1,6 +1,6 @@
 /*
  * cuda_runtime.h -- a CPU stand-in for the CUDA runtime, enough of it to run the
- * builtin generator's check programs (builtin/tests/check/*.cu, through
+ * builtin generator's check programs (egg generate --check-program, through
  * builtin/tests/emu-check.sh) and single candidates against a reference
  * (tests/suites/builtin_gemm.bash) on a machine without a GPU.  launches.py
  * beside it rewrites kernel launches into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
@@ -28,6 +28,7 @@
  */
 #pragma once
 #include <sys/mman.h>
+#include <setjmp.h>
 #include <ucontext.h>
 #include <cstdlib>
 #include <cstring>
@@ -177,10 +178,16 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return 0; }
 /* a block's threads are fibers on one OS thread: each runs until it reaches a
  * barrier or ends, round robin, so nobody passes a barrier before all reach it */
+struct egg_emu_jmp {
+	jmp_buf b;
+};
 struct egg_emu_block {
-	std::vector<ucontext_t> ctx;
+	std::vector<ucontext_t> ctx; /* a fiber's first entry (makecontext) */
+	std::vector<egg_emu_jmp> jb; /* where a fiber that yielded goes on */
+	std::vector<char> started;
 	std::vector<char> done;
 	ucontext_t sched;
+	jmp_buf sched_jb;            /* the scheduler, while a fiber runs */
 	unsigned cur;
 	std::function<void()> body;
 	std::vector<char> at_grid; /* the fibers held at the grid barrier */
@@ -189,12 +196,20 @@ struct egg_emu_block {
 };
 inline egg_emu_block *egg_emu_cur;
 inline void __threadfence() {}
-inline void __syncthreads() { swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched); }
+/* Switches between fibers and the scheduler are _setjmp/_longjmp: swapcontext
+ * would cost two sigprocmask system calls at every barrier (most of the CPU
+ * suite's time).  Only a fiber's first entry goes through setcontext. */
+inline void egg_emu_yield()
+{
+	if (!_setjmp(egg_emu_cur->jb[egg_emu_cur->cur].b))
+		_longjmp(egg_emu_cur->sched_jb, 1);
+}
+inline void __syncthreads() { egg_emu_yield(); }
 inline void egg_emu_entry()
 {
 	egg_emu_cur->body();
 	egg_emu_cur->done[egg_emu_cur->cur] = 1;
-	swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched);
+	_longjmp(egg_emu_cur->sched_jb, 1); /* a fiber never returns */
 }
 /* a warp's exchange: every lane publishes its value, all lanes reach the yield,
  * then each reads its partner's; two slots so that a lane running ahead into the
@@ -280,6 +295,8 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 	}
 	egg_emu_block blk;
 	blk.ctx.resize(all);
+	blk.jb.resize(all);
+	blk.started.assign(all, 0);
 	blk.done.assign(all, 0);
 	blk.at_grid.assign(all, 0);
 	blk.per_block = n;
@@ -290,13 +307,9 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 	for (auto &d : egg_emu_dyn_blocks)
 		memset(d.data(), 0xa5, d.size() * sizeof(double)); /* poisoned */
 	for (unsigned t = 0; t < all; t++) {
-		getcontext(&blk.ctx[t]);
-		blk.ctx[t].uc_stack.ss_sp = egg_emu_stack(t);
-		blk.ctx[t].uc_stack.ss_size = 256 * 1024;
-		blk.ctx[t].uc_link = nullptr;
-		makecontext(&blk.ctx[t], egg_emu_entry, 0);
 		egg_emu_nshfl[t] = 0;
 	}
+	getcontext(&blk.sched);
 	for (unsigned left = all; left > 0;) {
 		unsigned ran = 0;
 		for (unsigned t = 0; t < all; t++) {
@@ -306,7 +319,19 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 			blk.cur = t;
 			blockIdx = { k % g.x, k / g.x % g.y, k / (g.x * g.y) };
 			threadIdx = { i % b.x, i / b.x % b.y, i / (b.x * b.y) };
-			swapcontext(&blk.sched, &blk.ctx[t]);
+			if (!_setjmp(blk.sched_jb)) {
+				if (!blk.started[t]) {
+					/* the context is made at the first entry, from one getcontext per run */
+					blk.started[t] = 1;
+					blk.ctx[t] = blk.sched;
+					blk.ctx[t].uc_stack.ss_sp = egg_emu_stack(t);
+					blk.ctx[t].uc_stack.ss_size = 256 * 1024;
+					blk.ctx[t].uc_link = nullptr;
+					makecontext(&blk.ctx[t], egg_emu_entry, 0);
+					setcontext(&blk.ctx[t]);
+				}
+				_longjmp(blk.jb[t].b, 1);
+			}
 			ran++;
 		}
 		left = 0;
@@ -341,7 +366,7 @@ inline void egg_emu_grid_sync()
 		abort();
 	}
 	egg_emu_cur->at_grid[egg_emu_cur->cur] = 1;
-	swapcontext(&egg_emu_cur->ctx[egg_emu_cur->cur], &egg_emu_cur->sched);
+	egg_emu_yield();
 }
 namespace cooperative_groups {
 struct grid_group {
