@@ -412,6 +412,8 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 			add_bundle(res, b);
 	}
 	az_pragmas_free(pragmas, n);
+	if (res->n_bundles > 0)
+		az_collect_symbols(&t, &res->exports, &res->known);
 	az_free(&t);
 	return 0;
 }
@@ -423,5 +425,7 @@ analyzer_result_free(struct analyzer_result *res)
 		bundle_free(res->bundles[i]);
 	free(res->bundles);
 	strbuf_release(&res->diags);
+	strvec_clear(&res->exports);
+	strvec_clear(&res->known);
 	memset(res, 0, sizeof *res);
 }

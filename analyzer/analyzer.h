@@ -17,12 +17,18 @@
 
 #include "common/bundle.h"
 #include "common/strbuf.h"
+#include "common/strvec.h"
 
 struct analyzer_result {
 	struct egg_bundle **bundles; /* owned, one per usable pragma, in file order */
 	size_t n_bundles;
 	size_t n_pragmas;            /* pragmas found, usable or not */
 	struct strbuf diags;         /* "file:line:col: warning: egg: ..." blocks */
+	/* The interface of the file's host object, as libclang mangles it
+	 * (symbols.c): the strong external definitions it must keep (host functions
+	 * and variables of the user's files, C or C++ linkage), and every name the
+	 * user's files declare (kernels, members, CUDA variables too). */
+	struct strvec exports, known;
 };
 
 /* Analyzes path with the build's own flags (a NULL-terminated list of -I DIR,

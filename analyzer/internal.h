@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "common/strbuf.h"
+#include "common/strvec.h"
 
 struct az_file {
 	CXFile file;
@@ -72,6 +73,11 @@ struct az_tu {
 				    NULL-terminated, owned */
 	size_t n_names;
 };
+
+/* symbols.c: appends the mangled names of the strong external definitions of the
+ * user's files (host functions and variables) to exports, and of everything they
+ * declare to known (analyzer.h). */
+void az_collect_symbols(const struct az_tu *t, struct strvec *exports, struct strvec *known);
 
 /* parse.c */
 int az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struct strbuf *err);

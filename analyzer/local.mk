@@ -3,7 +3,7 @@
 noinst_LIBRARIES += libegganalyzer.a
 libegganalyzer_a_SOURCES = \
 	analyzer/analyzer.c analyzer/analyzer.h analyzer/internal.h \
-	analyzer/parse.c analyzer/pragma.c analyzer/closure.c \
+	analyzer/parse.c analyzer/pragma.c analyzer/closure.c analyzer/symbols.c \
 	analyzer/clauses.c analyzer/clauses.h \
 	analyzer/canon.c analyzer/canon.h
 libegganalyzer_a_CFLAGS = $(AM_CFLAGS) $(LIBCLANG_CFLAGS)

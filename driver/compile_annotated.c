@@ -13,7 +13,13 @@
  *     rewrite<TAB>INPUT-INDEX<TAB>PATH-OF-REWRITTEN-SOURCE
  *     fail<TAB>REASON        (EGG_STRICT: an annotation could not be used)
  *     report<TAB>PATH        the report that waits for this compile's outcome
+ *     export<TAB>INPUT-INDEX<TAB>SYMBOL   a strong external symbol the source defines
+ *     known<TAB>INPUT-INDEX<TAB>SYMBOL    a name the source declares
  *     end
+ * The export and known lines of an input follow its rewrite line.  After the
+ * rewritten compile, its object (or shared library) is held to them
+ * (interface.h): a lost or foreign symbol is a fallback to the reference, so a
+ * winner never changes what the user's other objects link against.
  * The rewritten source has the input's own basename, in a temporary directory, so
  * nvcc derives the same default output names.  Quoted includes of the user's file
  * are still found beside it through `-Xcompiler -iquote,DIR` (nvcc preprocesses
@@ -29,6 +35,7 @@
  */
 #include "config.h"
 #include "driver/compile_annotated.h"
+#include "driver/interface.h"
 #include "common/fsutil.h"
 #include "common/child.h"
 #include "common/strbuf.h"
@@ -45,6 +52,7 @@
 struct plan_rewrite {
 	size_t input;  /* index into args_input_at() */
 	char *path;    /* the rewritten source */
+	struct strvec exports, known; /* the source's interface (interface.h) */
 };
 
 struct plan {
@@ -70,8 +78,11 @@ run_forwarding(const char *path, char *const argv[], int out_fd, int err_fd,
 static void
 plan_release(struct plan *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->rewrites[i].path);
+		strvec_clear(&p->rewrites[i].exports);
+		strvec_clear(&p->rewrites[i].known);
+	}
 	free(p->rewrites);
 	free(p->fail);
 	free(p->report);
@@ -103,6 +114,24 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 			p->report = egg_xstrdup(line + 7);
 			continue;
 		}
+		int is_export = egg_str_starts(line, "export\t"), is_known = egg_str_starts(line, "known\t");
+		if (is_export || is_known) {
+			char *idx = line + (is_export ? 7 : 6), *name = strchr(idx, '\t'), *end;
+			if (name)
+				*name++ = '\0';
+			unsigned long i = strtoul(idx, &end, 10);
+			struct plan_rewrite *r = NULL;
+			for (size_t k = 0; name && !*end && k < p->n; k++)
+				if (p->rewrites[k].input == i)
+					r = &p->rewrites[k];
+			if (!r || !*name) {
+				strbuf_addf(err, "the planner's answer names a symbol of input '%s', which it does not rewrite",
+				            idx);
+				return -1;
+			}
+			strvec_push(is_export ? &r->exports : &r->known, name);
+			continue;
+		}
 		char *idx = NULL, *path = NULL;
 		if (!egg_str_starts(line, "rewrite\t") || !(idx = line + 8) || !(path = strchr(idx, '\t'))) {
 			strbuf_addf(err, "the planner's answer has an unknown line '%.60s'", line);
@@ -116,6 +145,7 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 			return -1;
 		}
 		p->rewrites = egg_xrealloc(p->rewrites, (p->n + 1) * sizeof *p->rewrites);
+		memset(&p->rewrites[p->n], 0, sizeof p->rewrites[p->n]);
 		p->rewrites[p->n].input = i;
 		p->rewrites[p->n].path = egg_xstrdup(path);
 		p->n++;
@@ -268,10 +298,50 @@ remove_tree(const char *dir)
 	strbuf_release(&err);
 }
 
-/* nvcc with the plan's sources in place of the user's; 0 when it succeeded. */
+/* The file nvcc wrote for input in that holds its host object, or NULL when the
+ * command writes none egg can check (PTX, an archive, a program that -run ran). */
+static const char *
+host_output(const struct args *a, const struct args_input *in)
+{
+	switch (args_phase(a)) {
+	case ARGS_PHASE_COMPILE:
+		return in->output_stdout ? NULL : in->output;
+	case ARGS_PHASE_LINK:
+		return args_output(a);
+	default:
+		return NULL;
+	}
+}
+
+/* 0 when every rewritten input's output keeps its source's interface; -1 with
+ * the first difference in why.  Outputs egg cannot read are let through. */
+static int
+interface_kept(const struct args *a, const struct plan *p, struct strbuf *why)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		const struct args_input *in = args_input_at(a, p->rewrites[k].input);
+		const char *out = host_output(a, in);
+		if (!out)
+			continue;
+		struct strbuf w = STRBUF_INIT;
+		enum interface_verdict v =
+			interface_check(out, &p->rewrites[k].exports, &p->rewrites[k].known, &w);
+		if (v == INTERFACE_CHANGED)
+			strbuf_addf(why, "the optimized %s would change the interface of %s: %s",
+			            args_phase(a) == ARGS_PHASE_COMPILE ? "object" : "library", in->path, w.buf);
+		strbuf_release(&w);
+		if (v == INTERFACE_CHANGED)
+			return -1;
+	}
+	return 0;
+}
+
+/* nvcc with the plan's sources in place of the user's; 0 when it succeeded, -2
+ * when it did but the result lost the sources' interface (why says how), -1
+ * when it failed. */
 static int
 compile_rewritten(const struct invoke *inv, const struct args *a, const struct plan *p,
-                  const char *tmpdir, struct child_status *st)
+                  const char *tmpdir, struct child_status *st, struct strbuf *why)
 {
 	struct strvec argv = STRVEC_INIT;
 	strvec_push(&argv, inv->nvcc);
@@ -297,7 +367,8 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 		close(ofd);
 	if (efd >= 0)
 		close(efd);
-	if (ok) {
+	int changed = ok && interface_kept(a, p, why) < 0;
+	if (ok && !changed) {
 		for (size_t k = 0; k < p->n; k++) {
 			const struct args_input *in = args_input_at(a, p->rewrites[k].input);
 			if (in->depfile && !in->depfile_stdout)
@@ -310,7 +381,7 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 	free(out_path);
 	free(err_path);
 	strvec_clear(&argv);
-	return ok ? 0 : -1;
+	return changed ? -2 : ok ? 0 : -1;
 }
 
 /* Appends the planner's waiting records in tmpdir/file (PLAN_REPORT_*) to the
@@ -370,9 +441,17 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 		report_outcome(&p, tmpdir, PLAN_REPORT_FALLBACK_OPTIONS);
 	} else if (p.n > 0) {
 		struct child_status st;
-		if (compile_rewritten(inv, a, &p, tmpdir, &st) == 0) {
+		struct strbuf why = STRBUF_INIT;
+		int r = compile_rewritten(inv, a, &p, tmpdir, &st, &why);
+		if (r == 0) {
 			report_outcome(&p, tmpdir, PLAN_REPORT_USED);
+			strbuf_release(&why);
 			status = 0;
+		} else if (r == -2) {
+			/* nvcc wrote the outputs; the reference's compile overwrites them */
+			report_outcome(&p, tmpdir, PLAN_REPORT_FALLBACK_INTERFACE);
+			egg_warn("egg: %s; compiling the reference", why.buf);
+			strbuf_release(&why);
 		} else if (st.signaled) {
 			if (!keep_temps)
 				remove_tree(tmpdir);

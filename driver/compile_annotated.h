@@ -18,6 +18,9 @@
 #define PLAN_REPORT_USED "report.used"
 #define PLAN_REPORT_FALLBACK_COMPILE "report.fallback-compile"
 #define PLAN_REPORT_FALLBACK_COMPILE_WHY "the rewritten unit did not compile; compiled the reference"
+#define PLAN_REPORT_FALLBACK_INTERFACE "report.fallback-interface"
+#define PLAN_REPORT_FALLBACK_INTERFACE_WHY \
+	"the rewritten unit's object did not keep the source's external symbols; compiled the reference"
 #define PLAN_REPORT_FALLBACK_OPTIONS "report.fallback-options"
 #define PLAN_REPORT_FALLBACK_OPTIONS_WHY \
 	"the source was named in an options file or NVCC_*_FLAGS, which egg does not rewrite; " \

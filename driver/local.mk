@@ -5,7 +5,8 @@ libeggdriver_a_SOURCES = \
 	driver/rewrite.c driver/rewrite.h \
 	driver/args.c driver/args.h driver/nvcc-options.def \
 	driver/scan.c driver/scan.h \
-	driver/compile_annotated.c driver/compile_annotated.h
+	driver/compile_annotated.c driver/compile_annotated.h \
+	driver/interface.c driver/interface.h
 
 bin_PROGRAMS += egg-cc
 egg_cc_SOURCES = driver/egg-cc.c
@@ -53,3 +54,9 @@ tests_unit_test_report_SOURCES = tests/unit/test_report.c
 tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_report_LDADD = libeggpipeline.a $(CACHE_LDADD) $(CMOCKA_LIBS) -lm
 UNIT_TESTS += tests/unit/test_report
+
+check_PROGRAMS += tests/unit/test_interface
+tests_unit_test_interface_SOURCES = tests/unit/test_interface.c
+tests_unit_test_interface_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_interface_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_interface

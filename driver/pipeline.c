@@ -420,6 +420,7 @@ report_kernels(struct plan_ctx *c, const char *source, const struct kernel_plan 
 	} pending[] = {
 		{ PLAN_REPORT_USED, NULL },
 		{ PLAN_REPORT_FALLBACK_COMPILE, PLAN_REPORT_FALLBACK_COMPILE_WHY },
+		{ PLAN_REPORT_FALLBACK_INTERFACE, PLAN_REPORT_FALLBACK_INTERFACE_WHY },
 		{ PLAN_REPORT_FALLBACK_OPTIONS, PLAN_REPORT_FALLBACK_OPTIONS_WHY },
 	};
 	for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++) {
@@ -607,6 +608,12 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			for (size_t b = 0; b < res.n_bundles; b++)
 				if (kp[b].winner)
 					note(&kp[b], "fallback", err->buf);
+		} else if (plan->len > plan_len) {
+			/* the interface the rewritten object must keep (compile_annotated.c) */
+			for (size_t s = 0; s < res.exports.n; s++)
+				strbuf_addf(plan, "export\t%zu\t%s\n", i, res.exports.v[s]);
+			for (size_t s = 0; s < res.known.n; s++)
+				strbuf_addf(plan, "known\t%zu\t%s\n", i, res.known.v[s]);
 		}
 		report_kernels(&c, in->path, kp, res.n_bundles, plan->len > plan_len);
 		for (size_t b = 0; b < res.n_bundles; b++) {

@@ -221,6 +221,24 @@ add_dispatch_helper(struct strbuf *out, const char *name)
 		"}\n");
 }
 
+/* 1 when the text before offset `at` ends with the linkage specification
+ * `extern "C"` without braces (`extern "C" void f()`), which applies to the one
+ * declaration it precedes: the renamed reference keeps it, and the dispatcher
+ * must repeat it to keep the user's symbol unmangled. */
+static int
+preceded_by_extern_c(const char *src, size_t at)
+{
+	size_t i = at;
+	while (i > 0 && isspace((unsigned char)src[i - 1]))
+		i--;
+	if (i < 3 || memcmp(src + i - 3, "\"C\"", 3) != 0)
+		return 0;
+	i -= 3;
+	while (i > 0 && isspace((unsigned char)src[i - 1]))
+		i--;
+	return i >= 6 && memcmp(src + i - 6, "extern", 6) == 0 && (i == 6 || !is_ident(src[i - 7]));
+}
+
 static void
 emit_launcher(const char *path, const char *src, const struct rewrite_target *t, const char *winner,
               struct strbuf *out)
@@ -244,7 +262,7 @@ emit_launcher(const char *path, const char *src, const struct rewrite_target *t,
 	/* The dispatcher: the original declaration text, the original name (and the
 	 * linkage, which for `extern "C" void f()` stands outside the definition). */
 	add_line_directive(out, line_of(src, t->definition.begin), path);
-	if (t->extern_c)
+	if (t->extern_c || (t->c_linkage && preceded_by_extern_c(src, t->definition.begin)))
 		strbuf_addstr(out, "extern \"C\" ");
 	strbuf_add(out, src + t->definition.begin, t->name_tok.begin - t->definition.begin);
 	strbuf_addstr(out, t->name);

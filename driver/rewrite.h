@@ -35,7 +35,8 @@ struct rewrite_span {
 struct rewrite_target {
 	enum bundle_kind kind;
 	const char *name;              /* unqualified name, as at name_tok */
-	int extern_c;                  /* the dispatcher is declared extern "C" */
+	int extern_c;                  /* the dispatcher is declared extern "C" (also done, without
+	                                  it, when `extern "C"` stands right before the definition) */
 	int c_linkage;                 /* the target has C linkage (an extern "C" block, say): the
 	                                  winner goes in extern "C++" for its templates */
 	struct rewrite_span pragma;    /* the #pragma's lines; {0,0} for _Pragma in a macro (left alone) */

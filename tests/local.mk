@@ -14,9 +14,9 @@ tests_unit_test_bundle_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_bundle_LDADD = libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_bundle
 
-SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/install.bash tests/suites/pipeline.bash
+SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/install.bash tests/suites/pipeline.bash tests/suites/interface.bash
 
-EXTRA_DIST += tests/run tests/suites/lib.bash $(SUITES)
+EXTRA_DIST += tests/run tests/suites/lib.bash tests/tools/edit-entry.py $(SUITES)
 
 check-local: $(check_PROGRAMS) egg-cc egg
 	@EGG_BUILDDIR=$(abs_top_builddir) EGG_SRCDIR=$(abs_top_srcdir) \

@@ -57,6 +57,17 @@ SH
 	chmod +x "$1/nvcc"
 }
 
+EDIT_ENTRY=$EGG_SRCDIR/tests/tools/edit-entry.py
+
+# tamper_cached_winner NAME PYTHON_EXPR: replaces the source of every winner of
+# NAME in $EGG_CACHE_DIR by what PYTHON_EXPR makes of `s` (the old source),
+# recomputing the checksum as egg does and keeping any signature, as someone who
+# can write the cache but does not hold its secret would.
+tamper_cached_winner() { # NAME PYTHON_EXPR
+	python3 "$EDIT_ENTRY" --name "$1" --source "$2" "$EGG_CACHE_DIR"/??/* ||
+		fail "no cached winner of $1 to tamper with"
+}
+
 suite_run() {
 	local suite=$1 t=$2
 	T=$(mktemp -d "${TMPDIR:-/tmp}/egg-test.XXXXXX")
