@@ -354,7 +354,7 @@ cache_export(struct cache_store *s, int argc, char **argv)
 			skipped++;
 			continue;
 		}
-		cache_entry_serialize(e, NULL, &out);
+		cache_entry_serialize(e, cache_store_secret(s), &out); /* signed entries stay signed */
 		cache_entry_free(e);
 		count++;
 	}
@@ -395,7 +395,8 @@ cache_import(struct cache_store *s, int argc, char **argv)
 		lineno++;
 		if (n > 0) {
 			strbuf_reset(&err);
-			struct cache_entry *e = cache_entry_parse(p, n, NULL, NULL, &err);
+			/* under a secret, only entries signed with it come in */
+			struct cache_entry *e = cache_entry_parse(p, n, NULL, cache_store_secret(s), &err);
 			if (e && cache_store_put(s, e, &err) == 0) {
 				imported++;
 			} else {
@@ -615,6 +616,7 @@ cmd_cache(int argc, char **argv)
 		egg_error("%s", err.buf);
 		goto out;
 	}
+	cache_store_set_secret(s, set.secret);
 	if (strcmp(sub, "stats") == 0)
 		status = cache_stats(&set, s, argc - 1, argv + 1);
 	else if (strcmp(sub, "ls") == 0)

@@ -95,6 +95,8 @@ open_store(void)
 	if (egg_config_load(cfg, NULL, &err) == 0) {
 		cache_settings_from_config(&set, cfg);
 		s = cache_store_open(set.dir, set.max_size, &err);
+		if (s)
+			cache_store_set_secret(s, set.secret);
 	}
 	if (!s)
 		egg_error("%s", err.buf);

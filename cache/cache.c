@@ -157,6 +157,7 @@ cache_open(const struct cache_settings *s, struct strbuf *err)
 	struct cache_store *store = cache_store_open(s->dir, s->max_size, err);
 	if (!store)
 		return NULL;
+	cache_store_set_secret(store, s->secret);
 	char *spec = s->remote && s->remote_read_only ? read_only_spec(s->remote)
 						      : egg_xstrdup(s->remote ? s->remote : "");
 	struct cache_remote *remote = cache_remote_new(spec, s->secret, err);

@@ -31,7 +31,7 @@ tests_cache_tool_SOURCES = tests/cache_tool.c
 tests_cache_tool_LDADD = $(CACHE_LDADD)
 
 SUITES += tests/suites/cache_admin.bash tests/suites/cache_concurrency.bash \
-	tests/suites/cache_remote.bash
+	tests/suites/cache_remote.bash tests/suites/cache_trust.bash
 EXTRA_DIST += tests/data/cache/bundle.json
 
 # The cache's benchmark (bench/results/cache.txt): make bench/cache && bench/cache ./egg

@@ -31,6 +31,7 @@ struct cache_store {
 	char *dir;
 	char *stats_path;
 	uint64_t max_size;
+	char *secret; /* entries are signed with it, and refused unless signed with it */
 };
 
 static const char *const stat_names[CACHE_STAT_COUNT] = {
@@ -65,7 +66,21 @@ cache_store_close(struct cache_store *s)
 		return;
 	free(s->dir);
 	free(s->stats_path);
+	free(s->secret);
 	free(s);
+}
+
+void
+cache_store_set_secret(struct cache_store *s, const char *secret)
+{
+	free(s->secret);
+	s->secret = secret && *secret ? egg_xstrdup(secret) : NULL;
+}
+
+const char *
+cache_store_secret(const struct cache_store *s)
+{
+	return s->secret;
 }
 
 const char *
@@ -213,7 +228,8 @@ drop_invalid(struct cache_store *s, const char *path, const struct stat *seen)
 	struct cache_stats st;
 	if (fd >= 0)
 		stats_load(fd, &st);
-	int removed = stat(path, &now) == 0 && now.st_ino == seen->st_ino &&
+	int removed = lstat(path, &now) == 0 && now.st_ino == seen->st_ino &&
+		      !S_ISDIR(now.st_mode) &&
 		      now.st_dev == seen->st_dev && unlink(path) == 0;
 	if (fd >= 0) {
 		stats_bump(&st, CACHE_STAT_ERRORS, 1);
@@ -229,24 +245,30 @@ drop_invalid(struct cache_store *s, const char *path, const struct stat *seen)
 /* 1 and *out on a valid entry, 0 if absent, -1 if invalid (err says why;
  * *seen describes the file). */
 static int
-read_entry(const char *path, const char *key, struct stat *seen, struct cache_entry **out,
-	   struct strbuf *err)
+read_entry(const struct cache_store *s, const char *path, const char *key, struct stat *seen,
+	   struct cache_entry **out, struct strbuf *err)
 {
-	if (stat(path, seen) < 0) {
+	if (lstat(path, seen) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
 		strbuf_addf(err, "cannot read it: %s", strerror(errno));
 		return -1;
 	}
-	char *data;
-	size_t len;
-	if (fs_read_file(path, MAX_ENTRY_SIZE, &data, &len) < 0) {
-		if (errno == ENOENT) /* evicted or cleared meanwhile */
-			return 0;
-		strbuf_addf(err, "cannot read it: %s", strerror(errno));
+	if (!S_ISREG(seen->st_mode)) {
+		/* a FIFO would block the build forever; a link may point anywhere */
+		strbuf_addstr(err, S_ISLNK(seen->st_mode) ? "it is a symbolic link, not a file"
+		                                          : "it is not a regular file");
 		return -1;
 	}
-	*out = cache_entry_parse(data, len, key, NULL, err);
+	char *data;
+	size_t len;
+	if (fs_read_regular_file(path, MAX_ENTRY_SIZE, &data, &len) < 0) {
+		if (errno == ENOENT) /* evicted or cleared meanwhile */
+			return 0;
+		strbuf_addf(err, "cannot read it: %s", errno == EINVAL ? "not a regular file" : strerror(errno));
+		return -1;
+	}
+	*out = cache_entry_parse(data, len, key, s->secret, err);
 	free(data);
 	return *out ? 1 : -1;
 }
@@ -262,7 +284,7 @@ cache_store_read(struct cache_store *s, const char *key, struct cache_entry **ou
 	}
 	char *path = cache_store_path(s, key);
 	struct stat seen;
-	int r = read_entry(path, key, &seen, out, err);
+	int r = read_entry(s, path, key, &seen, out, err);
 	free(path);
 	return r;
 }
@@ -276,7 +298,7 @@ cache_store_get(struct cache_store *s, const char *key, int quiet_miss, struct c
 	char *path = cache_store_path(s, key);
 	struct stat seen;
 	struct strbuf err = STRBUF_INIT;
-	int r = read_entry(path, key, &seen, out, &err);
+	int r = read_entry(s, path, key, &seen, out, &err);
 	if (r < 0) {
 		egg_warn("ignoring the invalid cache entry %s: %s", path, err.buf);
 		drop_invalid(s, path, &seen);
@@ -335,14 +357,16 @@ scan(struct cache_store *s, long min_tmp_age, struct cache_store_item **items, s
 		if (!is_hex(d->d_name, 2))
 			continue;
 		char *sub = fs_join(s->dir, d->d_name);
-		DIR *dd = opendir(sub);
+		struct stat sst;
+		/* a link in place of a subdirectory would lead eviction elsewhere */
+		DIR *dd = lstat(sub, &sst) == 0 && S_ISDIR(sst.st_mode) ? opendir(sub) : NULL;
 		struct dirent *f;
 		while (dd && (f = readdir(dd))) {
 			if (f->d_name[0] == '.')
 				continue;
 			char *path = fs_join(sub, f->d_name);
 			struct stat st;
-			if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 				if (is_hex(f->d_name, CACHE_KEY_HEX_LEN - 2)) {
 					if (*n == cap) {
 						cap = cap ? 2 * cap : 256;
@@ -448,7 +472,7 @@ cache_store_put(struct cache_store *s, const struct cache_entry *e, struct strbu
 	char *path = cache_store_path(s, key);
 	char *sub = fs_dirname(path);
 	struct strbuf data = STRBUF_INIT;
-	cache_entry_serialize(e, NULL, &data);
+	cache_entry_serialize(e, s->secret, &data);
 	struct cache_stats st;
 	int fd = stats_lock_load(s, &st, err);
 	int r = -1;

@@ -65,6 +65,12 @@ struct cache_store;
  * NULL with a sentence in err if the directory cannot be created. */
 struct cache_store *cache_store_open(const char *dir, uint64_t max_size, struct strbuf *err);
 void cache_store_close(struct cache_store *s);
+/* With a secret (EGG_CACHE_SECRET, cache_secret; NULL or "" for none), entries
+ * are written signed with it and read only when signed with it: an unsigned or
+ * wrongly signed entry is invalid (reported, removed, a miss), so nobody who can
+ * write the directory but does not hold the secret gets code linked. */
+void cache_store_set_secret(struct cache_store *s, const char *secret);
+const char *cache_store_secret(const struct cache_store *s);
 const char *cache_store_dir(const struct cache_store *s);
 
 /* The file an entry for key lives in (caller frees). */

@@ -783,6 +783,45 @@ egg_config_get(const struct egg_config *cfg, const char *key)
 	return cfg->set[must_key(key)].value;
 }
 
+/* A remote_storage value with its credentials replaced by <set>: the password
+ * of a URL's user information (scheme://user:PASSWORD@host) and the value of a
+ * bearer-token property (|bearer-token=TOKEN), for each URL of the list. */
+static void
+add_redacted_remotes(const char *v, struct strbuf *out)
+{
+	while (*v) {
+		size_t n = strcspn(v, " \t\n");
+		const char *end = v + n, *bar = memchr(v, '|', n);
+		const char *url_end = bar ? bar : end;
+		const char *scheme = strstr(v, "://");
+		const char *host = scheme && scheme < url_end ? scheme + 3 : v;
+		const char *at = NULL;
+		for (const char *q = host; q < url_end && *q != '/'; q++)
+			if (*q == '@')
+				at = q;
+		const char *colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
+		if (colon) {
+			strbuf_add(out, v, (size_t)(colon + 1 - v));
+			strbuf_addstr(out, "<set>");
+			strbuf_add(out, at, (size_t)(url_end - at));
+		} else {
+			strbuf_add(out, v, (size_t)(url_end - v));
+		}
+		for (const char *p = url_end; p < end;) { /* properties, each after '|' */
+			const char *next = memchr(p + 1, '|', (size_t)(end - p - 1));
+			const char *pe = next ? next : end;
+			if ((size_t)(pe - p) > 14 && strncmp(p, "|bearer-token=", 14) == 0)
+				strbuf_addstr(out, "|bearer-token=<set>");
+			else
+				strbuf_add(out, p, (size_t)(pe - p));
+			p = pe;
+		}
+		v = end;
+		while (*v == ' ' || *v == '\t' || *v == '\n')
+			strbuf_addch(out, *v++);
+	}
+}
+
 void
 egg_config_show(const struct egg_config *cfg, const char *key, struct strbuf *out)
 {
@@ -790,6 +829,8 @@ egg_config_show(const struct egg_config *cfg, const char *key, struct strbuf *ou
 	const char *v = cfg->set[i].value;
 	if (v && keys[i].type == T_SECRET)
 		strbuf_addstr(out, "<set>");
+	else if (v && strcmp(keys[i].name, "remote_storage") == 0)
+		add_redacted_remotes(v, out);
 	else if (v)
 		strbuf_addstr(out, v);
 }

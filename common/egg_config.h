@@ -91,7 +91,8 @@ const char *egg_config_key_suggest(const char *name);
  * egg_config_get: the effective value as text, owned by cfg and valid until the next
  * change to cfg; NULL when the key is unset and has no default.  Secrets included. */
 const char *egg_config_get(const struct egg_config *cfg, const char *key);
-/* Appends the value as egg config shows it: secrets as "<set>", unset as "". */
+/* Appends the value as egg config shows it: secrets as "<set>", unset as "", and
+ * remote_storage with its URLs' passwords and bearer tokens as "<set>". */
 void egg_config_show(const struct egg_config *cfg, const char *key, struct strbuf *out);
 /* Appends where the value came from: "default", "FILE:LINE", "environment EGG_KEY",
  * "option --egg-key". */

@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int
-fs_read_file(const char *path, size_t max, char **data, size_t *len)
+static int
+read_file(const char *path, int regular_only, size_t max, char **data, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO without a writer returns at once */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK | O_NOFOLLOW : 0));
 	if (fd < 0)
 		return -1;
 	struct stat st;
@@ -26,6 +27,10 @@ fs_read_file(const char *path, size_t max, char **data, size_t *len)
 		goto fail;
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
+		goto fail;
+	}
+	if (regular_only && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;
 		goto fail;
 	}
 	struct strbuf sb = STRBUF_INIT;
@@ -56,6 +61,18 @@ fail:;
 	close(fd);
 	errno = e;
 	return -1;
+}
+
+int
+fs_read_file(const char *path, size_t max, char **data, size_t *len)
+{
+	return read_file(path, 0, max, data, len);
+}
+
+int
+fs_read_regular_file(const char *path, size_t max, char **data, size_t *len)
+{
+	return read_file(path, 1, max, data, len);
 }
 
 int

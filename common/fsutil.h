@@ -14,6 +14,11 @@
 /* Reads the whole file into *data (NUL-terminated, caller frees) and *len.
  * Fails with EFBIG if it is larger than max bytes (0: no limit). */
 int fs_read_file(const char *path, size_t max, char **data, size_t *len);
+/* fs_read_file for files others may have planted: the file must be a regular
+ * file reached without a symbolic link at its last component; anything else (a
+ * FIFO that would block the reader forever, a device, a directory, a link) fails
+ * at once with EINVAL (not regular) or ELOOP (a link). */
+int fs_read_regular_file(const char *path, size_t max, char **data, size_t *len);
 
 /* Appends data to path (created 0644) with one write(2) on an O_APPEND
  * descriptor held under flock(2), so that concurrent writers (make -j) never

@@ -25,6 +25,7 @@
 #include "driver/report.h"
 #include "driver/rewrite.h"
 #include "driver/scan.h"
+#include "harness/screen.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -202,14 +203,26 @@ take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch
             const char *hit_outcome)
 {
 	note_result(k, e);
+	struct strbuf why = STRBUF_INIT;
+	if (!cache_entry_is_negative(e) && cache_entry_source(e) &&
+	    screen_candidate(cache_entry_source(e), k->bundle->includes, k->bundle->n_includes, &why) < 0) {
+		/* whoever can write a cache can write anything into it: the entry is
+		 * screened as a candidate is before it runs */
+		egg_warn("egg: %s: the cached winner is refused by the screen (%s); compiling the reference",
+		         k->bundle->name, why.buf);
+		note(k, "fallback", why.buf);
+		strbuf_release(&why);
+		return;
+	}
+	strbuf_release(&why);
 	if (!cache_entry_is_negative(e) && cache_entry_source(e)) {
 		k->winner = egg_xstrdup(cache_entry_source(e));
 		k->arch = arch_number(arch);
 		note(k, hit_outcome, NULL);
 	} else {
-		char *why = report_entry_reason(e);
-		note(k, "cache-hit-negative", why);
-		free(why);
+		char *reason = report_entry_reason(e);
+		note(k, "cache-hit-negative", reason);
+		free(reason);
 	}
 }
 

@@ -81,6 +81,23 @@ test_secrets_are_never_printed() {
 	expect_eq "$(cat r.out)" "<set>"
 }
 
+test_remote_credentials_are_never_printed_by_egg_config() {
+	printf 'remote_storage = https://alice:pw-in-file@cache.example/egg|read-only\n' >egg.conf
+	export EGG_REMOTE_STORAGE='http://bob:pw-in-env@h:8080/egg|bearer-token=tok-in-env|timeout=500 https://plain.example/c'
+	run_cmd r "$EGG" config
+	run_cmd j "$EGG" config --json
+	run_cmd k "$EGG" config remote_storage
+	local f
+	for f in r.out j.out k.out; do
+		expect_file_lacks "$f" pw-in-env
+		expect_file_lacks "$f" tok-in-env
+	done
+	expect_eq "$(cat k.out)" 'http://bob:<set>@h:8080/egg|bearer-token=<set>|timeout=500 https://plain.example/c'
+	unset EGG_REMOTE_STORAGE
+	run_cmd k "$EGG" config remote_storage
+	expect_eq "$(cat k.out)" 'https://alice:<set>@cache.example/egg|read-only'
+}
+
 test_junk_in_egg_conf_makes_egg_config_fail_naming_file_and_line() {
 	printf 'mode = cache\n# fine\nmdoe = off\n' >egg.conf
 	run_cmd r "$EGG" config
