@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +25,12 @@
 extern char **environ;
 
 static volatile sig_atomic_t child_target; /* pid, or -pgid with own_group; 0: none */
+static volatile sig_atomic_t child_interrupted; /* the last signal passed on */
 
 static void
 forward(int sig)
 {
+	child_interrupted = sig;
 	if (child_target != 0)
 		kill((pid_t)child_target, sig);
 }
@@ -196,6 +199,7 @@ child_run(const char *path, char *const argv[], const struct child_options *opt,
 		}
 		sigprocmask(SIG_BLOCK, &block, &old_mask);
 	}
+	child_interrupted = 0;
 	double start = now_s();
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -207,6 +211,10 @@ child_run(const char *path, char *const argv[], const struct child_options *opt,
 		if (o->own_group) {
 			setpgid(0, 0);
 			prctl(PR_SET_PDEATHSIG, SIGKILL); /* egg killed: its child goes too */
+		} else if (o->forward_signals) {
+			/* this process killed outright (SIGKILL): the child is told to stop,
+			 * and passes it on to what it runs */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
 		}
 		for (int i = 0; i < 3; i++)
 			if (fds[i] >= 0 && dup2(fds[i], i) < 0)
@@ -242,6 +250,7 @@ child_run(const char *path, char *const argv[], const struct child_options *opt,
 		st->wall_s = now_s() - start;
 		if (rc == 0)
 			decode(status, st);
+		st->interrupted = o->forward_signals ? child_interrupted : 0;
 	}
 	if (o->forward_signals)
 		for (size_t i = 0; i < N_FORWARDED; i++)
@@ -270,18 +279,65 @@ child_shell_status(const struct child_status *st)
 	return st->signaled ? 128 + st->sig : st->code;
 }
 
+static int
+remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+int
+child_remove_tree(const char *dir)
+{
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+#define MAX_ON_DEATH 8
+static char *on_death[MAX_ON_DEATH];
+
+void
+child_remove_on_death(const char *dir)
+{
+	for (size_t i = 0; i < MAX_ON_DEATH; i++)
+		if (!on_death[i]) {
+			on_death[i] = egg_xstrdup(dir);
+			return;
+		}
+}
+
+void
+child_forget_on_death(const char *dir)
+{
+	for (size_t i = 0; i < MAX_ON_DEATH; i++)
+		if (on_death[i] && strcmp(on_death[i], dir) == 0) {
+			free(on_death[i]);
+			on_death[i] = NULL;
+		}
+}
+
+void
+child_die_of(int sig)
+{
+	for (size_t i = 0; i < MAX_ON_DEATH; i++)
+		if (on_death[i])
+			child_remove_tree(on_death[i]);
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	/* A signal whose default action does not end the process. */
+	_exit(128 + sig);
+}
+
 void
 child_exit_like(const struct child_status *st)
 {
-	if (st->signaled) {
-		signal(st->sig, SIG_DFL);
-		sigset_t set;
-		sigemptyset(&set);
-		sigaddset(&set, st->sig);
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-		raise(st->sig);
-		/* A signal whose default action does not end the process. */
-		_exit(128 + st->sig);
-	}
+	if (st->signaled)
+		child_die_of(st->sig);
 	exit(st->code);
 }

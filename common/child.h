@@ -25,6 +25,8 @@ struct child_status {
 	int sig;
 	int timed_out; /* killed at the time limit (then neither exited nor signaled) */
 	double wall_s; /* how long it ran */
+	int interrupted; /* with forward_signals: the signal this process received and
+	                    passed on while the child ran (SIGINT, ...), or 0 */
 };
 
 struct child_options {
@@ -34,7 +36,8 @@ struct child_options {
 	const char *in_path, *out_path, *err_path;
 	int in_fd, out_fd, err_fd;
 	/* SIGINT, SIGTERM, SIGHUP and SIGQUIT received while the child runs are sent
-	 * to it (to its group with own_group). */
+	 * to it (to its group with own_group); without own_group the child also gets
+	 * SIGTERM if this process dies. */
 	int forward_signals;
 	/* The child leads its own process group, which is killed when the child
 	 * ends (leftovers) and at the time limit; the child gets SIGKILL if this
@@ -44,6 +47,20 @@ struct child_options {
 	int scrub_env;           /* the environment less secrets (child_env_is_secret) */
 	char *const *extra_env;  /* NAME=VALUE entries added, replacing their names; may be NULL */
 };
+
+/* Ends this process as the signal sig would (its default action), after a
+ * child it was passed on to has ended (child_status.interrupted), removing the
+ * directories registered with child_remove_on_death first. */
+void child_die_of(int sig);
+
+/* Registers a temporary directory that child_die_of removes (the files of an
+ * evaluation a stopped build must not leave behind); child_forget_on_death
+ * takes it off again (the caller removes it itself). */
+void child_remove_on_death(const char *dir);
+void child_forget_on_death(const char *dir);
+
+/* Removes dir and everything below it (links not followed); 0, or -1. */
+int child_remove_tree(const char *dir);
 
 /* Inherit everything, no group, no limit, no forwarding. */
 #define CHILD_OPTIONS_INIT { NULL, NULL, NULL, -1, -1, -1, 0, 0, 0, 0, NULL }

@@ -41,12 +41,15 @@
 #include "common/strbuf.h"
 #include "common/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct plan_rewrite {
@@ -157,6 +160,16 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 	return 0;
 }
 
+static void
+remove_tree(const char *dir)
+{
+	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
+	struct child_status st;
+	struct strbuf err = STRBUF_INIT;
+	run_forwarding("/bin/rm", argv, -1, -1, &st, &err);
+	strbuf_release(&err);
+}
+
 static char *
 planner_path(const struct invoke *inv)
 {
@@ -171,8 +184,8 @@ planner_path(const struct invoke *inv)
 
 /* Runs `egg plan` with nvcc's arguments; fills p.  Returns 0, -1 with a reason. */
 static int
-run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, struct plan *p,
-            struct strbuf *err)
+run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, int keep_temps,
+            struct plan *p, struct strbuf *err)
 {
 	char *planner = planner_path(inv);
 	if (!fs_is_executable(planner)) {
@@ -200,7 +213,9 @@ run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, 
 		close(fd);
 		fd = -1;
 		if (st.signaled && (st.sig == SIGINT || st.sig == SIGTERM || st.sig == SIGHUP)) {
-			/* The user stopped the build: stop as the planner did. */
+			/* The user stopped the build: stop as the planner did, leaving nothing */
+			if (!keep_temps)
+				remove_tree(tmpdir);
 			child_exit_like(&st);
 		}
 		char *text;
@@ -288,15 +303,6 @@ open_capture(const char *dir, const char *name, char **path)
 	return open(*path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 }
 
-static void
-remove_tree(const char *dir)
-{
-	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
-	struct child_status st;
-	struct strbuf err = STRBUF_INIT;
-	run_forwarding("/bin/rm", argv, -1, -1, &st, &err);
-	strbuf_release(&err);
-}
 
 /* The file nvcc wrote for input in that holds its host object, or NULL when the
  * command writes none egg can check (PTX, an archive, a program that -run ran). */
@@ -417,10 +423,35 @@ rewritable(const struct args *a, const struct plan *p)
 	return 1;
 }
 
+/* Removes this user's egg-cc.* directories in dir that are over a day old: what
+ * an egg-cc killed outright (SIGKILL, a power cut) could not clean up.  A live
+ * compile's directory is minutes old. */
+static void
+sweep_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "egg-cc.", 7) != 0)
+			continue;
+		char *path = fs_join(dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+		    now - st.st_mtime > 24 * 3600)
+			remove_tree(path);
+		free(path);
+	}
+	closedir(d);
+}
+
 int
 driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temps)
 {
 	const char *t = getenv("TMPDIR");
+	sweep_stale(t && *t ? t : "/tmp");
 	char *tmpdir = egg_xasprintf("%s/egg-cc.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(tmpdir)) {
 		egg_warn("cannot create a temporary directory (%s); compiling the reference", strerror(errno));
@@ -430,7 +461,7 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 	struct plan p = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	int status = -1;
-	if (run_planner(inv, a, tmpdir, &p, &err) < 0) {
+	if (run_planner(inv, a, tmpdir, keep_temps, &p, &err) < 0) {
 		egg_warn("egg: %s; compiling the reference", err.buf);
 	} else if (p.fail) {
 		egg_error("egg: %s", p.fail);

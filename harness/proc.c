@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +29,13 @@ proc_run(char *const *argv, char *const *extra_env, const char *in_path,
 	o.timeout_s = timeout_s;
 	o.scrub_env = 1;
 	o.extra_env = extra_env;
-	return child_run(argv[0], argv, &o, st, err);
+	/* A build stopped (Ctrl-C, make killed) stops the evaluator's whole process
+	 * tree, then this process: nothing of a search outlives the build. */
+	o.forward_signals = 1;
+	int rc = child_run(argv[0], argv, &o, st, err);
+	if (rc == 0 && (st->interrupted == SIGINT || st->interrupted == SIGTERM || st->interrupted == SIGHUP))
+		child_die_of(st->interrupted);
+	return rc;
 }
 
 int

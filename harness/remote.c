@@ -10,6 +10,7 @@
 #include "config.h"
 #include "harness/run.h"
 #include "harness/proc.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
@@ -45,6 +46,7 @@ run_remote(const char *command, const char *job_json, const char *target, double
 		strbuf_release(&msg);
 		return result;
 	}
+	child_remove_on_death(dir);
 	char *in = fs_join(dir, "job.json"), *out = fs_join(dir, "result.json"),
 	     *err = fs_join(dir, "stderr");
 	char *argv[] = { "/bin/sh", "-c", (char *)command, NULL };
@@ -86,6 +88,7 @@ run_remote(const char *command, const char *job_json, const char *target, double
 	}
 	if (!result)
 		result = remote_failure(target, msg.len ? msg.buf : "the eval command failed", status);
+	child_forget_on_death(dir);
 	unlink(in);
 	unlink(out);
 	unlink(err);

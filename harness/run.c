@@ -14,6 +14,7 @@
 #include "harness/run_int.h"
 #include "harness/gen.h"
 #include "harness/screen.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -24,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -423,13 +423,6 @@ run_nonce(void)
 	                     r[6], r[7]);
 }
 
-static int
-run_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 /* Generates and compiles the reference's float64 twin (gen_unit_f64) when it
  * applies; says in the reference's "float64" what came of it.  Its failure only
  * leaves the twin out. */
@@ -564,6 +557,8 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 			goto done;
 		}
 		fresh_dir = 1;
+		if (!opt->keep)
+			child_remove_on_death(c.dir);
 	}
 	if (opt->compile_only) {
 		if (!opt->arch) {
@@ -596,8 +591,10 @@ done:;
 	const cJSON *st = cJSON_GetObjectItem(c.result, "status");
 	*status = strcmp(st->valuestring, "ok") == 0 ? RUN_OK
 	          : strcmp(st->valuestring, "no_gpu") == 0 ? RUN_NO_GPU : RUN_ERROR;
-	if (fresh_dir && !opt->keep)
-		nftw(c.dir, run_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (fresh_dir && !opt->keep) {
+		child_forget_on_death(c.dir);
+		child_remove_tree(c.dir);
+	}
 	else if (fresh_dir)
 		egg_warn("the evaluation's files are kept in %s", c.dir);
 	cJSON_Delete(c.ceilings);

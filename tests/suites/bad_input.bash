@@ -293,3 +293,91 @@ test_sigterm_to_the_group_ends_egg_cc_as_it_ends_nvcc() {
 	sig_compare TERM group
 	[ ! -s egg.left ] || fail "processes left running after SIGTERM: $(head -c 300 egg.left)"
 }
+
+# An evaluator that never answers: it records its shell's pid and a child's
+# (what a real evaluator's ssh or make would be) and sleeps.
+write_hanging_evaluator() { # FILE
+	cat >"$1" <<SH
+#!/bin/sh
+sleep 300 &
+echo \$! >"$T/eval-child.pid"
+echo \$\$ >"$T/eval.pid"
+wait
+SH
+	chmod +x "$1"
+}
+
+# stop_mid_search SIGNAL: an annotated compile whose evaluator hangs, stopped by
+# SIGNAL to egg-cc once the evaluator runs; egg-cc's exit status in stop.rc.
+stop_mid_search() {
+	write_hanging_evaluator "$T/hang-eval"
+	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h} .
+	mkdir -p "$T/tmp"
+	set -m # a background job of a script ignores SIGINT otherwise
+	TMPDIR=$T/tmp EGG_EVAL_COMMAND=$T/hang-eval EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
+		PATH=$(dirname "$REAL_NVCC"):$PATH "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o 2>stop.err &
+	local pid=$! i
+	set +m
+	for i in $(seq 1 300); do
+		[ -s "$T/eval-child.pid" ] && break
+		sleep 0.1
+	done
+	[ -s "$T/eval-child.pid" ] || { kill -KILL "$pid"; fail "the evaluator never started: $(cat stop.err)"; }
+	kill "-$1" "$pid"
+	(sleep 60 && kill -KILL "$pid") 2>/dev/null &
+	local wd=$!
+	wait "$pid"
+	echo $? >stop.rc
+	kill "$wd" 2>/dev/null
+	for i in $(seq 1 50); do # the evaluator's group gets the signal; give it a moment
+		kill -0 "$(cat "$T/eval-child.pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+# nothing of a search outlives the build: no egg-cc.* directory, no evaluator
+evaluator_is_gone() {
+	local p
+	for p in "$(cat "$T/eval.pid")" "$(cat "$T/eval-child.pid")"; do
+		if kill -0 "$p" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ]; then
+			kill -KILL "$p"
+			fail "the evaluator (pid $p) outlived the build"
+		fi
+	done
+	[ -z "$(ls "$T/tmp")" ] || fail "left in TMPDIR: $(ls "$T/tmp")"
+}
+
+test_a_build_stopped_during_a_search_leaves_no_temporary_directory_and_no_evaluator() {
+	stop_mid_search TERM
+	expect_eq "$(cat stop.rc)" 143 "exit status after SIGTERM"
+	evaluator_is_gone
+	rm -f "$T"/eval*.pid
+	stop_mid_search INT
+	expect_eq "$(cat stop.rc)" 130 "exit status after SIGINT"
+	evaluator_is_gone
+}
+
+test_egg_cc_killed_outright_stops_the_evaluator_too() {
+	stop_mid_search KILL
+	expect_eq "$(cat stop.rc)" 137 "exit status after SIGKILL"
+	local i
+	for i in $(seq 1 50); do # egg plan is told by the kernel (parent-death signal)
+		kill -0 "$(cat "$T/eval-child.pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	# the directory of a killed egg-cc stays until a later build sweeps it (next test)
+	rm -rf "$T"/tmp/egg-cc.*
+	evaluator_is_gone
+}
+
+test_stale_temporary_directories_of_killed_builds_are_swept() {
+	mkdir -p "$T/tmp/egg-cc.old1" "$T/tmp/egg-cc.fresh1" "$T/tmp/unrelated.old"
+	touch -d '2 days ago' "$T/tmp/egg-cc.old1" "$T/tmp/unrelated.old"
+	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h} .
+	TMPDIR=$T/tmp EGG_MODE=cache EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
+		PATH=$(dirname "$REAL_NVCC"):$PATH run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o ||
+		fail "$(cat r.err)"
+	[ ! -e "$T/tmp/egg-cc.old1" ] || fail "a day-old egg-cc directory was not swept"
+	[ -d "$T/tmp/egg-cc.fresh1" ] || fail "a live build's directory was swept"
+	[ -d "$T/tmp/unrelated.old" ] || fail "a directory that is not egg-cc's was swept"
+}
