@@ -47,8 +47,8 @@ static const char usage[] =
 	"       egg cache evict --max-size SIZE\n"
 	"       egg cache export FILE\n"
 	"       egg cache import FILE\n"
-	"       egg cache key --bundle FILE [--arch SM] [--nvcc-version V] [--backend B]\n"
-	"                     [--model M] [--recipe R] [--explain] [-- CODEGEN-FLAGS...]\n"
+	"       egg cache key --bundle FILE [--arch SM] [--nvcc-version V] [--explain]\n"
+	"                     [-- CODEGEN-FLAGS...]\n"
 	"       egg cache key [--arch SM] [--explain] -- NVCC-ARGS... FILE.cu\n";
 
 static int
@@ -416,7 +416,7 @@ cache_import(struct cache_store *s, int argc, char **argv)
 /* ---- egg cache key ---- */
 
 struct key_opts {
-	const char *bundle, *arch, *nvcc, *backend, *model, *recipe;
+	const char *bundle, *arch, *nvcc;
 	int explain;
 	char **flags;
 	int n_flags;
@@ -425,10 +425,9 @@ struct key_opts {
 static int
 parse_key_opts(int argc, char **argv, struct key_opts *o)
 {
-	*o = (struct key_opts){ NULL, NULL, EGG_NVCC_VERSION, "builtin", NULL, "1", 0, NULL, 0 };
+	*o = (struct key_opts){ NULL, NULL, EGG_NVCC_VERSION, 0, NULL, 0 };
 	struct { const char *name; const char **slot; } valued[] = {
 		{ "--bundle", &o->bundle }, { "--arch", &o->arch }, { "--nvcc-version", &o->nvcc },
-		{ "--backend", &o->backend }, { "--model", &o->model }, { "--recipe", &o->recipe },
 	};
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
@@ -482,14 +481,14 @@ static void
 print_key(const struct key_opts *o, const struct egg_bundle *b)
 {
 	struct cache_key_inputs in = { b, o->arch, o->nvcc, (const char *const *)o->flags,
-		(size_t)o->n_flags, { o->backend, o->model, o->recipe } };
+		(size_t)o->n_flags };
 	print_key_of(&in, o->explain);
 }
 
 /* `egg cache key [--explain] [--arch sm_XX] -- NVCC-ARGS... FILE.cu`: the keys
  * egg-cc computes for this compile, from the same pieces (driver/pipeline.h):
  * the analyzer's bundles, nvcc's release, the code-generation flags, the target
- * architecture (--arch, else the build's first) and the configured generator. */
+ * architecture (--arch, else the build's first). */
 static int
 key_of_sources(const struct key_opts *o)
 {

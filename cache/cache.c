@@ -256,6 +256,24 @@ cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct c
 	return result;
 }
 
+enum cache_claim
+cache_claim_again(struct cache *c, const char *key, struct cache_lock **lock)
+{
+	*lock = NULL;
+	struct strbuf err = STRBUF_INIT;
+	enum cache_lock_status ls =
+		cache_lock_acquire(cache_store_dir(c->store), key, c->lock_timeout_ms, lock, &err);
+	enum cache_claim result = CACHE_CLAIM_SEARCH;
+	if (ls == CACHE_LOCK_ERROR)
+		egg_warn("searching without the single-flight lock: %s", err.buf);
+	else if (ls == CACHE_LOCK_TIMEOUT)
+		result = CACHE_CLAIM_REFERENCE;
+	if (result == CACHE_CLAIM_SEARCH)
+		cache_store_stats_add(c->store, CACHE_STAT_SEARCHES, 1);
+	strbuf_release(&err);
+	return result;
+}
+
 void
 cache_release(struct cache_lock *lock)
 {

@@ -80,6 +80,11 @@ enum cache_claim {
 /* Single-flight lookup (see above); *lock is set for SEARCH. */
 enum cache_claim cache_claim(struct cache *c, const char *key, struct cache_entry **out,
 			     struct cache_lock **lock);
+/* For an entry the caller found and means to search again (a negative entry of
+ * an older generator): takes the key's lock without looking up; SEARCH (with
+ * *lock) or REFERENCE.  Two builds that both decide so search one after the
+ * other. */
+enum cache_claim cache_claim_again(struct cache *c, const char *key, struct cache_lock **lock);
 void cache_release(struct cache_lock *lock);
 
 /* Stores e locally and in every writable remote.  0 if the local store took

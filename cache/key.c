@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "cache/key.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
 #include <openssl/evp.h>
@@ -83,10 +84,110 @@ flag_identity(const char *f)
 	return NULL;
 }
 
+
 static int
 compare_strings(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The value of flag f when it is -NAME=VALUE or --NAME=VALUE for one of names
+ * (NULL-terminated), else NULL. */
+static const char *
+flag_value(const char *f, const char *const *names)
+{
+	const char *name = f + strspn(f, "-");
+	for (; *names; names++) {
+		size_t n = strlen(*names);
+		if (strncmp(name, *names, n) == 0 && name[n] == '=')
+			return name + n + 1;
+	}
+	return NULL;
+}
+
+static const char *const arch_names[] = { "arch", "gpu-architecture", NULL };
+static const char *const code_names[] = { "code", "gpu-code", NULL };
+static const char *const gencode_names[] = { "gencode", "generate-code", NULL };
+
+/* 1 for flags that only change host code (nvcc's -O is the host compiler's
+ * optimization level; device code is optimized by ptxas, -Xptxas, -dopt). */
+static int
+host_only(const char *f)
+{
+	if (f[0] == '-' && f[1] == 'O')
+		return 1;
+	return strncmp(f + strspn(f, "-"), "optimize", 8) == 0;
+}
+
+/* Appends "VIRTUAL REAL" to targets for each real code in list (commas,
+ * brackets and quotes as nvcc and CMake write them). */
+static void
+add_targets(struct strvec *targets, const char *virt, const char *list)
+{
+	char *copy = egg_xstrdup(list), *save = NULL;
+	for (char *c = strtok_r(copy, ",[]\"' ", &save); c; c = strtok_r(NULL, ",[]\"' ", &save))
+		strvec_push_owned(targets, egg_xasprintf("%s %s", virt, c));
+	free(copy);
+}
+
+/* The virtual architecture an -arch value stands for: compute_90 for sm_90 or
+ * compute_90, sm_90a -> compute_90a; anything else (native, all) as it is. */
+static char *
+virtual_arch(const char *a)
+{
+	if (strncmp(a, "sm_", 3) == 0)
+		return egg_xasprintf("compute_%s", a + 3);
+	return egg_xstrdup(a);
+}
+
+/* The (virtual, real) code targets of a compile, sorted and unique, as nvcc
+ * reads -arch, -code and -gencode in all their spellings: -arch=sm_90 alone,
+ * -arch=compute_90 -code=sm_90,compute_90 and
+ * -gencode=arch=compute_90,code=[sm_90,compute_90] are the same two targets.
+ * Empty when the compile names none (nvcc's default). */
+static void
+code_targets(const char *const *flags, size_t n, struct strvec *targets)
+{
+	const char *arch = NULL, *code = NULL, *v;
+	for (size_t i = 0; i < n; i++) {
+		if ((v = flag_value(flags[i], arch_names)))
+			arch = v;
+		else if ((v = flag_value(flags[i], code_names)))
+			code = v;
+		else if ((v = flag_value(flags[i], gencode_names))) {
+			char *copy = egg_xstrdup(v), *a = strstr(copy, "arch="), *c = strstr(copy, "code=");
+			if (a && c && a > c)
+				a[-1] = '\0'; /* code=...,arch=...: the code list ends before arch */
+			if (a && c) {
+				char *ae = a + 5 + strcspn(a + 5, ",");
+				char *ac = egg_xstrndup(a + 5, (size_t)(ae - (a + 5)));
+				add_targets(targets, ac, c + 5);
+				free(ac);
+			} else {
+				strvec_push_owned(targets, egg_xasprintf("gencode %s", v));
+			}
+			free(copy);
+		}
+	}
+	if (arch) {
+		char *virt = virtual_arch(arch);
+		if (code)
+			add_targets(targets, virt, code);
+		else if (strncmp(arch, "sm_", 3) == 0) {
+			add_targets(targets, virt, arch);
+			add_targets(targets, virt, virt);
+		} else {
+			add_targets(targets, virt, virt);
+		}
+		free(virt);
+	}
+	if (targets->n > 1)
+		qsort(targets->v, targets->n, sizeof *targets->v, compare_strings);
+	for (size_t i = 1; i < targets->n;)
+		if (strcmp(targets->v[i], targets->v[i - 1]) == 0)
+			strvec_remove(targets, i);
+		else
+			i++;
 }
 
 /* The normalized flag list (see key.h): the order-free flags, last occurrence
@@ -99,6 +200,9 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 	char **ids = egg_xcalloc(n ? n : 1, sizeof *ids);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (host_only(flags[i]) || flag_value(flags[i], arch_names) ||
+		    flag_value(flags[i], code_names) || flag_value(flags[i], gencode_names))
+			continue; /* left out, or in the target lines */
 		char *id = flag_identity(flags[i]);
 		if (!id)
 			continue;
@@ -118,6 +222,9 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 	free(ids);
 	qsort(keep, k, sizeof *keep, compare_strings);
 	for (size_t i = 0; i < n; i++) {
+		if (host_only(flags[i]) || flag_value(flags[i], arch_names) ||
+		    flag_value(flags[i], code_names) || flag_value(flags[i], gencode_names))
+			continue;
 		char *id = flag_identity(flags[i]);
 		if (!id)
 			keep[k++] = flags[i];
@@ -208,16 +315,18 @@ cache_key_text(const struct cache_key_inputs *in, struct strbuf *out)
 		add_bundle(out, in->bundle);
 	add_line(out, "arch", in->arch);
 	add_line(out, "nvcc", in->nvcc_version);
+	struct strvec targets = STRVEC_INIT;
+	code_targets(in->flags, in->n_flags, &targets);
+	for (size_t i = 0; i < targets.n; i++)
+		add_line(out, "target", targets.v[i]);
+	if (targets.n == 0)
+		add_line(out, "target", "default");
+	strvec_clear(&targets);
 	const char **flags;
 	size_t n = normalize_flags(in->flags, in->n_flags, &flags);
 	for (size_t i = 0; i < n; i++)
 		add_line(out, "flag", flags[i]);
 	free(flags);
-	strbuf_addstr(out, "generator:");
-	add_field(out, "backend", in->generator.backend);
-	add_field(out, "model", in->generator.model);
-	add_field(out, "recipe", in->generator.recipe);
-	strbuf_addch(out, '\n');
 	add_canonical(out, in->bundle ? in->bundle->canonical : NULL);
 }
 

@@ -6,10 +6,19 @@
  * line per input, which `egg cache key --explain` prints verbatim so that a
  * surprising miss is explained by diffing two key texts (ccache's habit).
  *
+ * The key is what a verified winner's correctness and speed depend on: the
+ * canonical bundle and clauses, the GPU architecture, nvcc's release and the
+ * flags that change device code.  Who wrote the winner (the generator: builtin
+ * and its recipe version, or a model) is not in it: an entry found by an older
+ * generator is still a verified winner for the same inputs, so an upgrade of egg
+ * keeps a filled cache's hits.  The generator is stored in the entry, and the
+ * planner decides what to do with an entry of another generator (search mode:
+ * a negative one is searched again; see driver/pipeline.c).
+ *
  * Key text, format version CACHE_KEY_VERSION (any change to what is written or
  * how is a new version, so old entries simply stop matching):
  *
- *   egg-cache-key: 1
+ *   egg-cache-key: 2
  *   kind: launcher | kernel
  *   extern_c: 0 | 1
  *   is_static: 0 | 1
@@ -21,8 +30,9 @@
  *   launch: grid=G block=B smem=S           or "launch: -"
  *   arch: sm_90
  *   nvcc: 13.0
- *   flag: -O3                               one line each, normalized (see below)
- *   generator: backend=builtin model=- recipe=1
+ *   target: compute_90 sm_90                the (virtual, real) code targets, sorted
+ *   target: compute_90 compute_90           ("target: default" when none is named)
+ *   flag: -use_fast_math                    one line each, normalized (see below)
  *   canonical: N lines
  *   | ...                                   the bundle's canonical text, each line
  *                                           prefixed with "| " so it diffs cleanly
@@ -38,7 +48,14 @@
  * canonical spelling each, as strings "-opt" or "-opt=value" ("-O3",
  * "-arch=sm_90", "--ftz=true", "-DN=4", "-Xptxas=-O3").  Normalization, which
  * never lets two different builds share a key:
- *   - options with one value per compile (-O, -arch, -code, -std, --ftz,
+ *   - -arch, -code and -gencode (also as --gpu-architecture, --gpu-code,
+ *     --generate-code) become the set of (virtual, real) targets they name:
+ *     -arch=sm_90, "-arch=compute_90 -code=sm_90,compute_90" and
+ *     -gencode=arch=compute_90,code=[sm_90,compute_90] are the same key, in
+ *     any order, so a CMake build and a Make build share entries;
+ *   - -O (nvcc's host-code optimization level) is left out: it does not
+ *     change device code (-Xptxas=-O and -dopt, which do, stay in);
+ *   - options with one value per compile (-std, --ftz,
  *     --prec-div, --prec-sqrt, --fmad, -use_fast_math, -maxrregcount, -G,
  *     -lineinfo, -rdc, --extra-device-vectorization, --default-stream,
  *     -restrict; dashes do not count, so -ftz and --ftz are one option) and
@@ -57,10 +74,10 @@
 #include "common/bundle.h"
 #include "common/strbuf.h"
 
-#define CACHE_KEY_VERSION 1
+#define CACHE_KEY_VERSION 2
 #define CACHE_KEY_HEX_LEN 64
 
-/* Who wrote the winner: part of the key and stored in every entry. */
+/* Who wrote the winner: stored in every entry (not part of the key). */
 struct cache_generator {
 	const char *backend; /* "builtin", "openai", "anthropic" */
 	const char *model;   /* NULL for builtin */
@@ -74,7 +91,6 @@ struct cache_key_inputs {
 	const char *nvcc_version; /* "13.0" */
 	const char *const *flags; /* code-generation flags, in command-line order */
 	size_t n_flags;
-	struct cache_generator generator;
 };
 
 /* Appends the key text for in to out. */

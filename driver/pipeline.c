@@ -156,7 +156,6 @@ pipeline_key_inputs(const struct args *a, const struct egg_config *cfg,
 	in->nvcc_version = nvcc_release;
 	in->flags = (const char *const *)flags->v;
 	in->n_flags = flags->n;
-	in->generator = pipeline_generator(cfg);
 }
 
 /* The number in "sm_90a" (90), for the dispatcher. */
@@ -258,11 +257,11 @@ evaluation_request(const struct plan_ctx *c, const struct kernel_plan *k, const 
  * others wait for its entry or give up and keep the reference. */
 static void
 search_kernel(const struct plan_ctx *c, const char *key, const char *arch,
-              const struct strvec *flags, struct kernel_plan *k)
+              const struct strvec *flags, struct kernel_plan *k, int again)
 {
 	struct cache_entry *e = NULL;
 	struct cache_lock *lock = NULL;
-	switch (cache_claim(c->cache, key, &e, &lock)) {
+	switch (again ? cache_claim_again(c->cache, key, &lock) : cache_claim(c->cache, key, &e, &lock)) {
 	case CACHE_CLAIM_HIT:
 		take_winner(k, e, arch, "cache-hit");
 		cache_entry_free(e);
@@ -349,6 +348,23 @@ now_s(void)
 /* Looks one bundle up under each target architecture; fills k on a positive hit
  * (verified first in verify mode); searches on a miss when the mode and a GPU
  * allow it; notes the outcome. */
+static int
+same_field(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* 1 when the entry was written by the generator this build is configured with
+ * (backend, model and recipe version). */
+static int
+same_generator(const struct plan_ctx *c, const struct cache_entry *e)
+{
+	struct cache_generator g = pipeline_generator(c->req->cfg);
+	return same_field(g.backend, cache_entry_generator_field(e, "backend")) &&
+	       same_field(g.model, cache_entry_generator_field(e, "model")) &&
+	       same_field(g.recipe, cache_entry_generator_field(e, "recipe"));
+}
+
 static void
 plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 {
@@ -366,7 +382,11 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 			memcpy(k->key, key, sizeof key);
 			k->arch_name = c->archs.v[i];
 		}
-		if (hit && c->may_verify && !cache_entry_is_negative(e))
+		if (hit && c->may_search && cache_entry_is_negative(e) && !same_generator(c, e))
+			/* nothing beat the reference as another generator searched: this one
+			 * may do better (a winner of another generator is used as it is) */
+			search_kernel(c, key, c->archs.v[i], &flags, k, 1);
+		else if (hit && c->may_verify && !cache_entry_is_negative(e))
 			verify_hit(c, key, c->archs.v[i], &flags, e, k);
 		else if (hit) { /* a negative entry is an answer too */
 			take_winner(k, e, c->archs.v[i], "cache-hit");
@@ -374,7 +394,7 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 				note(k, "cache-hit", c->hit_reason);
 		}
 		else if (c->may_search) /* archs is then only this GPU's */
-			search_kernel(c, key, c->archs.v[i], &flags, k);
+			search_kernel(c, key, c->archs.v[i], &flags, k, 0);
 		cache_entry_free(e);
 	}
 	if (!k->outcome)

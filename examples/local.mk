@@ -1,18 +1,30 @@
 # examples/: the bundled example project.  `make demo` builds it with this
 # egg-cc against a cache seeded with the winners an H200 verified for it
-# (examples/seed/example-seed.egg), runs it, and lists the kernels egg linked.
+# (examples/seed/example-seed.egg), runs it, shows what egg did kernel by kernel
+# and lists the kernels egg linked; it fails when none was (a seed that no longer
+# matches this egg: re-seed it on a GPU with examples/seed/reseed.sh).  DEMO_DIR
+# (default demo-build, in the build tree, ignored by git) is where it builds.
 EXTRA_DIST += examples/Makefile examples/CMakeLists.txt examples/kernels.h \
 	examples/kernels.cu examples/main.cu
 
+DEMO_DIR = demo-build
+
 demo: egg-cc egg
-	rm -rf demo-build && mkdir -p demo-build
-	cp $(top_srcdir)/examples/Makefile $(top_srcdir)/examples/*.cu $(top_srcdir)/examples/*.h demo-build/
-	EGG_CACHE_DIR=$(abs_top_builddir)/demo-build/cache ./egg cache import $(top_srcdir)/examples/seed/example-seed.egg
-	EGG_CACHE_DIR=$(abs_top_builddir)/demo-build/cache \
+	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	cp $(top_srcdir)/examples/Makefile $(top_srcdir)/examples/*.cu $(top_srcdir)/examples/*.h $(DEMO_DIR)/
+	d=$$(cd $(DEMO_DIR) && pwd) && \
+	EGG_CACHE_DIR=$$d/cache ./egg cache import $(top_srcdir)/examples/seed/example-seed.egg && \
+	EGG_CACHE_DIR=$$d/cache EGG_REPORT=$$d/egg-report.jsonl \
 	EGG_BUILTIN_TEMPLATES=$(abs_top_srcdir)/builtin/templates \
-	  $(MAKE) -C demo-build NVCC=$(abs_top_builddir)/egg-cc run
+	  $(MAKE) -C $(DEMO_DIR) NVCC=$(abs_top_builddir)/egg-cc run
+	@echo "what egg did, kernel by kernel (egg report $(DEMO_DIR)/egg-report.jsonl):"
+	@./egg report $(DEMO_DIR)/egg-report.jsonl
+	@nm -C $(DEMO_DIR)/kernels.o | sed -n 's/.* T egg_winner__\([a-z_]*\).*/  \1/p' >$(DEMO_DIR)/linked.txt
 	@echo "kernels egg linked in place of the reference (the rest run as written):"
-	@nm -C demo-build/kernels.o | sed -n 's/.* T egg_winner__\([a-z_]*\).*/  \1/p'
+	@cat $(DEMO_DIR)/linked.txt
+	@test -s $(DEMO_DIR)/linked.txt || { \
+	  echo "make demo: no winner was linked: examples/seed/example-seed.egg does not match this egg's" \
+	       "cache keys; re-seed it on a GPU (examples/seed/reseed.sh)" >&2; exit 1; }
 
 clean-local: clean-local-demo
 clean-local-demo:

@@ -53,7 +53,7 @@ static struct cache_key_inputs
 sample_inputs(struct egg_bundle *b)
 {
 	struct cache_key_inputs in = {
-		b, "sm_90", "13.0", base_flags, 3, { "builtin", NULL, "1" },
+		b, "sm_90", "13.0", base_flags, 3,
 	};
 	return in;
 }
@@ -141,11 +141,16 @@ every_input_changes_the_key(void **state)
 	in.n_flags = 2; CHANGED();
 	static const char *const fast[] = { "-O3", "-arch=sm_90", "-std=c++17", "-use_fast_math" };
 	in.flags = fast; in.n_flags = 4; CHANGED();
-	in.generator.backend = "openai"; CHANGED();
-	in.generator.model = "gpt-x"; CHANGED();
-	in.generator.recipe = "2"; CHANGED();
+	static const char *const ptx_only[] = { "-O3", "-arch=compute_90", "-std=c++17" };
+	in.flags = ptx_only; in.n_flags = 3; CHANGED();
+	static const char *const other_sm[] = { "-O3", "-gencode=arch=compute_80,code=sm_80", "-std=c++17" };
+	in.flags = other_sm; in.n_flags = 3; CHANGED();
+	static const char *const debug[] = { "-O3", "-arch=sm_90", "-std=c++17", "-G" };
+	in.flags = debug; in.n_flags = 4; CHANGED();
+	static const char *const regs[] = { "-O3", "-arch=sm_90", "-std=c++17", "-G", "-maxrregcount=64" };
+	in.flags = regs; in.n_flags = 5; CHANGED();
 #undef CHANGED
-	assert_int_equal(n, 22);
+	assert_int_equal(n, 23);
 	bundle_free(b);
 }
 
@@ -196,12 +201,59 @@ unknown_flags_keep_every_occurrence_in_order(void **state)
 	in.flags = moved; in.n_flags = 3; key_of(&in, k4);
 	assert_string_not_equal(k1, k2);
 	assert_string_not_equal(k1, k3);
-	assert_string_equal(k1, k4); /* -O3's position does not matter */
+	assert_string_equal(k1, k4); /* -O3 (host code only) is not in the key */
 	struct strbuf text = STRBUF_INIT;
 	in.flags = one; in.n_flags = 3;
 	cache_key_text(&in, &text);
-	assert_non_null(strstr(text.buf, "\nflag: -O3\nflag: -Xptxas=-O1\nflag: -Xptxas=-O3\n"));
+	assert_non_null(strstr(text.buf, "\nflag: -Xptxas=-O1\nflag: -Xptxas=-O3\n"));
 	strbuf_release(&text);
+	bundle_free(b);
+}
+
+/* The spellings of one set of code targets that nvcc, CMake and Makefiles use,
+ * and the host-only -O, give one key: a CMake build and a Make build of the
+ * same code share entries. */
+static void
+arch_spellings_and_host_optimization_share_one_key(void **state)
+{
+	struct egg_bundle *b = sample_bundle();
+	struct cache_key_inputs in = sample_inputs(b);
+	static const char *const forms[][4] = {
+		{ "-arch=sm_90", NULL },
+		{ "-O3", "-arch=sm_90", NULL },
+		{ "-arch=compute_90", "-code=sm_90,compute_90", "-O2", NULL },
+		{ "--gpu-architecture=compute_90", "--gpu-code=compute_90,sm_90", NULL },
+		{ "-gencode=arch=compute_90,code=[sm_90,compute_90]", NULL },
+		{ "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-O0", NULL },
+		{ "-gencode=arch=compute_90,code=sm_90", "-gencode=arch=compute_90,code=compute_90", NULL },
+		{ "-gencode=arch=compute_90,code=\"compute_90,sm_90\"", NULL },
+	};
+	char first[65], k[65];
+	for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		size_t n = 0;
+		while (forms[i][n])
+			n++;
+		in.flags = forms[i];
+		in.n_flags = n;
+		key_of(&in, i ? k : first);
+		if (i && strcmp(k, first) != 0) {
+			struct strbuf text = STRBUF_INIT;
+			cache_key_text(&in, &text);
+			fail_msg("form %zu gives another key:\n%s", i, text.buf);
+		}
+	}
+	/* and what does change device code still changes the key */
+	static const char *const sm_only[] = { "-gencode=arch=compute_90,code=sm_90" };
+	static const char *const two[] = { "-arch=sm_90", "-gencode=arch=compute_80,code=sm_80" };
+	static const char *const ptxas[] = { "-arch=sm_90", "-Xptxas=-O1" };
+	const char *const *other[] = { sm_only, two, ptxas };
+	size_t other_n[] = { 1, 2, 2 };
+	for (size_t i = 0; i < 3; i++) {
+		in.flags = other[i];
+		in.n_flags = other_n[i];
+		key_of(&in, k);
+		assert_string_not_equal(k, first);
+	}
 	bundle_free(b);
 }
 
@@ -212,11 +264,12 @@ key_text_is_line_per_input_and_versioned(void **state)
 	struct cache_key_inputs in = sample_inputs(b);
 	struct strbuf text = STRBUF_INIT;
 	cache_key_text(&in, &text);
-	assert_true(egg_str_starts(text.buf, "egg-cache-key: 1\nkind: launcher\n"));
+	assert_true(egg_str_starts(text.buf, "egg-cache-key: 2\nkind: launcher\n"));
 	assert_non_null(strstr(text.buf, "\nparam: x role=in type=const float * elem=float extent=n range=-..-\n"));
 	assert_non_null(strstr(text.buf, "\nworkload: n=1 << 20\n"));
-	assert_non_null(strstr(text.buf, "\narch: sm_90\nnvcc: 13.0\nflag: -O3\nflag: -arch=sm_90\nflag: -std=c++17\n"));
-	assert_non_null(strstr(text.buf, "\ngenerator: backend=builtin model=- recipe=1\n"));
+	assert_non_null(strstr(text.buf, "\narch: sm_90\nnvcc: 13.0\ntarget: compute_90 compute_90\n"
+	                                 "target: compute_90 sm_90\nflag: -std=c++17\n"));
+	assert_null(strstr(text.buf, "generator")); /* stored in the entry, not in the key */
 	assert_non_null(strstr(text.buf, "\ncanonical: 6 lines\n| __global__ void k"));
 	char hex[65], direct[65];
 	cache_key_compute(&in, hex);
@@ -440,6 +493,7 @@ main(void)
 		cmocka_unit_test(every_input_changes_the_key),
 		cmocka_unit_test(flag_order_does_not_matter_but_the_last_value_wins),
 		cmocka_unit_test(unknown_flags_keep_every_occurrence_in_order),
+		cmocka_unit_test(arch_spellings_and_host_optimization_share_one_key),
 		cmocka_unit_test(key_text_is_line_per_input_and_versioned),
 		cmocka_unit_test(sha256_and_hmac_match_known_vectors),
 		cmocka_unit_test(entry_round_trips_through_its_stored_form),
