@@ -73,7 +73,7 @@ the_driver_ends_as_its_child_ended(void **state)
 	int status;
 	waitpid(pid, &status, 0);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
-	struct child_status three = { 1, 3, 0, 0, 0, 0 };
+	struct child_status three = { 1, 3, 0, 0, 0, 0, 0 };
 	pid = fork();
 	if (pid == 0)
 		child_exit_like(&three);
