@@ -60,12 +60,14 @@ cmd_analyze(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		fputs(res.diags.buf, stderr);
 		if (res.n_bundles < res.n_pragmas) {
 			const char *strict = getenv("EGG_STRICT");
-			if (strict && strcmp(strict, "1") == 0)
+			if (strict && strcmp(strict, "1") == 0) {
 				status = 1;
+				analyzer_diags_as_errors(&res.diags);
+			}
 		}
+		fputs(res.diags.buf, stderr);
 		for (size_t i = 0; i < res.n_bundles; i++) {
 			strbuf_addstr(&out, written++ ? ",\n" : "\n");
 			bundle_to_json(res.bundles[i], 1, &out);

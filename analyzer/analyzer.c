@@ -41,6 +41,30 @@ report(const struct az_tu *t, size_t offset, const char *msg, struct strbuf *out
 	strbuf_addstr(out, "^\n");
 }
 
+void
+analyzer_diags_as_errors(struct strbuf *diags)
+{
+	static const char from[] = ": warning: egg: ", to[] = ": error: egg: ";
+	struct strbuf out = STRBUF_INIT;
+	const char *p = diags->buf;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		const char *hit = memmem(p, n, from, sizeof from - 1);
+		if (hit && (hit == p || memchr(p, ':', (size_t)(hit - p)))) { /* a "file:line:col" line */
+			strbuf_add(&out, p, (size_t)(hit - p));
+			strbuf_addstr(&out, to);
+			strbuf_add(&out, hit + sizeof from - 1, n - (size_t)(hit + sizeof from - 1 - p));
+		} else {
+			strbuf_add(&out, p, n);
+		}
+		p += n;
+		if (*p == '\n')
+			strbuf_addch(&out, *p++);
+	}
+	strbuf_release(diags);
+	*diags = out;
+}
+
 static char *
 cx_take(CXString s)
 {

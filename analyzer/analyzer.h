@@ -41,4 +41,8 @@ int analyzer_analyze_file(const char *path, const char *const *clang_args,
 
 void analyzer_result_free(struct analyzer_result *res);
 
+/* Turns the diagnostics' severity from warning into error (strict mode, where
+ * an unusable pragma fails the build: the compiler's word for it is error). */
+void analyzer_diags_as_errors(struct strbuf *diags);
+
 #endif

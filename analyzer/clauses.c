@@ -17,6 +17,8 @@
 #include "common/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,7 @@ struct parser {
 	const char *const *known; /* the caller's extra names; NULL-terminated or NULL */
 	size_t n_names;
 	int seen_tolerance, seen_precision, seen_launch;
+	size_t *workload_at; /* where each workload(...) clause's arguments start */
 };
 
 /* One argument of a clause: [start, end) in the text, blanks trimmed. */
@@ -315,6 +318,397 @@ clause_buffers(struct parser *p, enum bundle_role role, struct arg body)
 }
 
 /* Splits "NAME = VALUE": the name's length and the value; -1 if not that shape. */
+/* ---- values known before anything runs ----
+ *
+ * A clause value is C text that the harness compiles, so most mistakes show up
+ * only when it runs: a negative or empty extent, a division by zero, a size
+ * that overflows its type or no GPU can hold.  When a value is made of
+ * literals and of names the same workload binds (no macro, no call), it is
+ * computed here, as C would (integers in 64 bits, checked for overflow), and
+ * such mistakes are told at the pragma. */
+
+enum cv_status { CV_OK, CV_UNKNOWN, CV_DIV_ZERO, CV_OVERFLOW };
+
+struct cv {
+	int is_float;
+	long long i;
+	double d;
+};
+
+struct ceval {
+	const char *s;
+	size_t i, end;
+	const struct bundle_workload *w; /* the names it may use; NULL: literals only */
+	int depth;
+	enum cv_status st;
+};
+
+static double
+cv_num(struct cv v)
+{
+	return v.is_float ? v.d : (double)v.i;
+}
+
+static void
+ce_blank(struct ceval *e)
+{
+	while (e->i < e->end && isspace((unsigned char)e->s[e->i]))
+		e->i++;
+}
+
+static int
+ce_take(struct ceval *e, const char *op)
+{
+	ce_blank(e);
+	size_t n = strlen(op);
+	if (e->i + n > e->end || strncmp(e->s + e->i, op, n) != 0)
+		return 0;
+	/* "<" is not the start of "<<" or "<=", "&" not of "&&", ... */
+	if (n == 1 && e->i + 1 < e->end && strchr("<>&|=", op[0]) && e->s[e->i + 1] == op[0])
+		return 0;
+	if (n == 1 && e->i + 1 < e->end && strchr("<>!=", op[0]) && e->s[e->i + 1] == '=')
+		return 0;
+	e->i += n;
+	return 1;
+}
+
+static struct cv ce_expr(struct ceval *e, int min_prec);
+
+static struct cv
+ce_value_of(struct ceval *e, const char *text, size_t len)
+{
+	struct cv r = { 0, 0, 0 };
+	if (!e->w || e->depth > 8) {
+		e->st = CV_UNKNOWN;
+		return r;
+	}
+	for (size_t k = 0; k < e->w->n_bindings; k++) {
+		const struct bundle_binding *bb = &e->w->bindings[k];
+		if (strlen(bb->name) == len && strncmp(bb->name, text, len) == 0) {
+			struct ceval sub = { bb->value, 0, strlen(bb->value), e->w, e->depth + 1, CV_OK };
+			r = ce_expr(&sub, 0);
+			ce_blank(&sub);
+			if (sub.st == CV_OK && sub.i != sub.end)
+				sub.st = CV_UNKNOWN;
+			if (sub.st != CV_OK)
+				e->st = sub.st;
+			return r;
+		}
+	}
+	e->st = CV_UNKNOWN; /* a macro, a constant of the file, a function */
+	return r;
+}
+
+static struct cv
+ce_primary(struct ceval *e)
+{
+	struct cv r = { 0, 0, 0 };
+	ce_blank(e);
+	if (e->i >= e->end) {
+		e->st = CV_UNKNOWN;
+		return r;
+	}
+	char c = e->s[e->i];
+	if (c == '(') {
+		e->i++;
+		r = ce_expr(e, 0);
+		if (!ce_take(e, ")"))
+			e->st = CV_UNKNOWN;
+		return r;
+	}
+	if (isdigit((unsigned char)c) || (c == '.' && e->i + 1 < e->end && isdigit((unsigned char)e->s[e->i + 1]))) {
+		char buf[64];
+		size_t n = 0;
+		while (e->i + n < e->end && n < sizeof buf - 1 &&
+		       (isalnum((unsigned char)e->s[e->i + n]) || e->s[e->i + n] == '.' ||
+		        ((e->s[e->i + n] == '+' || e->s[e->i + n] == '-') && n > 0 &&
+		         (e->s[e->i + n - 1] == 'e' || e->s[e->i + n - 1] == 'E') &&
+		         !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))))
+			buf[n] = e->s[e->i + n], n++;
+		buf[n] = '\0';
+		e->i += n;
+		int hex = buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+		if (!hex && strpbrk(buf, ".eE")) {
+			char *end;
+			r.is_float = 1;
+			r.d = strtod(buf, &end);
+			if (*end && strspn(end, "fFlL") != strlen(end))
+				e->st = CV_UNKNOWN;
+			return r;
+		}
+		char *end;
+		errno = 0;
+		unsigned long long u = strtoull(buf, &end, 0);
+		if (strspn(end, "uUlL") != strlen(end))
+			e->st = CV_UNKNOWN;
+		else if (errno == ERANGE || u > (unsigned long long)LLONG_MAX)
+			e->st = CV_OVERFLOW;
+		r.i = (long long)u;
+		return r;
+	}
+	if (isalpha((unsigned char)c) || c == '_') {
+		size_t n = 0;
+		while (e->i + n < e->end && (isalnum((unsigned char)e->s[e->i + n]) || e->s[e->i + n] == '_'))
+			n++;
+		const char *name = e->s + e->i;
+		e->i += n;
+		ce_blank(e);
+		if (e->i < e->end && e->s[e->i] == '(') { /* a call */
+			e->st = CV_UNKNOWN;
+			return r;
+		}
+		return ce_value_of(e, name, n);
+	}
+	e->st = CV_UNKNOWN;
+	return r;
+}
+
+static struct cv
+ce_unary(struct ceval *e)
+{
+	if (ce_take(e, "-")) {
+		struct cv v = ce_unary(e);
+		if (v.is_float)
+			v.d = -v.d;
+		else if (v.i == LLONG_MIN)
+			e->st = CV_OVERFLOW;
+		else
+			v.i = -v.i;
+		return v;
+	}
+	if (ce_take(e, "+"))
+		return ce_unary(e);
+	if (ce_take(e, "!")) {
+		struct cv v = ce_unary(e);
+		return (struct cv){ 0, cv_num(v) == 0, 0 };
+	}
+	if (ce_take(e, "~")) {
+		struct cv v = ce_unary(e);
+		if (v.is_float)
+			e->st = CV_UNKNOWN;
+		v.i = ~v.i;
+		return v;
+	}
+	return ce_primary(e);
+}
+
+static const struct {
+	const char *op;
+	int prec;
+} ce_ops[] = {
+	{ "||", 1 }, { "&&", 2 }, { "|", 3 }, { "^", 4 }, { "&", 5 },
+	{ "==", 6 }, { "!=", 6 }, { "<=", 7 }, { ">=", 7 }, { "<<", 8 }, { ">>", 8 },
+	{ "<", 7 }, { ">", 7 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
+};
+
+static struct cv
+ce_apply(struct ceval *e, const char *op, struct cv a, struct cv b)
+{
+	struct cv r = { 0, 0, 0 };
+	int fl = a.is_float || b.is_float;
+	double x = cv_num(a), y = cv_num(b);
+	if (!strcmp(op, "||") || !strcmp(op, "&&")) {
+		r.i = !strcmp(op, "||") ? (x != 0 || y != 0) : (x != 0 && y != 0);
+		return r;
+	}
+	if (!strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") || !strcmp(op, ">") ||
+	    !strcmp(op, "<=") || !strcmp(op, ">=")) {
+		int c = fl ? (x > y) - (x < y) : (a.i > b.i) - (a.i < b.i);
+		r.i = !strcmp(op, "==") ? c == 0 : !strcmp(op, "!=") ? c != 0 : !strcmp(op, "<") ? c < 0
+		    : !strcmp(op, ">") ? c > 0 : !strcmp(op, "<=") ? c <= 0 : c >= 0;
+		return r;
+	}
+	if (fl) {
+		if (strchr("|^&%", op[0]) || !strcmp(op, "<<") || !strcmp(op, ">>")) {
+			e->st = CV_UNKNOWN; /* not C on floating values */
+			return r;
+		}
+		r.is_float = 1;
+		if (op[0] == '/' && y == 0) {
+			e->st = CV_DIV_ZERO;
+			return r;
+		}
+		r.d = op[0] == '+' ? x + y : op[0] == '-' ? x - y : op[0] == '*' ? x * y : x / y;
+		return r;
+	}
+	long long p = a.i, q = b.i, v = 0;
+	int over = 0;
+	switch (op[0]) {
+	case '+': over = __builtin_add_overflow(p, q, &v); break;
+	case '-': over = __builtin_sub_overflow(p, q, &v); break;
+	case '*': over = __builtin_mul_overflow(p, q, &v); break;
+	case '/':
+	case '%':
+		if (q == 0) {
+			e->st = CV_DIV_ZERO;
+			return r;
+		}
+		over = p == LLONG_MIN && q == -1;
+		v = over ? 0 : op[0] == '/' ? p / q : p % q;
+		break;
+	case '|': v = p | q; break;
+	case '^': v = p ^ q; break;
+	case '&': v = p & q; break;
+	case '<': /* << : undefined in C for a negative operand or count, or past 63 bits */
+		over = q < 0 || q > 62 || p < 0 || p > (LLONG_MAX >> q);
+		v = over ? 0 : p << q;
+		break;
+	case '>': /* >> */
+		over = q < 0 || q > 63;
+		v = over ? 0 : p >> q;
+		break;
+	}
+	if (over)
+		e->st = CV_OVERFLOW;
+	r.i = v;
+	return r;
+}
+
+/* Precedence climbing over C's binary operators, then ?:. */
+static struct cv
+ce_expr(struct ceval *e, int min_prec)
+{
+	struct cv a = ce_unary(e);
+	for (;;) {
+		if (e->st != CV_OK)
+			return a;
+		size_t k, n = sizeof ce_ops / sizeof ce_ops[0];
+		for (k = 0; k < n; k++)
+			if (ce_ops[k].prec >= min_prec && ce_take(e, ce_ops[k].op))
+				break;
+		if (k == n)
+			break;
+		struct cv b = ce_expr(e, ce_ops[k].prec + 1);
+		if (e->st != CV_OK)
+			return a;
+		a = ce_apply(e, ce_ops[k].op, a, b);
+	}
+	if (min_prec == 0 && ce_take(e, "?")) {
+		struct cv t = ce_expr(e, 0);
+		if (!ce_take(e, ":")) {
+			e->st = CV_UNKNOWN;
+			return a;
+		}
+		struct cv f = ce_expr(e, 0);
+		return cv_num(a) != 0 ? t : f;
+	}
+	return a;
+}
+
+/* Evaluates text (the names of w in scope, or none); CV_UNKNOWN when it uses
+ * anything else or is not an expression this evaluator reads. */
+static enum cv_status
+const_eval(const char *text, const struct bundle_workload *w, struct cv *out)
+{
+	struct ceval e = { text, 0, strlen(text), w, 0, CV_OK };
+	*out = ce_expr(&e, 0);
+	ce_blank(&e);
+	if (e.st == CV_OK && e.i != e.end)
+		e.st = CV_UNKNOWN;
+	return e.st;
+}
+
+/* The range of values of a scalar parameter's integer type (as its declared
+ * spelling says); 0 for floating and unknown types. */
+static int
+int_type_range(const char *type, long long *lo, long long *hi)
+{
+	if (!type || strstr(type, "float") || strstr(type, "double") || strstr(type, "half"))
+		return 0;
+	int is_unsigned = strstr(type, "unsigned") || strstr(type, "size_t") || strstr(type, "uint");
+	int bits = strstr(type, "long") || strstr(type, "size_t") || strstr(type, "int64") ? 64
+	         : strstr(type, "short") || strstr(type, "int16") ? 16
+	         : strstr(type, "char") || strstr(type, "int8") ? 8
+	         : strstr(type, "int") || strstr(type, "unsigned") ? 32 : 0;
+	if (!bits)
+		return 0;
+	if (bits == 64) {
+		*lo = is_unsigned ? 0 : LLONG_MIN;
+		*hi = LLONG_MAX;
+	} else {
+		*lo = is_unsigned ? 0 : -(1LL << (bits - 1));
+		*hi = is_unsigned ? (1LL << bits) - 1 : (1LL << (bits - 1)) - 1;
+	}
+	return 1;
+}
+
+/* Bytes per element of a buffer of elem_type (4 when the name says nothing). */
+static long long
+elem_bytes(const char *t)
+{
+	if (!t)
+		return 4;
+	if (strstr(t, "double") || strstr(t, "long") || strstr(t, "int64") || strstr(t, "size_t") ||
+	    strstr(t, "2"))
+		return strstr(t, "half2") || strstr(t, "bfloat162") ? 4 : 8;
+	if (strstr(t, "half") || strstr(t, "bfloat16") || strstr(t, "short") || strstr(t, "int16"))
+		return 2;
+	if (strstr(t, "char") || strstr(t, "int8") || strstr(t, "bool"))
+		return 1;
+	return 4;
+}
+
+/* No GPU holds a buffer larger than this (the H200 has 141 GB). */
+#define MAX_BUFFER_BYTES (256LL << 30)
+
+/* The value of binding `name` in w just read (at offset at): a division by zero,
+ * an overflow, or a value its integer parameter cannot hold. */
+static void
+check_binding_value(struct parser *p, const struct bundle_workload *w, const char *name,
+		    const char *value, size_t at)
+{
+	struct cv v;
+	enum cv_status st = const_eval(value, w, &v);
+	if (st == CV_DIV_ZERO) {
+		diag(p, at, "the value of '%s' divides by zero", name);
+		return;
+	}
+	if (st == CV_OVERFLOW) {
+		diag(p, at, "the value of '%s' overflows 64-bit arithmetic", name);
+		return;
+	}
+	struct bundle_param *bp = find_param(p->b, name);
+	long long lo, hi;
+	if (st == CV_OK && bp && !bp->is_pointer && !v.is_float && int_type_range(bp->type, &lo, &hi) &&
+	    (v.i < lo || v.i > hi))
+		diag(p, at, "%s = %lld does not fit '%s' (%lld to %lld)", name, v.i, bp->type, lo, hi);
+}
+
+/* Every buffer's extent, in every workload where it is known before anything
+ * runs, is at least one element and fits a GPU.  Told once, for the first
+ * such buffer: one cause, one message. */
+static void
+check_extents(struct parser *p)
+{
+	const struct egg_bundle *b = p->b;
+	for (size_t k = 0; k < b->n_workloads && p->diags->n == p->n_before; k++) {
+		for (size_t i = 0; i < b->n_params; i++) {
+			const struct bundle_param *bp = &b->params[i];
+			if (!bp->is_pointer || !bp->extent)
+				continue;
+			struct cv v;
+			enum cv_status st = const_eval(bp->extent, &b->workloads[k], &v);
+			size_t at = p->workload_at ? p->workload_at[k] : CLAUSE_AT_PRAGMA;
+			double n = cv_num(v);
+			if (st == CV_DIV_ZERO)
+				diag(p, at, "the extent of '%s' (%s) divides by zero in workload %zu", bp->name,
+				     bp->extent, k + 1);
+			else if (st == CV_OVERFLOW)
+				diag(p, at, "the extent of '%s' (%s) overflows 64-bit arithmetic in workload %zu",
+				     bp->name, bp->extent, k + 1);
+			else if (st == CV_OK && n < 1)
+				diag(p, at, "buffer '%s' has %.0f elements in workload %zu (its extent %s must be at least 1)",
+				     bp->name, n, k + 1, bp->extent);
+			else if (st == CV_OK && n * (double)elem_bytes(bp->elem_type) > (double)MAX_BUFFER_BYTES)
+				diag(p, at, "buffer '%s' would take %.3g bytes in workload %zu (%s elements), more than a GPU holds",
+				     bp->name, n * (double)elem_bytes(bp->elem_type), k + 1, bp->extent);
+			else
+				continue;
+			return;
+		}
+	}
+}
+
 static int
 split_binding(const struct parser *p, struct arg a, size_t *name_len, struct arg *value)
 {
@@ -350,6 +744,7 @@ clause_workload(struct parser *p, struct arg body)
 		}
 		w.bindings = egg_xrealloc(w.bindings, (w.n_bindings + 1) * sizeof *w.bindings);
 		w.bindings[w.n_bindings++] = (struct bundle_binding){ name, arg_text(p, val) };
+		check_binding_value(p, &w, name, w.bindings[w.n_bindings - 1].value, val.start);
 		p->names = egg_xrealloc(p->names, (p->n_names + 1) * sizeof *p->names);
 		p->names[p->n_names++] = name;
 	}
@@ -359,6 +754,8 @@ clause_workload(struct parser *p, struct arg body)
 		return;
 	}
 	struct egg_bundle *b = p->b;
+	p->workload_at = egg_xrealloc(p->workload_at, (b->n_workloads + 1) * sizeof *p->workload_at);
+	p->workload_at[b->n_workloads] = body.start;
 	b->workloads = egg_xrealloc(b->workloads, (b->n_workloads + 1) * sizeof *b->workloads);
 	b->workloads[b->n_workloads++] = w;
 }
@@ -388,6 +785,11 @@ clause_range(struct parser *p, struct arg body)
 		free(bp->range_hi);
 		bp->range_lo = arg_text(p, args[1]);
 		bp->range_hi = arg_text(p, args[2]);
+		struct cv lo, hi;
+		if (const_eval(bp->range_lo, NULL, &lo) == CV_OK && const_eval(bp->range_hi, NULL, &hi) == CV_OK &&
+		    cv_num(lo) >= cv_num(hi))
+			diag(p, args[1].start, "range(%s, %s, %s) is empty: LO must be below HI", name,
+			     bp->range_lo, bp->range_hi);
 	}
 	free(ptrs);
 	free(name);
@@ -418,6 +820,13 @@ clause_tolerance(struct parser *p, struct arg body)
 		if (check_expr(p, val, "tolerance(...)") == 0) {
 			free(*slot);
 			*slot = arg_text(p, val);
+			struct cv v;
+			enum cv_status st = const_eval(*slot, NULL, &v);
+			if (st == CV_OK && !(cv_num(v) >= 0)) /* NaN too */
+				diag(p, val.start, "%.4s = %s: a tolerance must not be negative",
+				     p->text + a.start, *slot);
+			else if (st == CV_DIV_ZERO)
+				diag(p, val.start, "the value of %.4s divides by zero", p->text + a.start);
 		}
 	}
 	free(args);
@@ -632,6 +1041,7 @@ check_complete(struct parser *p)
 		diag(p, CLAUSE_AT_PRAGMA,
 		     "a __global__ target needs launch(GRID, BLOCK[, SMEM]) to know its callers' geometry");
 	check_scalars_bound(p);
+	check_extents(p);
 }
 
 size_t
@@ -679,6 +1089,7 @@ clauses_parse(const char *text, struct egg_bundle *b, const char *const *known_n
 	}
 	free(p.exprs);
 	free(p.names);
+	free(p.workload_at);
 	return diags->n - p.n_before;
 }
 

@@ -56,14 +56,24 @@ word_at(const char *s, size_t i, const char *word)
 	return strncmp(s + i, word, n) == 0 && !(isalnum((unsigned char)s[i + n]) || s[i + n] == '_');
 }
 
+/* The length of a line splice at s[i]: a backslash and the end of the line,
+ * "\\\n" or, in a file with CRLF line ends, "\\\r\n"; 0 if none. */
+static size_t
+splice_at(const char *s, size_t i)
+{
+	if (s[i] != '\\')
+		return 0;
+	return s[i + 1] == '\n' ? 2 : s[i + 1] == '\r' && s[i + 2] == '\n' ? 3 : 0;
+}
+
 static size_t
 skip_hspace(const char *s, size_t i)
 {
 	for (;;) {
 		if (s[i] == ' ' || s[i] == '\t')
 			i++;
-		else if (s[i] == '\\' && s[i + 1] == '\n')
-			i += 2;
+		else if (splice_at(s, i))
+			i += splice_at(s, i);
 		else
 			return i;
 	}
@@ -90,11 +100,12 @@ directive(struct finder *f, size_t hash)
 	size_t cap = 0;
 	/* The directive name goes first; analyzer.c checks it is "optimize". */
 	for (size_t k = word;; k++) {
-		if (s[k] == '\\' && s[k + 1] == '\n') {
-			k++;
+		if (splice_at(s, k)) {
+			k += splice_at(s, k) - 1;
 			continue;
 		}
-		if (!s[k] || s[k] == '\n' || (s[k] == '/' && (s[k + 1] == '/' || s[k + 1] == '*')))
+		if (!s[k] || s[k] == '\n' || (s[k] == '\r' && s[k + 1] == '\n') ||
+		    (s[k] == '/' && (s[k + 1] == '/' || s[k + 1] == '*')))
 			break;
 		if (text.len + 1 >= cap) {
 			cap = cap ? 2 * cap : 128;
@@ -151,6 +162,8 @@ enclosing_define(const char *s, size_t at)
 			bol--;
 		if (bol >= 2 && s[bol - 2] == '\\')
 			bol--;
+		else if (bol >= 3 && s[bol - 2] == '\r' && s[bol - 3] == '\\')
+			bol -= 2;
 		else
 			break;
 	}

@@ -627,6 +627,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			rc = -1;
 			break;
 		}
+		if (strict && res.n_bundles < res.n_pragmas)
+			analyzer_diags_as_errors(&res.diags);
 		fputs(res.diags.buf, stderr);
 		if (strict && res.n_bundles < res.n_pragmas)
 			strbuf_addf(plan, "fail\t%s: an annotation could not be used (EGG_STRICT)\n", in->path);

@@ -158,6 +158,9 @@ test_strict_mode_fails_when_a_pragma_is_unusable() {
 	expect_eq "$(cat r.rc)" 0
 	EGG_STRICT=1 analyze bad_clauses
 	expect_eq "$(cat r.rc)" 1 "exit status under EGG_STRICT=1"
+	# what fails the build is an error, in the compiler's words too
+	expect_file_contains r.err "bad_clauses.cu:12:22: error: egg: unknown clause 'inn'; did you mean 'in'?"
+	expect_file_lacks r.err ": warning: egg:"
 }
 
 test_build_flags_decide_preprocessor_branches() {
@@ -276,4 +279,20 @@ test_egg_cc_never_links_libclang_and_egg_does() {
 	expect_file_lacks cc.libs libclang
 	ldd "$EGG" >egg.libs
 	expect_file_contains egg.libs libclang
+}
+
+# A file with CRLF line ends: a backslash before "\r\n" continues the pragma
+# as it continues any preprocessor line (the clause on the next line was lost).
+test_a_crlf_file_with_a_continued_pragma_keeps_every_clause() {
+	printf '%s\r\n' '#include <cuda_runtime.h>' \
+		'__global__ void k(const float *x, float *y, int n) { int i = threadIdx.x; if (i < n) y[i] = x[i]; }' \
+		'#pragma egg optimize in(x[n]) out(y[n]) \' \
+		'    workload(n = 1 << 20) \' \
+		'    tolerance(rtol = 1e-5)' \
+		'void f(const float *x, float *y, int n)' '{' '	k<<<1, 256>>>(x, y, n);' '}' >crlf.cu
+	grep -q $'\\\\\r$' crlf.cu || fail "the test file has no CRLF continuation"
+	run_cmd r "$EGG" analyze crlf.cu || fail "analyze failed: $(cat r.err)"
+	[ ! -s r.err ] || fail "diagnostics for a good pragma: $(cat r.err)"
+	expect_eq "$(jq -c '.[0].workloads' r.out)" '[[{"name":"n","value":"1 << 20"}]]' "workload"
+	expect_eq "$(jq -r '.[0].tolerance.rtol' r.out)" "1e-5" "tolerance"
 }

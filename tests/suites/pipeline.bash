@@ -125,6 +125,8 @@ test_strict_mode_fails_the_build_on_a_bad_annotation() {
 	EGG_STRICT=1 EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o
 	[ "$(cat r.rc)" -ne 0 ] || fail "strict mode built anyway"
 	expect_file_contains r.err "egg-cc: error: egg:"
+	expect_file_contains r.err "kernels.cu:26:25: error: egg: unknown parameter 'xs' in in(...)"
+	expect_file_lacks r.err ": warning: egg:"
 	[ ! -e kernels.o ] || fail "an object was written"
 }
 

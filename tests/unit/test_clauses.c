@@ -159,6 +159,63 @@ test_each_malformed_clause_has_its_message_and_offset(void **state)
 		expect_one(cases[i].text, cases[i].kind, cases[i].offset, cases[i].msg);
 }
 
+/* offset of the first occurrence of what in text, plus skip */
+static size_t
+at(const char *text, const char *what, size_t skip)
+{
+	const char *p = strstr(text, what);
+	assert_non_null(p);
+	return (size_t)(p - text) + skip;
+}
+
+/* Values known before anything runs are computed: the mistakes the harness would
+ * only meet when it runs (an empty or negative extent, a division by zero, an
+ * overflow, a size no GPU holds, an empty range, a negative tolerance) are
+ * told at the pragma, pointing at the value. */
+static void
+test_bad_values_are_told_at_the_pragma(void **state)
+{
+	const enum bundle_kind L = BUNDLE_LAUNCHER;
+	static const char neg[] = "in(x[n], idx[n]) out(y[n]) workload(n = -1, m = 1)";
+	expect_one(neg, L, at(neg, "workload(", 9),
+		   "buffer 'x' has -1 elements in workload 1 (its extent n must be at least 1)");
+	static const char zero[] = "in(x[n], idx[n]) out(y[n]) workload(n = 4, m = 1) workload(n = 2 - 2, m = 1)";
+	expect_one(zero, L, at(zero, "workload(n = 2", 9),
+		   "buffer 'x' has 0 elements in workload 2 (its extent n must be at least 1)");
+	static const char div[] = "in(x[n], idx[n]) out(y[n]) workload(n = 1/0, m = 1)";
+	expect_one(div, L, at(div, "1/0", 0), "the value of 'n' divides by zero");
+	static const char big[] = "in(x[n], idx[n]) out(y[n]) workload(n = 1<<62, m = 1)";
+	expect_one(big, L, at(big, "1<<62", 0),
+		   "n = 4611686018427387904 does not fit 'int' (-2147483648 to 2147483647)");
+	static const char over[] = "in(x[n], idx[n]) out(y[n]) workload(n = 1 << 63, m = 1)";
+	expect_one(over, L, at(over, "1 << 63", 0), "the value of 'n' overflows 64-bit arithmetic");
+	static const char huge[] = "in(x[k * k], idx[n]) out(y[n]) workload(k = 1 << 30, n = 8, m = 1)";
+	expect_one(huge, L, at(huge, "workload(", 9),
+		   "buffer 'x' would take 4.61e+18 bytes in workload 1 (k * k elements), more than a GPU holds");
+	static const char mdiv[] = "in(x[n / m], idx[n]) out(y[n]) workload(n = 8, m = 0)";
+	expect_one(mdiv, L, at(mdiv, "workload(", 9), "the extent of 'x' (n / m) divides by zero in workload 1");
+	static const char range[] = "in(x[n], idx[n]) out(y[n]) workload(n = 8, m = 1) range(idx, 10, 0)";
+	expect_one(range, L, at(range, "10, 0", 0), "range(idx, 10, 0) is empty: LO must be below HI");
+	static const char tol[] = "in(x[n], idx[n]) out(y[n]) workload(n = 8, m = 1) tolerance(rtol = -5)";
+	expect_one(tol, L, at(tol, "-5", 0), "rtol = -5: a tolerance must not be negative");
+	/* what cannot be known here, or is right, is left alone: names of the file
+	 * (macros), calls, floating scalars, zero for a scalar no extent uses */
+	static const char *const fine[] = {
+		"in(x[n], idx[n]) out(y[n]) workload(n = TILE, m = 0)",
+		"in(x[n], idx[n]) out(y[n]) workload(n = max(3, 4), m = -1)",
+		"in(x[n * m], idx[n]) out(y[n]) workload(n = (1 << 20) + 3, m = n > 4 ? 2 : 1)",
+		"in(x[n], idx[n]) out(y[n]) workload(n = 0x10, m = 1) range(idx, 0, n) tolerance(rtol = 1e-5, atol = 0)",
+	};
+	for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+		struct egg_bundle *b;
+		struct clause_diags d = parse(fine[i], L, &b);
+		if (d.n)
+			fail_msg("%s: %s", fine[i], d.v[0].message);
+		bundle_free(b);
+		clause_diags_free(&d);
+	}
+}
+
 static void
 test_suggest_finds_close_names_only(void **state)
 {
@@ -199,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_kernel_launch_clause_and_nested_commas),
 		cmocka_unit_test(test_extents_may_use_workload_names),
 		cmocka_unit_test(test_each_malformed_clause_has_its_message_and_offset),
+		cmocka_unit_test(test_bad_values_are_told_at_the_pragma),
 		cmocka_unit_test(test_suggest_finds_close_names_only),
 		cmocka_unit_test(test_canonical_form_drops_comments_and_layout),
 		cmocka_unit_test(test_canonical_form_keeps_directives_literals_and_operators),
