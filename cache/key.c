@@ -84,7 +84,6 @@ flag_identity(const char *f)
 	return NULL;
 }
 
-
 static int
 compare_strings(const void *a, const void *b)
 {
@@ -190,6 +189,15 @@ code_targets(const char *const *flags, size_t n, struct strvec *targets)
 			i++;
 }
 
+/* 1 for the flags that get no "flag:" line: host-only ones, and the code
+ * targets (their "target:" lines stand for them). */
+static int
+not_a_flag_line(const char *f)
+{
+	return host_only(f) || flag_value(f, arch_names) || flag_value(f, code_names) ||
+	       flag_value(f, gencode_names);
+}
+
 /* The normalized flag list (see key.h): the order-free flags, last occurrence
  * of each, sorted; then every other flag in command-line order.  Returns the
  * count and fills *out (caller frees the array, not the strings). */
@@ -200,8 +208,7 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 	char **ids = egg_xcalloc(n ? n : 1, sizeof *ids);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (host_only(flags[i]) || flag_value(flags[i], arch_names) ||
-		    flag_value(flags[i], code_names) || flag_value(flags[i], gencode_names))
+		if (not_a_flag_line(flags[i]))
 			continue; /* left out, or in the target lines */
 		char *id = flag_identity(flags[i]);
 		if (!id)
@@ -222,8 +229,7 @@ normalize_flags(const char *const *flags, size_t n, const char ***out)
 	free(ids);
 	qsort(keep, k, sizeof *keep, compare_strings);
 	for (size_t i = 0; i < n; i++) {
-		if (host_only(flags[i]) || flag_value(flags[i], arch_names) ||
-		    flag_value(flags[i], code_names) || flag_value(flags[i], gencode_names))
+		if (not_a_flag_line(flags[i]))
 			continue;
 		char *id = flag_identity(flags[i]);
 		if (!id)

@@ -16,9 +16,12 @@ int
 interface_own_symbol(const char *name)
 {
 	/* _GLOBAL__N_: nvcc gives an anonymous namespace a name of the file's own,
-	 * which no other object can define */
+	 * which no other object can define.  _ZT (vtables, VTTs, typeinfo and its
+	 * names, thunks) and _ZGV (guard variables): what the compiler emits for a
+	 * class or a variable the source declares, named after it. */
 	return strstr(name, "egg_") != NULL || strstr(name, "__device_stub__") != NULL ||
-	       strncmp(name, "__fatbinwrap_", 13) == 0 || strstr(name, "_GLOBAL__N_") != NULL;
+	       strncmp(name, "__fatbinwrap_", 13) == 0 || strstr(name, "_GLOBAL__N_") != NULL ||
+	       strncmp(name, "_ZT", 3) == 0 || strncmp(name, "_ZGV", 4) == 0;
 }
 
 struct elf_syms {

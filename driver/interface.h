@@ -29,8 +29,9 @@ enum interface_verdict interface_check(const char *path, const struct strvec *ex
                                        const struct strvec *known, struct strbuf *why);
 
 /* 1 when a symbol of that name may be added by egg's rewrite: egg's own names,
- * the ones nvcc generates for the winner's kernels, and names in an anonymous
- * namespace (nvcc makes them unique to the file). */
+ * the ones nvcc generates for the winner's kernels, names in an anonymous
+ * namespace (nvcc makes them unique to the file), and the compiler's own symbols
+ * for declared classes and variables (vtables, typeinfo, guard variables). */
 int interface_own_symbol(const char *name);
 
 #endif

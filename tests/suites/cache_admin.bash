@@ -169,13 +169,16 @@ test_key_is_printed_and_paths_do_not_change_it() {
 
 test_key_explain_shows_what_was_hashed_so_a_miss_is_a_diff() {
 	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O3 -arch=sm_90 >one.txt || fail "explain failed"
-	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O2 -arch=sm_90 >two.txt
-	expect_file_contains one.txt "egg-cache-key: 1"
+	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O3 -arch=sm_90 -use_fast_math >two.txt
+	expect_file_contains one.txt "egg-cache-key: 2"
 	expect_file_contains one.txt "arch: sm_90"
 	expect_file_contains one.txt "| 		y[i] = 2.0f * x[i];"
 	expect_file_lacks one.txt "alice"
 	diff one.txt two.txt | grep '^[<>]' >d.txt
-	expect_eq "$(grep -c '^[<>] flag' d.txt)" 2 "flag lines in the diff"
+	expect_eq "$(grep -c '^> flag: -use_fast_math' d.txt)" 1 "flag lines in the diff"
+	# host-only -O is not hashed: -O2 is the same key
+	"$EGG" cache key --bundle "$BUNDLE" --explain -- -O2 -arch=sm_90 >three.txt
+	expect_same_file three.txt one.txt
 	expect_eq "$(grep -vc '^[<>] \(flag\|# key\)' d.txt)" 0 "other lines in the diff"
 	# the key is the SHA-256 of the text between the comment lines
 	expect_eq "$(grep -v '^#' one.txt | sha256sum | cut -d' ' -f1)" "$(sed -n 's/^# key: //p' one.txt)" "hash of the text"

@@ -105,8 +105,9 @@ C
 }
 
 # Launchers in a namespace, an overload set with one member annotated, static
-# and inline functions beside them: egg's object defines exactly nvcc's strong
-# symbols plus egg's own, and a C++ caller of each links.
+# and inline functions and a polymorphic class (vtable, typeinfo, a static member)
+# beside them: egg's object defines exactly nvcc's strong symbols plus egg's own,
+# and a C++ caller of each links.
 test_namespaces_overloads_static_and_inline_functions_keep_their_symbols() {
 	cat >k.cu <<'CU'
 #include <cuda_runtime.h>
@@ -133,6 +134,10 @@ void scale(const float *x, float *y, float a, int n)
 }
 static void unused_helper(void) {}
 int calls = 0;
+struct Shape { virtual ~Shape(); virtual int sides() const; static int made; };
+Shape::~Shape() {}
+int Shape::sides() const { return 0; }
+int Shape::made = 0;
 CU
 	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c k.cu -o k.o || fail "$(cat r.err)"
 	! grep -q warning r.err || fail "egg fell back: $(grep warning r.err)"

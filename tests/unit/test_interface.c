@@ -148,6 +148,8 @@ egg_s_nvcc_s_and_anonymous_namespace_names_are_its_own(void **state)
 	assert_true(interface_own_symbol("_Z35__device_stub__Z8add_biasPKfS0_PfiiPKfS0_Pfii"));
 	assert_true(interface_own_symbol("__fatbinwrap_5196b04c_4_s_cu_hostvar"));
 	assert_true(interface_own_symbol("_ZN46_GLOBAL__N__6041b036_13_namespaces_cu_2ceca5e07scale_kEPKfPffi"));
+	assert_true(interface_own_symbol("_ZTV5Shape")); /* a class with an out-of-line key function */
+	assert_true(interface_own_symbol("_ZTI5Shape"));
 	assert_false(interface_own_symbol("scratch_total"));
 	assert_false(interface_own_symbol("_Z15softmax_forwardPKfPfii"));
 }
