@@ -632,15 +632,16 @@ int_type_range(const char *type, long long *lo, long long *hi)
 	return 1;
 }
 
-/* Bytes per element of a buffer of elem_type (4 when the name says nothing). */
+/* Bytes per element of a buffer of elem_type, for the size check only: 4 when
+ * the name says nothing (a vector type such as float4 counts as its scalar, so
+ * the check errs on the side of silence). */
 static long long
 elem_bytes(const char *t)
 {
 	if (!t)
 		return 4;
-	if (strstr(t, "double") || strstr(t, "long") || strstr(t, "int64") || strstr(t, "size_t") ||
-	    strstr(t, "2"))
-		return strstr(t, "half2") || strstr(t, "bfloat162") ? 4 : 8;
+	if (strstr(t, "double") || strstr(t, "long") || strstr(t, "int64") || strstr(t, "size_t"))
+		return 8;
 	if (strstr(t, "half") || strstr(t, "bfloat16") || strstr(t, "short") || strstr(t, "int16"))
 		return 2;
 	if (strstr(t, "char") || strstr(t, "int8") || strstr(t, "bool"))

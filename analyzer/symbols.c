@@ -99,8 +99,8 @@ is_export(CXCursor c)
 	enum CXCursorKind k = clang_getCursorKind(c);
 	if (!clang_isCursorDefinition(c) || clang_getCursorLinkage(c) != CXLinkage_External)
 		return 0;
-	if (clang_getCursorKind(clang_getCursorSemanticParent(c)) == CXCursor_ClassDecl ||
-	    clang_getCursorKind(clang_getCursorSemanticParent(c)) == CXCursor_StructDecl)
+	enum CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(c));
+	if (parent == CXCursor_ClassDecl || parent == CXCursor_StructDecl)
 		return 0; /* members: left to `known` */
 	unsigned a = cuda_attrs(c);
 	if (k == CXCursor_FunctionDecl) {

@@ -216,12 +216,13 @@ cache_lookup(struct cache *c, const char *key, struct cache_entry **out)
 	return lookup(c, key, 0, out);
 }
 
-enum cache_claim
-cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct cache_lock **lock)
+/* Takes the key's single-flight lock.  fresh: the caller missed, so a
+ * lookup once the lock is held may find what the holder before stored (and the
+ * compile counts as a miss); else the caller found an entry it means to replace. */
+static enum cache_claim
+take_claim(struct cache *c, const char *key, int fresh, struct cache_entry **out,
+           struct cache_lock **lock)
 {
-	*lock = NULL;
-	if (lookup(c, key, 1, out))
-		return CACHE_CLAIM_HIT;
 	struct strbuf err = STRBUF_INIT;
 	enum cache_lock_status ls =
 		cache_lock_acquire(cache_store_dir(c->store), key, c->lock_timeout_ms, lock, &err);
@@ -231,7 +232,7 @@ cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct c
 	case CACHE_LOCK_AFTER_WAIT:
 		/* Whoever held the lock (or released it just before we looked)
 		 * may have stored the entry: look once more, locally. */
-		if (cache_store_get(c->store, key, 1, out)) {
+		if (fresh && cache_store_get(c->store, key, 1, out)) {
 			cache_lock_release(*lock);
 			*lock = NULL;
 			result = CACHE_CLAIM_HIT;
@@ -248,7 +249,7 @@ cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct c
 		result = CACHE_CLAIM_REFERENCE;
 		break;
 	}
-	if (result != CACHE_CLAIM_HIT)
+	if (fresh && result != CACHE_CLAIM_HIT)
 		cache_store_stats_add(c->store, CACHE_STAT_MISSES, 1);
 	if (result == CACHE_CLAIM_SEARCH)
 		cache_store_stats_add(c->store, CACHE_STAT_SEARCHES, 1);
@@ -257,21 +258,19 @@ cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct c
 }
 
 enum cache_claim
+cache_claim(struct cache *c, const char *key, struct cache_entry **out, struct cache_lock **lock)
+{
+	*lock = NULL;
+	if (lookup(c, key, 1, out))
+		return CACHE_CLAIM_HIT;
+	return take_claim(c, key, 1, out, lock);
+}
+
+enum cache_claim
 cache_claim_again(struct cache *c, const char *key, struct cache_lock **lock)
 {
 	*lock = NULL;
-	struct strbuf err = STRBUF_INIT;
-	enum cache_lock_status ls =
-		cache_lock_acquire(cache_store_dir(c->store), key, c->lock_timeout_ms, lock, &err);
-	enum cache_claim result = CACHE_CLAIM_SEARCH;
-	if (ls == CACHE_LOCK_ERROR)
-		egg_warn("searching without the single-flight lock: %s", err.buf);
-	else if (ls == CACHE_LOCK_TIMEOUT)
-		result = CACHE_CLAIM_REFERENCE;
-	if (result == CACHE_CLAIM_SEARCH)
-		cache_store_stats_add(c->store, CACHE_STAT_SEARCHES, 1);
-	strbuf_release(&err);
-	return result;
+	return take_claim(c, key, 0, NULL, lock);
 }
 
 void

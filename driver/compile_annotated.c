@@ -160,16 +160,6 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 	return 0;
 }
 
-static void
-remove_tree(const char *dir)
-{
-	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)dir, NULL };
-	struct child_status st;
-	struct strbuf err = STRBUF_INIT;
-	run_forwarding("/bin/rm", argv, -1, -1, &st, &err);
-	strbuf_release(&err);
-}
-
 static char *
 planner_path(const struct invoke *inv)
 {
@@ -215,7 +205,7 @@ run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, 
 		if (st.signaled && (st.sig == SIGINT || st.sig == SIGTERM || st.sig == SIGHUP)) {
 			/* The user stopped the build: stop as the planner did, leaving nothing */
 			if (!keep_temps)
-				remove_tree(tmpdir);
+				child_remove_tree(tmpdir);
 			child_exit_like(&st);
 		}
 		char *text;
@@ -223,7 +213,8 @@ run_planner(const struct invoke *inv, const struct args *a, const char *tmpdir, 
 		if (!st.exited || st.code != 0)
 			strbuf_addf(err, "the planner failed (%s %d)", st.signaled ? "signal" : "exit status",
 			            st.signaled ? st.sig : st.code);
-		else if (fs_read_file(out_path, 1 << 20, &text, &len) < 0)
+		/* the plan lists every name the sources declare (their interface) */
+		else if (fs_read_file(out_path, (size_t)1 << 28, &text, &len) < 0)
 			strbuf_addf(err, "cannot read the plan: %s", strerror(errno));
 		else {
 			rc = plan_parse(text, a, p, err);
@@ -441,7 +432,7 @@ sweep_stale(const char *dir)
 		struct stat st;
 		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
 		    now - st.st_mtime > 24 * 3600)
-			remove_tree(path);
+			child_remove_tree(path);
 		free(path);
 	}
 	closedir(d);
@@ -485,7 +476,7 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 			strbuf_release(&why);
 		} else if (st.signaled) {
 			if (!keep_temps)
-				remove_tree(tmpdir);
+				child_remove_tree(tmpdir);
 			child_exit_like(&st);
 		} else {
 			/* Compile the reference; say so only if that works (else the error is the user's).
@@ -502,13 +493,13 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 					egg_warn("egg: the optimized code did not compile in this build "
 					         "(kept in %s with EGG_DEBUG=1); compiled the reference", tmpdir);
 				if (!keep_temps)
-					remove_tree(tmpdir);
+					child_remove_tree(tmpdir);
 				child_exit_like(&ref);
 			}
 		}
 	}
 	if (!keep_temps)
-		remove_tree(tmpdir);
+		child_remove_tree(tmpdir);
 	else
 		egg_warn("egg: temporary files kept in %s", tmpdir);
 	free(tmpdir);
