@@ -9,6 +9,7 @@
 #include "cache/key.h"
 #include "common/fsutil.h"
 #include "common/util.h"
+#include "common/digest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -80,7 +81,7 @@ prompts_load(const char *dir, struct strbuf *err)
 	}
 	if (ok) {
 		char hex[CACHE_KEY_HEX_LEN + 1];
-		cache_sha256_hex(hashed.buf, hashed.len, hex);
+		egg_sha256_hex(hashed.buf, hashed.len, hex);
 		size_t vl = strcspn(p->version, " \t\r\n");
 		snprintf(p->identity, sizeof p->identity, "prompts-%.*s+%.12s", (int)(vl < 40 ? vl : 40),
 		         p->version, hex);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "cache/cache.h"
 #include "common/util.h"
+#include "common/digest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ main(int argc, char **argv)
 		char k[CACHE_KEY_HEX_LEN + 1];
 		char seed[32];
 		snprintf(seed, sizeof seed, "bench-%d", i);
-		cache_sha256_hex(seed, strlen(seed), k);
+		egg_sha256_hex(seed, strlen(seed), k);
 		struct cache_entry *e = cache_entry_new(i == 0 ? key : k);
 		cache_entry_set_source(e, src.buf);
 		cache_entry_set_name(e, seed);

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "cache/entry.h"
 #include "common/util.h"
+#include "common/digest.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -214,12 +215,12 @@ cache_entry_serialize(const struct cache_entry *e, const char *secret, struct st
 	print_json(doc, 0, &canon);
 	cJSON_Delete(doc);
 	char hex[CACHE_KEY_HEX_LEN + 1];
-	cache_sha256_hex(canon.buf, canon.len, hex);
+	egg_sha256_hex(canon.buf, canon.len, hex);
 	/* the canonical text without its closing brace, then the seals */
 	strbuf_add(out, canon.buf, canon.len - 1);
 	strbuf_addf(out, ",\"checksum\":\"%s\"", hex);
 	if (secret && *secret) {
-		cache_hmac_hex(secret, canon.buf, canon.len, hex);
+		egg_hmac_sha256_hex(secret, canon.buf, canon.len, hex);
 		strbuf_addf(out, ",\"signature\":\"%s\"", hex);
 	}
 	strbuf_addstr(out, "}\n");
@@ -357,7 +358,7 @@ cache_entry_parse(const char *data, size_t len, const char *expect_key, const ch
 	cJSON *doc = NULL;
 	if (split_seals(data, len, &canon, checksum, signature, err) < 0)
 		goto out;
-	cache_sha256_hex(canon.buf, canon.len, hex);
+	egg_sha256_hex(canon.buf, canon.len, hex);
 	if (strcmp(hex, checksum) != 0) {
 		strbuf_addstr(err, "its checksum does not match its contents (damaged or altered)");
 		goto out;
@@ -375,7 +376,7 @@ cache_entry_parse(const char *data, size_t len, const char *expect_key, const ch
 		goto fail;
 	}
 	if (secret && *secret) {
-		cache_hmac_hex(secret, canon.buf, canon.len, hex);
+		egg_hmac_sha256_hex(secret, canon.buf, canon.len, hex);
 		if (!signature[0]) {
 			strbuf_addstr(err, "it is not signed and EGG_CACHE_SECRET is set");
 			goto fail;

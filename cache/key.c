@@ -4,15 +4,14 @@
  * The text is the contract: it must be the same for the same inputs on every
  * machine, so it is written from the bundle's structured fields in a fixed
  * order and never from anything that varies with the checkout (paths, line
- * numbers) or the clock.  Hashing goes through libcrypto's EVP interface.
+ * numbers) or the clock.  The hash is common/digest.h's SHA-256.
  */
 #include "config.h"
 #include "cache/key.h"
+#include "common/digest.h"
 #include "common/strvec.h"
 #include "common/util.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -336,48 +335,12 @@ cache_key_text(const struct cache_key_inputs *in, struct strbuf *out)
 	add_canonical(out, in->bundle ? in->bundle->canonical : NULL);
 }
 
-static void
-to_hex(const unsigned char *md, unsigned n, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < n; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[2 * n] = '\0';
-}
-
-void
-cache_sha256_hex(const void *data, size_t len, char hex[CACHE_KEY_HEX_LEN + 1])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-	/* EVP_Digest fails only on allocation failure inside libcrypto. */
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
-		egg_error("libcrypto could not compute SHA-256 (out of memory?)");
-		exit(1);
-	}
-	to_hex(md, n, hex);
-}
-
-void
-cache_hmac_hex(const char *secret, const void *data, size_t len, char hex[CACHE_KEY_HEX_LEN + 1])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-	if (!HMAC(EVP_sha256(), secret, (int)strlen(secret), data, len, md, &n) || n != 32) {
-		egg_error("libcrypto could not compute HMAC-SHA256 (out of memory?)");
-		exit(1);
-	}
-	to_hex(md, n, hex);
-}
-
 void
 cache_key_compute(const struct cache_key_inputs *in, char hex[CACHE_KEY_HEX_LEN + 1])
 {
 	struct strbuf text = STRBUF_INIT;
 	cache_key_text(in, &text);
-	cache_sha256_hex(text.buf, text.len, hex);
+	egg_sha256_hex(text.buf, text.len, hex);
 	strbuf_release(&text);
 }
 

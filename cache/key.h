@@ -99,13 +99,6 @@ void cache_key_text(const struct cache_key_inputs *in, struct strbuf *out);
 /* Writes the key (64 lowercase hex digits and a NUL) for in to hex. */
 void cache_key_compute(const struct cache_key_inputs *in, char hex[CACHE_KEY_HEX_LEN + 1]);
 
-/* SHA-256 of data as 64 lowercase hex digits and a NUL. */
-void cache_sha256_hex(const void *data, size_t len, char hex[CACHE_KEY_HEX_LEN + 1]);
-
-/* HMAC-SHA256 of data under secret, as 64 hex digits and a NUL. */
-void cache_hmac_hex(const char *secret, const void *data, size_t len,
-		    char hex[CACHE_KEY_HEX_LEN + 1]);
-
 /* 1 if s is a well-formed key (64 lowercase hex digits). */
 int cache_key_is_valid(const char *s);
 

@@ -11,7 +11,7 @@ libeggcache_a_SOURCES = \
 	cache/cache.c cache/cache.h
 libeggcache_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CRYPTO_CFLAGS) $(CURL_CFLAGS)
 # What a program linking libeggcache.a adds to its LDADD.
-CACHE_LDADD = libeggcache.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) $(CURL_LIBS)
+CACHE_LDADD = libeggcache.a libeggbundle.a libeggdigest.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) $(CURL_LIBS)
 
 check_PROGRAMS += tests/unit/test_cache_key
 tests_unit_test_cache_key_SOURCES = tests/unit/test_cache_key.c

@@ -15,6 +15,12 @@ noinst_LIBRARIES += libeggbundle.a
 libeggbundle_a_SOURCES = common/bundle.c common/bundle.h
 libeggbundle_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 
+# SHA-256 and HMAC (libcrypto) in their own library, for the same reason.
+noinst_LIBRARIES += libeggdigest.a
+libeggdigest_a_SOURCES = common/digest.c common/digest.h
+libeggdigest_a_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+DIGEST_LIBS = libeggdigest.a $(CRYPTO_LIBS)
+
 check_PROGRAMS += tests/unit/test_child
 tests_unit_test_child_SOURCES = tests/unit/test_child.c
 tests_unit_test_child_CFLAGS = $(UNIT_CFLAGS)

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "cache/cache.h"
 #include "common/util.h"
+#include "common/digest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ main(int argc, char **argv)
 	}
 	const char *cmd = argv[1], *seed = argv[2];
 	char key[CACHE_KEY_HEX_LEN + 1];
-	cache_sha256_hex(seed, strlen(seed), key);
+	egg_sha256_hex(seed, strlen(seed), key);
 	if (strcmp(cmd, "key") == 0) {
 		puts(key);
 		return 0;

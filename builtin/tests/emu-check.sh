@@ -24,7 +24,7 @@ for src in "$@"; do
 	n=$(basename "$src" .cu)
 	# launches become stand-in calls; the timing loops run no round
 	if ! { python3 "$here/emu/launches.py" "$src" | sed -E 's/egg_k < (3|20); egg_k\+\+\) /egg_k < 0; egg_k++) /'; } >"$out/$n.cc" ||
-	   ! "$cxx" -std=c++20 -O1 -w -I"$here/emu" -x c++ "$out/$n.cc" -o "$out/$n" >"$out/$n.compile.log" 2>&1; then
+	   ! "$cxx" -std=c++20 -Og -w -I"$here/emu" -x c++ "$out/$n.cc" -o "$out/$n" >"$out/$n.compile.log" 2>&1; then
 		echo "CHECK-ERROR $n: compile failed: $(grep -m3 error "$out/$n.compile.log" | tr '\n' ' ')" >>"$out/checks.txt"
 		status=1
 		continue

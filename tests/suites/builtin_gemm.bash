@@ -19,7 +19,7 @@ suite_probe() {
 # build_candidate CASE HEADER PROGRAM: the driver for CASE around HEADER, with the
 # stand-in's multiprocessor count an H200's (the launchers size grids by it)
 build_candidate() {
-	g++ -std=c++20 -O1 -I"$EMU" -DEGG_EMU_SM_COUNT=132 -D"$1" -DCAND="\"$T/$2\"" "$DRIVER" -o "$3"
+	g++ -std=c++20 -Og -I"$EMU" -DEGG_EMU_SM_COUNT=132 -D"$1" -DCAND="\"$T/$2\"" "$DRIVER" -o "$3"
 }
 
 # emulate BUNDLE CASE K: builds candidate K of BUNDLE as ./BUNDLE.K

@@ -14,6 +14,7 @@
 #include "cache/store.h"
 #include "common/fsutil.h"
 #include "common/util.h"
+#include "common/digest.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ key_for(int i, char key[65])
 {
 	char s[32];
 	snprintf(s, sizeof s, "entry-%d", i);
-	cache_sha256_hex(s, strlen(s), key);
+	egg_sha256_hex(s, strlen(s), key);
 }
 
 static struct cache_entry *

@@ -178,16 +178,38 @@ inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return 0; }
 /* a block's threads are fibers on one OS thread: each runs until it reaches a
  * barrier or ends, round robin, so nobody passes a barrier before all reach it */
+/* Where a suspended fiber (or the scheduler) goes on.  On x86-64 a switch is
+ * egg_emu_swap below: six callee-saved registers pushed and the stack pointer
+ * exchanged, no system call and no signal mask (glibc's _longjmp unwinds
+ * cleanup handlers and demangles pointers, a third of the suite's time).
+ * Elsewhere: _setjmp/_longjmp, and setcontext for a fiber's first entry. */
+#if defined(__x86_64__)
+#define EGG_EMU_FAST_SWITCH 1
+extern "C" void egg_emu_swap(void **save_sp, void *load_sp);
+asm(".text\n.globl egg_emu_swap\n.type egg_emu_swap,@function\negg_emu_swap:\n"
+    "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+    "\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n"
+    "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret\n"
+    ".size egg_emu_swap, .-egg_emu_swap\n");
+struct egg_emu_jmp {
+	void *sp;
+};
+#else
 struct egg_emu_jmp {
 	jmp_buf b;
 };
+#endif
 struct egg_emu_block {
+#if !defined(EGG_EMU_FAST_SWITCH)
 	std::vector<ucontext_t> ctx; /* a fiber's first entry (makecontext) */
+	ucontext_t sched;
+	jmp_buf sched_jb;            /* the scheduler, while a fiber runs */
+#else
+	void *sched_sp;              /* the scheduler, while a fiber runs */
+#endif
 	std::vector<egg_emu_jmp> jb; /* where a fiber that yielded goes on */
 	std::vector<char> started;
 	std::vector<char> done;
-	ucontext_t sched;
-	jmp_buf sched_jb;            /* the scheduler, while a fiber runs */
 	unsigned cur;
 	std::function<void()> body;
 	std::vector<char> at_grid; /* the fibers held at the grid barrier */
@@ -196,20 +218,28 @@ struct egg_emu_block {
 };
 inline egg_emu_block *egg_emu_cur;
 inline void __threadfence() {}
-/* Switches between fibers and the scheduler are _setjmp/_longjmp: swapcontext
- * would cost two sigprocmask system calls at every barrier (most of the CPU
- * suite's time).  Only a fiber's first entry goes through setcontext. */
 inline void egg_emu_yield()
 {
+#if defined(EGG_EMU_FAST_SWITCH)
+	egg_emu_swap(&egg_emu_cur->jb[egg_emu_cur->cur].sp, egg_emu_cur->sched_sp);
+#else
 	if (!_setjmp(egg_emu_cur->jb[egg_emu_cur->cur].b))
 		_longjmp(egg_emu_cur->sched_jb, 1);
+#endif
 }
 inline void __syncthreads() { egg_emu_yield(); }
 inline void egg_emu_entry()
 {
 	egg_emu_cur->body();
 	egg_emu_cur->done[egg_emu_cur->cur] = 1;
-	_longjmp(egg_emu_cur->sched_jb, 1); /* a fiber never returns */
+	/* a fiber never returns */
+#if defined(EGG_EMU_FAST_SWITCH)
+	void *dead;
+	egg_emu_swap(&dead, egg_emu_cur->sched_sp);
+#else
+	_longjmp(egg_emu_cur->sched_jb, 1);
+#endif
+	abort();
 }
 /* a warp's exchange: every lane publishes its value, all lanes reach the yield,
  * then each reads its partner's; two slots so that a lane running ahead into the
@@ -294,7 +324,9 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 		abort();
 	}
 	egg_emu_block blk;
+#if !defined(EGG_EMU_FAST_SWITCH)
 	blk.ctx.resize(all);
+#endif
 	blk.jb.resize(all);
 	blk.started.assign(all, 0);
 	blk.done.assign(all, 0);
@@ -309,7 +341,9 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 	for (unsigned t = 0; t < all; t++) {
 		egg_emu_nshfl[t] = 0;
 	}
+#if !defined(EGG_EMU_FAST_SWITCH)
 	getcontext(&blk.sched);
+#endif
 	for (unsigned left = all; left > 0;) {
 		unsigned ran = 0;
 		for (unsigned t = 0; t < all; t++) {
@@ -319,6 +353,21 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 			blk.cur = t;
 			blockIdx = { k % g.x, k / g.x % g.y, k / (g.x * g.y) };
 			threadIdx = { i % b.x, i / b.x % b.y, i / (b.x * b.y) };
+#if defined(EGG_EMU_FAST_SWITCH)
+			if (!blk.started[t]) {
+				/* a fresh stack whose first switch "returns" into egg_emu_entry:
+				 * six zero registers, the entry's address, a null return address
+				 * (the entry never returns), the ABI's 16-byte alignment at entry */
+				blk.started[t] = 1;
+				void **top = (void **)(egg_emu_stack(t) + 256 * 1024);
+				top[-1] = nullptr;
+				top[-2] = (void *)egg_emu_entry;
+				for (int r = 3; r <= 8; r++)
+					top[-r] = nullptr;
+				blk.jb[t].sp = (void *)(top - 8);
+			}
+			egg_emu_swap(&blk.sched_sp, blk.jb[t].sp);
+#else
 			if (!_setjmp(blk.sched_jb)) {
 				if (!blk.started[t]) {
 					/* the context is made at the first entry, from one getcontext per run */
@@ -332,6 +381,7 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 				}
 				_longjmp(blk.jb[t].b, 1);
 			}
+#endif
 			ran++;
 		}
 		left = 0;
