@@ -200,6 +200,17 @@ put_result(FILE *out, const struct cache_entry *e)
 		const cJSON *w = cJSON_GetArrayItem(cands, best->valueint);
 		fprintf(out, "  winner:     %s (candidate %d)\n", str(w, "name") ? str(w, "name") : "?",
 		        best->valueint);
+		/* the calls it was verified for (harness/run.c: run_domain); entries of
+		 * an egg before probe calls have none */
+		const cJSON *dom = cJSON_GetObjectItemCaseSensitive(w, "domain");
+		fprintf(out, "  domain:     %s\n", str(dom, "summary") ? str(dom, "summary")
+		        : "the named workloads only (verified before probe calls existed)");
+		const cJSON *sk;
+		cJSON_ArrayForEach(sk, cJSON_GetObjectItemCaseSensitive(dom, "skipped"))
+			fprintf(out, "    skipped %s: %s\n", str(sk, "call") ? str(sk, "call") : "?",
+			        str(sk, "why") ? str(sk, "why") : "?");
+		if (str(dom, "stopped"))
+			fprintf(out, "    %s\n", str(dom, "stopped"));
 		put_resources(out, cJSON_GetObjectItemCaseSensitive(w, "resources"));
 	}
 	cJSON_Delete(r);

@@ -797,6 +797,52 @@ clause_range(struct parser *p, struct arg body)
 	free(args);
 }
 
+/* aligned(a, b) or aligned(a, b : N): the base pointers are N-byte aligned (16
+ * unless said) at every call, so the probe calls do not offset them. */
+static void
+clause_aligned(struct parser *p, struct arg body)
+{
+	size_t colon = body.end;
+	for (size_t i = body.start; i < body.end; i++)
+		if (p->text[i] == ':') {
+			colon = i;
+			break;
+		}
+	unsigned align = 16;
+	if (colon < body.end) {
+		struct arg v = trim(p->text, colon + 1, body.end);
+		char *t = arg_text(p, v);
+		struct cv cv;
+		if (const_eval(t, NULL, &cv) != CV_OK || cv.is_float || cv.i < 1 || cv.i > 4096 ||
+		    (cv.i & (cv.i - 1)))
+			diag(p, v.start, "the alignment in aligned(...) must be a power of two from 1 "
+			     "to 4096 bytes, not '%s'", t);
+		else
+			align = (unsigned)cv.i;
+		free(t);
+	}
+	size_t n;
+	struct arg *args = split_args(p->text, body.start, colon, &n);
+	if (n == 0)
+		diag(p, body.start, "aligned(...) names no buffer: aligned(BUFFER, ... [: BYTES])");
+	size_t n_ptrs;
+	const char **ptrs = param_names(p->b, 1, 0, &n_ptrs);
+	for (size_t i = 0; i < n; i++) {
+		char *name = arg_text(p, args[i]);
+		struct bundle_param *bp = find_param(p->b, name);
+		if (!bp)
+			diag(p, args[i].start, "unknown parameter '%s' in aligned(...)%s", name,
+			     hint(name, ptrs, n_ptrs));
+		else if (!bp->is_pointer)
+			diag(p, args[i].start, "'%s' in aligned(...) is not a pointer parameter", name);
+		else
+			bp->align = align;
+		free(name);
+	}
+	free(ptrs);
+	free(args);
+}
+
 static void
 clause_tolerance(struct parser *p, struct arg body)
 {
@@ -876,6 +922,7 @@ clause_launch(struct parser *p, struct arg body, size_t name_at)
 
 static const char *const clause_names[] = {
 	"in", "out", "inout", "temp", "workload", "range", "tolerance", "precision", "launch",
+	"aligned",
 };
 
 static void
@@ -899,6 +946,8 @@ dispatch(struct parser *p, const char *name, size_t name_at, struct arg body)
 		clause_precision(p, body);
 	else if (strcmp(name, "launch") == 0)
 		clause_launch(p, body, name_at);
+	else if (strcmp(name, "aligned") == 0)
+		clause_aligned(p, body);
 	else
 		diag(p, name_at, "unknown clause '%s'%s", name,
 		     hint(name, clause_names, sizeof clause_names / sizeof *clause_names));

@@ -50,7 +50,7 @@ UNIT_TESTS += tests/unit/test_builtin_rows
 
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
 # whole folders: the stand-in and the test bundles grow with the families
-EXTRA_DIST += builtin/tests/gpu-check.sh builtin/tests/emu-check.sh builtin/version.sha256 \
+EXTRA_DIST += builtin/tests/gpu-check.sh builtin/tests/emu-check.sh builtin/tests/probe-check.sh builtin/version.sha256 \
 	builtin/tests/emu builtin/tests/check.sha256 builtin/tests/check-hashes builtin/tests/results tests/data/builtin
 
 check_PROGRAMS += tests/unit/test_builtin_contract_generic

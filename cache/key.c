@@ -259,6 +259,8 @@ add_bundle(struct strbuf *out, const struct egg_bundle *b)
 		add_value(out, p->range_lo);
 		strbuf_addstr(out, "..");
 		add_value(out, p->range_hi);
+		if (p->align) /* (only when declared: the keys of every other bundle stay) */
+			strbuf_addf(out, " align=%u", p->align);
 		strbuf_addch(out, '\n');
 	}
 	for (size_t i = 0; i < b->n_workloads; i++) {

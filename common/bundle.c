@@ -134,6 +134,7 @@ bundle_to_cjson(const struct egg_bundle *b)
 		} else {
 			cJSON_AddNullToObject(jp, "range");
 		}
+		cJSON_AddNumberToObject(jp, "align", p->align);
 		cJSON_AddItemToArray(params, jp);
 	}
 
@@ -312,6 +313,15 @@ read_param(struct reader *r, const cJSON *jp, struct bundle_param *p, size_t idx
 	if (range) {
 		p->range_lo = get_str(r, range, "lo", 1, ctx);
 		p->range_hi = get_str(r, range, "hi", 1, ctx);
+	}
+	/* optional: bundles written before aligned(...) have none */
+	const cJSON *al = cJSON_GetObjectItemCaseSensitive(jp, "align");
+	if (al && !cJSON_IsNull(al)) {
+		if (!cJSON_IsNumber(al) || al->valuedouble < 0 || al->valuedouble > 65536 ||
+		    al->valuedouble != (double)(unsigned)al->valuedouble)
+			bad(r, ctx, "align", "must be a number of bytes (0 to 65536)");
+		else
+			p->align = (unsigned)al->valuedouble;
 	}
 }
 

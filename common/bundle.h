@@ -21,7 +21,9 @@
  *                   "is_pointer": true, "is_const": true,
  *                   "role": "in" | "out" | "inout" | "temp" | "scalar",
  *                   "extent": "rows * cols" | null,
- *                   "range": { "lo": "0", "hi": "vocab" } | null }, ... ],
+ *                   "range": { "lo": "0", "hi": "vocab" } | null,
+ *                   "align": 16 | 0 }, ... ],     aligned(...): bytes; 0 unsaid (a
+ *                                              reader takes a missing key as 0)
  *     "workloads": [ [ { "name": "rows", "value": "8192" }, ... ], ... ],
  *     "tolerance": { "rtol": "1e-5", "atol": "1e-6" } | null,
  *     "precision": "default" | "tf32" | "bf16" | "fp16",
@@ -87,6 +89,7 @@ struct bundle_param {
 	char *extent;    /* element count expression; NULL for scalars */
 	char *range_lo;  /* range(a, LO, HI) or NULL */
 	char *range_hi;
+	unsigned align;  /* aligned(a : N): the base is N-byte aligned at every call; 0 unsaid */
 };
 
 struct bundle_binding {

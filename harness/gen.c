@@ -329,6 +329,101 @@ gen_add_cstring(struct strbuf *out, const char *s)
 	strbuf_addch(out, '"');
 }
 
+/* ---- probes (the validity domain) ----
+ * A size binding is one of the first workload's bindings whose name the extents
+ * or the launch geometry use (directly or through other bindings' values) and
+ * whose own value uses no other binding: the scalars a replacement may have
+ * specialized to.  Probe k of n = |S| size bindings (2 + 2n in all), the
+ * other bindings kept, derived ones evaluated again:
+ *   0: every size binding 1;  1: each a small odd prime (3, 5, 7, ...);
+ *   2 + 2i: binding i at the next prime above its value, the others small primes;
+ *   3 + 2i: binding i at its value less one, the others small primes.
+ * Only integer values change (egg_probe_pick, in main.cu).  The runtime skips a
+ * probe outside the reference's own domain (runtime.cuh, "probes"). */
+
+static int
+gen_is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* 1 if expr uses the identifier name (not as a member after . or ->). */
+static int
+gen_mentions(const char *expr, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = expr ? strstr(expr, name) : NULL; s; s = strstr(s + 1, name)) {
+		if (s > expr && (gen_is_ident((unsigned char)s[-1]) || s[-1] == '.' ||
+		                 (s[-1] == '>' && s - expr >= 2 && s[-2] == '-')))
+			continue;
+		if (gen_is_ident((unsigned char)s[n]))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+size_t
+gen_size_bindings(const struct egg_bundle *b, int *size)
+{
+	if (b->n_workloads == 0)
+		return 0;
+	const struct bundle_workload *wl = &b->workloads[0];
+	int *used = egg_xcalloc(wl->n_bindings ? wl->n_bindings : 1, sizeof *used);
+	for (size_t i = 0; i < wl->n_bindings; i++) {
+		const char *name = wl->bindings[i].name;
+		for (size_t k = 0; !used[i] && k < b->n_params; k++)
+			used[i] = b->params[k].is_pointer && gen_mentions(b->params[k].extent, name);
+		if (b->kind == BUNDLE_KERNEL)
+			used[i] |= gen_mentions(b->launch_grid, name) || gen_mentions(b->launch_block, name) ||
+			           gen_mentions(b->launch_smem, name);
+	}
+	for (int changed = 1; changed;) { /* what size bindings' values use is size too */
+		changed = 0;
+		for (size_t i = 0; i < wl->n_bindings; i++)
+			for (size_t j = 0; used[i] && j < wl->n_bindings; j++)
+				if (!used[j] && j != i && gen_mentions(wl->bindings[i].value, wl->bindings[j].name))
+					used[j] = changed = 1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < wl->n_bindings; i++) {
+		int free_value = 1;
+		for (size_t j = 0; free_value && j < wl->n_bindings; j++)
+			free_value = j == i || !gen_mentions(wl->bindings[i].value, wl->bindings[j].name);
+		const struct bundle_param *p = bundle_find_param(b, wl->bindings[i].name);
+		size[i] = used[i] && free_value && !(p && p->is_pointer) ? (int)n++ : -1;
+	}
+	free(used);
+	return n;
+}
+
+size_t
+gen_n_probes(const struct egg_bundle *b)
+{
+	if (b->n_workloads == 0)
+		return 0;
+	int *size = egg_xcalloc(b->workloads[0].n_bindings + 1, sizeof *size);
+	size_t n = gen_size_bindings(b, size);
+	free(size);
+	return n ? 2 + 2 * n : 0;
+}
+
+static const char gen_probe_pick[] =
+	"/* the value of size binding j at probe k (harness/gen.c, \"probes\") */\n"
+	"static long long\negg_probe_ll(long long v, int k, int j)\n{\n"
+	"\tstatic const int small[] = { 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 };\n"
+	"\tconst long long sm = small[j % 14];\n"
+	"\tif (k == 0)\n\t\treturn 1;\n"
+	"\tif (k == 1 || (k - 2) / 2 != j)\n\t\treturn sm;\n"
+	"\tif ((k - 2) % 2 == 1)\n\t\treturn v > 2 ? v - 1 : v + 2;\n"
+	"\tfor (long long c = v < 2 ? 2 : v + 1;; c++) {\n"
+	"\t\tint prime = 1;\n"
+	"\t\tfor (long long d = 2; prime && d * d <= c; d++)\n\t\t\tprime = c % d != 0;\n"
+	"\t\tif (prime)\n\t\t\treturn c;\n\t}\n}\n"
+	"template <class T> static T egg_probe_pick(T v, int k, int j) { return (T)egg_probe_ll((long long)v, k, j); }\n"
+	"static inline float egg_probe_pick(float v, int, int) { return v; }\n"
+	"static inline double egg_probe_pick(double v, int, int) { return v; }\n";
+
 static void
 gen_line(const struct egg_bundle *b, struct strbuf *out)
 {
@@ -339,27 +434,50 @@ gen_line(const struct egg_bundle *b, struct strbuf *out)
 
 /* The body of one case of egg_setup_workload: the workload's bindings in the
  * order written, then every value the runtime needs from them. */
+static void gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe,
+                              const int *size, const char *flops, struct strbuf *out);
+
 static void
 gen_workload(const struct egg_bundle *b, size_t w, const char *flops, struct strbuf *out)
+{
+	gen_workload_case(b, w, w, -1, NULL, flops, out);
+}
+
+/* Case number `c` of egg_setup_workload: workload w's bindings, or with probe >= 0
+ * the first workload's with its size bindings (size[i] >= 0) at that probe. */
+static void
+gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, const int *size,
+                  const char *flops, struct strbuf *out)
 {
 	static const struct bundle_workload none = { NULL, 0 };
 	const struct bundle_workload *wl = w < b->n_workloads ? &b->workloads[w] : &none;
 	char base[128];
-	strbuf_addf(out, "\tcase %zu: {\n", w);
+	strbuf_addf(out, "\tcase %zu: {\n", c);
 	/* Every statement carries the pragma's location, so an error in any clause
 	 * expression is reported on the pragma's line. */
 	for (size_t i = 0; i < wl->n_bindings; i++) {
 		const struct bundle_binding *bd = &wl->bindings[i];
 		const struct bundle_param *p = bundle_find_param(b, bd->name);
+		struct strbuf v = STRBUF_INIT;
+		if (probe >= 0 && size[i] >= 0)
+			strbuf_addf(&v, "egg_probe_pick((%s), %d, %d)", bd->value, probe, size[i]);
+		else
+			strbuf_addstr(&v, bd->value);
 		gen_line(b, out);
 		if (p && !p->is_pointer) {
 			gen_base_type(p->type, base, sizeof base);
-			strbuf_addf(out, "\tconst %s %s = (%s)(%s); (void)%s;\n", base, bd->name, base,
-			            bd->value, bd->name);
+			if (probe >= 0 && size[i] >= 0)
+				strbuf_addf(out, "\tconst %s %s = (%s)(egg_probe_pick((%s)(%s), %d, %d)); "
+				            "(void)%s;\n", base, bd->name, base, base, bd->value, probe,
+				            size[i], bd->name);
+			else
+				strbuf_addf(out, "\tconst %s %s = (%s)(%s); (void)%s;\n", base, bd->name,
+				            base, bd->value, bd->name);
 		} else {
-			strbuf_addf(out, "\tconst auto %s = (%s); (void)%s;\n", bd->name, bd->value,
+			strbuf_addf(out, "\tconst auto %s = (%s); (void)%s;\n", bd->name, v.buf,
 			            bd->name);
 		}
+		strbuf_release(&v);
 	}
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
@@ -393,21 +511,21 @@ gen_workload(const struct egg_bundle *b, size_t w, const char *flops, struct str
 /* What main.cu and the probe share: the ABI, the type and role codes, the
  * parameter table's and the workload's structs. */
 static void
-gen_prologue(const char *name, size_t n_params, size_t n_workloads, int precision,
-             struct strbuf *out)
+gen_prologue(const char *name, size_t n_params, size_t n_workloads, size_t n_probes,
+             int precision, struct strbuf *out)
 {
 	strbuf_addstr(out, gen_abi);
 	strbuf_addstr(out, "#include <stddef.h>\n#include <stdint.h>\n");
 	strbuf_addstr(out, "#define EGG_TARGET_NAME ");
 	gen_add_cstring(out, name);
 	strbuf_addf(out, "\n#define EGG_N_PARAMS %zu\n#define EGG_NP %zu\n#define EGG_N_WORKLOADS %zu\n"
-	            "#define EGG_PRECISION %d\n", n_params, n_params ? n_params : 1, n_workloads,
-	            precision);
+	            "#define EGG_PRECISION %d\n#define EGG_N_PROBES %zu\n", n_params,
+	            n_params ? n_params : 1, n_workloads, precision, n_probes);
 	strbuf_addstr(out,
 		"enum { EGG_T_F32 = 1, EGG_T_F64, EGG_T_F16, EGG_T_BF16, EGG_T_I8, EGG_T_U8, EGG_T_I16,\n"
 		"       EGG_T_U16, EGG_T_I32, EGG_T_U32, EGG_T_I64, EGG_T_U64, EGG_T_BOOL };\n"
 		"enum { EGG_ROLE_SCALAR, EGG_ROLE_IN, EGG_ROLE_OUT, EGG_ROLE_INOUT, EGG_ROLE_TEMP };\n"
-		"struct egg_param_info { const char *name; int type, lanes, role, is_pointer; };\n"
+		"struct egg_param_info { const char *name; int type, lanes, role, is_pointer, align; };\n"
 		"struct egg_wl {\n"
 		"\tlong long count[EGG_NP];\n"
 		"\tdouble lo[EGG_NP], hi[EGG_NP];\n"
@@ -433,25 +551,31 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	}
 	strbuf_addf(out, "/* generated by egg: the evaluation program's main for %s */\n", b->name);
 	size_t n_workloads = b->n_workloads ? b->n_workloads : 1;
-	gen_prologue(b->name, b->n_params, n_workloads, (int)b->precision, out);
+	int *size = egg_xcalloc(b->n_workloads ? b->workloads[0].n_bindings + 1 : 1, sizeof *size);
+	size_t n_size = gen_size_bindings(b, size), n_probes = n_size ? 2 + 2 * n_size : 0;
+	gen_prologue(b->name, b->n_params, n_workloads, n_probes, (int)b->precision, out);
 	gen_includes(b, out);
 	/* The closure's macros and constants, for the clause expressions. */
 	strbuf_addstr(out, "namespace {\n#line 1 \"egg-closure\"\n");
 	gen_closure_decls(b->closure, out);
 	strbuf_addstr(out, "} /* namespace */\n");
+	strbuf_addstr(out, gen_probe_pick);
 	strbuf_addstr(out, "static const egg_param_info egg_params[EGG_NP] = {\n");
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
 		const struct gen_type *t = gen_lookup_type(p->is_pointer ? p->elem_type : p->type);
 		strbuf_addstr(out, "\t{ ");
 		gen_add_cstring(out, p->name);
-		strbuf_addf(out, ", %s, %d, %s, %d },\n", t->code, t->lanes, gen_role_codes[p->role],
-		            p->is_pointer);
+		strbuf_addf(out, ", %s, %d, %s, %d, %u },\n", t->code, t->lanes, gen_role_codes[p->role],
+		            p->is_pointer, p->align);
 	}
 	strbuf_addstr(out, "};\n\nstatic void\negg_setup_workload(int egg_w, egg_wl *egg_x)\n{\n"
 	              "\tswitch (egg_w) {\n");
 	for (size_t w = 0; w < n_workloads; w++)
 		gen_workload(b, w, n_flops ? flops[n_flops > 1 ? w : 0] : NULL, out);
+	for (size_t k = 0; k < n_probes; k++)
+		gen_workload_case(b, n_workloads + k, 0, (int)k, size, NULL, out);
+	free(size);
 	strbuf_addstr(out, "\t}\n}\n#line 1 \"egg-main\"\n");
 	strbuf_addf(out, "extern \"C\" void %s(void *const *, const egg_launch *);\n"
 	            "extern \"C\" void %s(void *const *, const egg_launch *);\n"
@@ -469,9 +593,9 @@ void
 gen_probe(struct strbuf *out)
 {
 	strbuf_addstr(out, "/* generated by egg: the GPU probe (device, ceilings) */\n");
-	gen_prologue("probe", 0, 0, 0, out);
+	gen_prologue("probe", 0, 0, 0, 0, out);
 	strbuf_addstr(out,
-		"static const egg_param_info egg_params[EGG_NP] = { { \"\", 0, 0, 0, 0 } };\n"
+		"static const egg_param_info egg_params[EGG_NP] = { { \"\", 0, 0, 0, 0, 0 } };\n"
 		"static void egg_setup_workload(int, egg_wl *) {}\n"
 		"static void egg_probe_stub(void *const *, const egg_launch *) {}\n"
 		"#define EGG_REF_ENTRY egg_probe_stub\n#define EGG_CAND_ENTRY egg_probe_stub\n"

@@ -97,6 +97,13 @@ int gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *o
 int gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
              size_t n_flops, struct strbuf *out, struct strbuf *err);
 
+/* The validity domain's probe calls (gen.c, "probes"): marks in size[i] (one int per
+ * binding of the first workload) the index of each size binding, -1 for the others,
+ * and returns how many there are. */
+size_t gen_size_bindings(const struct egg_bundle *b, int *size);
+/* How many probe calls main.cu checks after the named workloads (0 or 2 + 2n). */
+size_t gen_n_probes(const struct egg_bundle *b);
+
 /* Appends the probe program: the same runtime with no bundle; run with --probe
  * (device description) or --ceilings (also copy bandwidth and FMA rate). */
 void gen_probe(struct strbuf *out);

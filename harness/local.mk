@@ -6,10 +6,11 @@ libeggharness_a_SOURCES = \
 	harness/proc.c harness/proc.h \
 	harness/run.c harness/run.h \
 	harness/remote.c harness/result.c \
-	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c
+	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c \
+	harness/prepared.c harness/prepared.h
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
-libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-HARNESS_LIBS = libeggharness.a libeggbundle.a libeggcommon.a $(CJSON_LIBS) -lm
+libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CRYPTO_CFLAGS)
+HARNESS_LIBS = libeggharness.a libeggbundle.a libeggdigest.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) -lm
 
 # runtime.cuh travels inside egg as a C string, so egg eval needs no data path.
 harness/runtime_text.c: $(srcdir)/harness/runtime.cuh $(srcdir)/harness/embed.sh
@@ -22,13 +23,13 @@ EXTRA_DIST += harness/runtime.cuh harness/embed.sh
 check_PROGRAMS += tests/unit/test_screen
 tests_unit_test_screen_SOURCES = tests/unit/test_screen.c
 tests_unit_test_screen_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_screen_LDADD = libeggharness.a $(UNIT_LDADD) $(CJSON_LIBS)
+tests_unit_test_screen_LDADD = libeggharness.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) $(CRYPTO_LIBS)
 UNIT_TESTS += tests/unit/test_screen
 
 check_PROGRAMS += tests/unit/test_harness
 tests_unit_test_harness_SOURCES = tests/unit/test_harness.c
 tests_unit_test_harness_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
 UNIT_TESTS += tests/unit/test_harness
 
 SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash
@@ -41,6 +42,12 @@ EXTRA_DIST += \
 	tests/data/harness/scale.json \
 	tests/data/harness/softmax.json \
 	tests/data/harness/cand/bad_cached.cu \
+	tests/data/harness/cand/bad_memo_pointer.cu \
+	tests/data/harness/cand/bad_misaligned_vec4.cu \
+	tests/data/harness/cand/bad_reads_output.cu \
+	tests/data/harness/cand/bad_specialized_scale.cu \
+	tests/data/harness/cand/bad_timer_game.cu \
+	tests/data/harness/cand/softmax_bad_specialized.cu \
 	tests/data/harness/cand/bad_hang.cu \
 	tests/data/harness/cand/bad_nan.cu \
 	tests/data/harness/cand/bad_oob_read.cu \
@@ -66,11 +73,11 @@ EXTRA_DIST += \
 check_PROGRAMS += tests/unit/test_gen_text
 tests_unit_test_gen_text_SOURCES = tests/unit/test_gen_text.c
 tests_unit_test_gen_text_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_gen_text_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+tests_unit_test_gen_text_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
 UNIT_TESTS += tests/unit/test_gen_text
 
 check_PROGRAMS += tests/unit/test_judge
 tests_unit_test_judge_SOURCES = tests/unit/test_judge.c
 tests_unit_test_judge_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_judge_LDADD = libeggharness.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS) -lm
+tests_unit_test_judge_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
 UNIT_TESTS += tests/unit/test_judge

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "harness/run_int.h"
 #include "harness/gen.h"
+#include "harness/prepared.h"
 #include "harness/screen.h"
 #include "common/child.h"
 #include "common/fsutil.h"
@@ -47,6 +48,7 @@ run_new_candidate(const char *name)
 	cJSON_AddArrayToObject(o, "workloads");
 	cJSON_AddNullToObject(o, "run");
 	cJSON_AddNumberToObject(o, "wall_s", 0);
+	cJSON_AddNullToObject(o, "domain");
 	return o;
 }
 
@@ -56,6 +58,41 @@ run_verdict(cJSON *cand, const char *verdict, const char *message)
 	cJSON_ReplaceItemInObject(cand, "verdict", cJSON_CreateString(verdict));
 	cJSON_ReplaceItemInObject(cand, "message",
 	                          message ? cJSON_CreateString(message) : cJSON_CreateNull());
+}
+
+/* The candidate's validity domain from the program's "domain" (the probe calls
+ * it was checked on, runtime.cuh), with a sentence for the report. */
+static void
+run_domain(cJSON *cand, const cJSON *j, size_t n_probes)
+{
+	const cJSON *d = cJSON_GetObjectItem(j, "domain");
+	struct strbuf m = STRBUF_INIT;
+	cJSON *o = cJSON_CreateObject();
+	if (!cJSON_IsObject(d)) {
+		cJSON_AddNumberToObject(o, "probes", (double)n_probes);
+		cJSON_AddNumberToObject(o, "checked", 0);
+		strbuf_addstr(&m, n_probes ? "the probe calls were not run"
+		                           : "the named workloads (no size scalar to probe)");
+	} else {
+		int n = cJSON_GetObjectItem(d, "probes") ? cJSON_GetObjectItem(d, "probes")->valueint : 0;
+		int k = cJSON_GetObjectItem(d, "checked") ? cJSON_GetObjectItem(d, "checked")->valueint : 0;
+		int skipped = cJSON_GetArraySize(cJSON_GetObjectItem(d, "skipped"));
+		const cJSON *stop = cJSON_GetObjectItem(d, "stopped");
+		cJSON_Delete(o);
+		o = cJSON_Duplicate(d, 1);
+		if (k == n)
+			strbuf_addf(&m, "every call: right on all %d probe calls besides the named workloads", n);
+		else if (k + skipped == n || cJSON_IsString(stop))
+			strbuf_addf(&m, "every call the reference itself handles: right on %d of %d probe "
+			            "calls (%d outside the reference's domain%s)", k, n, skipped,
+			            cJSON_IsString(stop) ? ", then the reference failed" : "");
+		else
+			strbuf_addf(&m, "the named workloads: right on %d of %d probe calls before one "
+			            "failed", k, n);
+	}
+	cJSON_AddStringToObject(o, "summary", m.buf);
+	cJSON_ReplaceItemInObject(cand, "domain", o);
+	strbuf_release(&m);
 }
 
 /* Judges the program's JSON (or its absence) into the candidate's verdict. */
@@ -92,7 +129,15 @@ run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct child_status *s
 			run_verdict(cand, "slower", m.buf);
 		}
 	} else if (strcmp(s, "wrong") == 0 || strcmp(s, "cuda_error") == 0) {
-		run_verdict(cand, s, cJSON_IsString(msg) ? msg->valuestring : NULL);
+		const char *t = cJSON_IsString(msg) ? msg->valuestring : NULL;
+		const char *at = t ? strstr(t, "probe ") : NULL;
+		if (at && (at == t || (strcmp(s, "cuda_error") == 0 && at[-1] == '('))) {
+			/* right at every named workload, wrong at a probe call */
+			strbuf_addf(&m, "right at the named workloads only (specialized to them?): %s", t);
+			run_verdict(cand, s, m.buf);
+		} else {
+			run_verdict(cand, s, t);
+		}
 	} else if (strcmp(s, "no_gpu") == 0) {
 		run_verdict(cand, "error", "the GPU went away");
 		run_set_status(c, "no_gpu", cJSON_IsString(msg) ? msg->valuestring : "no GPU");
@@ -102,6 +147,8 @@ run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct child_status *s
 	}
 	if (output && *output && s)
 		cJSON_AddStringToObject(cand, "output", output);
+	if (s)
+		run_domain(cand, j, gen_n_probes(c->b));
 	strbuf_release(&m);
 }
 
@@ -423,81 +470,156 @@ run_nonce(void)
 	                     r[6], r[7]);
 }
 
-/* Generates and compiles the reference's float64 twin (gen_unit_f64) when it
- * applies; says in the reference's "float64" what came of it.  Its failure only
- * leaves the twin out. */
-static void
-run_prepare_f64(struct run_ctx *c, const char *entry, const char *arch_flag, cJSON *r)
+/* `nvcc -M` over the reference's sources (deps.cu includes them all): the make
+ * rule naming every file they include, or NULL. */
+static char *
+run_deps(struct run_ctx *c, int with_f64)
 {
-	struct strbuf src = STRBUF_INIT, why = STRBUF_INIT;
-	char *entry64 = egg_xasprintf("%s" GEN_F64_SUFFIX, entry);
-	char *path = egg_xasprintf("%s/ref64.cu", c->dir), *log = NULL;
-	c->have_f64 = 0;
-	if (gen_unit_f64(c->b, entry64, &src, &why) < 0 || run_write(path, src.buf, &why) < 0) {
-		cJSON_AddStringToObject(r, "float64", why.buf);
-	} else if (run_compile(c, "ref64", arch_flag, &log) < 0) {
-		cJSON_AddStringToObject(r, "float64", "the float64 version does not compile");
-		cJSON_AddStringToObject(r, "float64_compile_log", log ? log : "");
-	} else {
-		cJSON_AddStringToObject(r, "float64", "compiled");
-		c->have_f64 = 1;
+	struct strbuf err = STRBUF_INIT, src = STRBUF_INIT;
+	strbuf_addstr(&src, "#include \"ref.cu\"\n#include \"main.cu\"\n");
+	if (with_f64)
+		strbuf_addstr(&src, "#include \"ref64.cu\"\n");
+	char *path = egg_xasprintf("%s/deps.cu", c->dir), *out = egg_xasprintf("%s/deps.d", c->dir);
+	char *logp = egg_xasprintf("%s/deps.log", c->dir), *log = NULL, *rule = NULL;
+	if (run_write(path, src.buf, &err) == 0) {
+		struct strvec a = STRVEC_INIT;
+		strvec_pushv(&a, c->flags.v, c->flags.n);
+		strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
+		strvec_push(&a, "-M");
+		strvec_push(&a, path);
+		strvec_push(&a, "-o");
+		strvec_push(&a, out);
+		size_t len = 0;
+		if (run_nvcc(c, &a, logp, &log) == 0 && fs_read_regular_file(out, 16u << 20, &rule, &len) < 0)
+			rule = NULL;
+		strvec_clear(&a);
 	}
 	free(log);
+	free(logp);
+	free(out);
 	free(path);
-	free(entry64);
 	strbuf_release(&src);
-	strbuf_release(&why);
+	strbuf_release(&err);
+	return rule;
 }
 
-/* Generates and compiles ref.cu and main.cu.  0, or -1 with the status set. */
+/* The reference (ref.cu), its float64 twin (ref64.cu, gen_unit_f64) where it
+ * applies, and the program's main (main.cu), all calling the reference by ENTRY. */
+static int
+run_gen_reference(struct run_ctx *c, const char *entry, struct strbuf *ref, struct strbuf *mainsrc,
+                  struct strbuf *f64, struct strbuf *why, int *f64_ok, struct strbuf *err)
+{
+	strbuf_reset(ref);
+	strbuf_reset(mainsrc);
+	strbuf_reset(f64);
+	strbuf_reset(why);
+	if (gen_unit(c->b, c->b->target, entry, ref, err) < 0 ||
+	    gen_main(c->b, entry, c->opt->flops, c->opt->n_flops, mainsrc, err) < 0)
+		return -1;
+	char *entry64 = egg_xasprintf("%s" GEN_F64_SUFFIX, entry);
+	*f64_ok = gen_unit_f64(c->b, entry64, f64, why) == 0;
+	free(entry64);
+	return 0;
+}
+
+/* Generates and compiles ref.cu, ref64.cu and main.cu, or takes their objects
+ * from an earlier evaluation of the same bundle (prepared.h).  The twin's failure
+ * only leaves it out, and the reference's "float64" says what came of it.  0, or
+ * -1 with the status set. */
 static int
 run_prepare_reference(struct run_ctx *c)
 {
 	struct strbuf err = STRBUF_INIT, ref = STRBUF_INIT, mainsrc = STRBUF_INIT;
-	char *nonce = run_nonce();
-	char *entry = egg_xasprintf("egg_entry_ref_%s", nonce);
+	struct strbuf f64 = STRBUF_INIT, why = STRBUF_INIT;
+	struct prepared pp;
 	char *refp = egg_xasprintf("%s/ref.cu", c->dir), *mainp = egg_xasprintf("%s/main.cu", c->dir);
+	char *f64p = egg_xasprintf("%s/ref64.cu", c->dir);
 	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
-	char *log = NULL;
-	int rc = -1;
-	if (gen_unit(c->b, c->b->target, entry, &ref, &err) < 0 ||
-	    gen_main(c->b, entry, c->opt->flops, c->opt->n_flops, &mainsrc, &err) < 0 || run_write(refp, ref.buf, &err) < 0 ||
-	    run_write(mainp, mainsrc.buf, &err) < 0) {
+	char *log = NULL, *nonce = NULL, *entry = NULL, *deps = NULL;
+	int rc = -1, f64_ok = 0, keep = 0, reused = 0;
+	/* the sources under a placeholder name give the key, the key the real name */
+	if (run_gen_reference(c, "egg_entry_ref_0000000000000000", &ref, &mainsrc, &f64, &why,
+	                      &f64_ok, &err) < 0) {
+		run_set_status(c, "error", err.buf);
+		memset(&pp, 0, sizeof pp);
+		goto out;
+	}
+	keep = prepared_begin(&pp, c->cache, c->nvcc, c->flags.v, c->flags.n, c->arch, ref.buf,
+	                      mainsrc.buf, f64_ok ? f64.buf : NULL) == 0;
+	nonce = keep ? egg_xstrdup(pp.nonce) : run_nonce();
+	entry = egg_xasprintf("egg_entry_ref_%s", nonce);
+	if (run_gen_reference(c, entry, &ref, &mainsrc, &f64, &why, &f64_ok, &err) < 0 ||
+	    run_write(refp, ref.buf, &err) < 0 || run_write(mainp, mainsrc.buf, &err) < 0 ||
+	    (f64_ok && run_write(f64p, f64.buf, &err) < 0)) {
 		run_set_status(c, "error", err.buf);
 		goto out;
 	}
+	if (keep) {
+		deps = run_deps(c, f64_ok);
+		int l = deps ? prepared_lookup(&pp, c->dir, deps) : -1;
+		keep = l >= 0;
+		reused = l == 1 && prepared_fetch(&pp, c->dir, &c->have_f64) == 0;
+	}
 	cJSON *r = cJSON_CreateObject();
 	cJSON_ReplaceItemInObject(c->result, "reference", r);
-	if (run_compile(c, "ref", arch_flag, &log) < 0) {
+	if (reused) {
+		char *lp = egg_xasprintf("%s/ref.log", c->dir);
+		log = run_read_tail(lp, RUN_LOG_MAX);
+		free(lp);
+	} else if (run_compile(c, "ref", arch_flag, &log) < 0) {
 		cJSON_AddStringToObject(r, "compile_log", log);
 		run_set_status(c, "error", "the reference does not compile in the harness "
 		               "(see reference.compile_log)");
 		goto out;
 	}
-	cJSON_AddStringToObject(r, "compile_log", log);
-	cJSON *res = run_parse_ptxas(log);
+	cJSON_AddStringToObject(r, "compile_log", log ? log : "");
+	cJSON *res = run_parse_ptxas(log ? log : "");
 	run_demangle(c, res);
 	cJSON_AddItemToObject(r, "resources", res);
 	free(log);
 	log = NULL;
-	run_prepare_f64(c, entry, arch_flag, r);
-	if (run_compile(c, "main", arch_flag, &log) < 0) {
+	if (!f64_ok) {
+		c->have_f64 = 0;
+		cJSON_AddStringToObject(r, "float64", why.buf);
+	} else if (reused) {
+		cJSON_AddStringToObject(r, "float64", c->have_f64 ? "compiled"
+		                        : "the float64 version does not compile");
+	} else if (run_compile(c, "ref64", arch_flag, &log) < 0) {
+		c->have_f64 = 0;
+		cJSON_AddStringToObject(r, "float64", "the float64 version does not compile");
+		cJSON_AddStringToObject(r, "float64_compile_log", log ? log : "");
+	} else {
+		c->have_f64 = 1;
+		cJSON_AddStringToObject(r, "float64", "compiled");
+	}
+	free(log);
+	log = NULL;
+	if (!reused && run_compile(c, "main", arch_flag, &log) < 0) {
 		cJSON_AddStringToObject(r, "main_compile_log", log);
 		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "
 		               "harness (see reference.main_compile_log)");
 		goto out;
 	}
+	/* "reused": compiled by an earlier evaluation of the same sources and toolchain */
+	cJSON_AddStringToObject(r, "objects", reused ? "reused" : "compiled");
+	if (keep && !reused)
+		prepared_store(&pp, c->dir, c->have_f64);
 	rc = 0;
 out:
+	prepared_release(&pp);
+	free(deps);
 	free(log);
 	free(arch_flag);
 	free(refp);
 	free(mainp);
+	free(f64p);
 	free(entry);
 	free(nonce);
 	strbuf_release(&err);
 	strbuf_release(&ref);
 	strbuf_release(&mainsrc);
+	strbuf_release(&f64);
+	strbuf_release(&why);
 	return rc;
 }
 

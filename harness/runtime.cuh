@@ -51,8 +51,6 @@
  * raised a CUDA error, 5 the reference failed or the harness could not set up.
  */
 #include <cuda_runtime.h>
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -130,6 +128,10 @@ static long long g_check_mark = -1;
 static unsigned long long g_seed;
 static cudaDeviceProp g_prop;
 static int g_self_check;
+/* the validity domain's probe calls (see "probes" below) */
+static int g_probing, g_probes_checked;
+static egg_text g_probe_skips;
+static char g_probe_stop[400];
 static char g_why[600]; /* the first failure, for the verdict's message */
 
 static void
@@ -151,8 +153,18 @@ egg_finish(int code, const char *status, const char *message)
 	egg_add_str(&o, EGG_TARGET_NAME);
 	egg_add(&o, ",\"seed\":%llu,\"self_check\":%s,\"device\":%s", g_seed,
 	        g_self_check ? "true" : "false", g_device.s ? g_device.s : "null");
-	egg_add(&o, ",\"checks\":[%s],\"timings\":[%s]%s}\n", g_checks.s ? g_checks.s : "",
+	egg_add(&o, ",\"checks\":[%s],\"timings\":[%s]%s", g_checks.s ? g_checks.s : "",
 	        g_timings.s ? g_timings.s : "", g_misc.s ? g_misc.s : "");
+	if (g_probing) {
+		egg_add(&o, ",\"domain\":{\"probes\":%d,\"checked\":%d,\"skipped\":[%s],\"stopped\":",
+		        EGG_N_PROBES, g_probes_checked, g_probe_skips.s ? g_probe_skips.s : "");
+		if (g_probe_stop[0])
+			egg_add_str(&o, g_probe_stop);
+		else
+			egg_add(&o, "null");
+		egg_add(&o, "}");
+	}
+	egg_add(&o, "}\n");
 	FILE *f = g_out_path ? fopen(g_out_path, "w") : stdout;
 	if (f) {
 		fputs(o.s, f);
@@ -203,14 +215,85 @@ egg_type_is_float(int t)
 	return t == EGG_T_F32 || t == EGG_T_F64 || t == EGG_T_F16 || t == EGG_T_BF16;
 }
 
+/* Half and bfloat16 by their bits, round to nearest even as __float2half_rn and
+ * __float2bfloat16_rn do: the program needs no cuda_fp16.h or cuda_bf16.h, whose
+ * parsing costs nvcc a second on every evaluation. */
+static __host__ __device__ uint32_t
+egg_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static __host__ __device__ float
+egg_bits_f32(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static __host__ __device__ float
+egg_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+	if (e == 0) {
+		float v = (float)m * 5.9604644775390625e-8f; /* m * 2^-24, exact */
+		return sign ? -v : v;
+	}
+	if (e == 31)
+		return egg_bits_f32(sign | 0x7f800000u | (m << 13));
+	return egg_bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+static __host__ __device__ uint16_t
+egg_f32_to_f16(float f)
+{
+	uint32_t u = egg_f32_bits(f), sign = (u >> 16) & 0x8000u;
+	u &= 0x7fffffffu;
+	if (u >= 0x7f800000u) /* inf, NaN */
+		return (uint16_t)(sign | 0x7c00u | (u > 0x7f800000u ? 0x200u : 0));
+	if (u >= 0x477ff000u) /* 65520 and above round to inf */
+		return (uint16_t)(sign | 0x7c00u);
+	uint32_t e = u >> 23, m = (u & 0x7fffffu) | 0x800000u;
+	if (e < 113) { /* below 2^-14: a subnormal half, in units of 2^-24 */
+		if (e < 102)
+			return (uint16_t)sign;
+		uint32_t s = 126 - e, q = m >> s, rem = m & ((1u << s) - 1), half = 1u << (s - 1);
+		if (rem > half || (rem == half && (q & 1)))
+			q++;
+		return (uint16_t)(sign | q);
+	}
+	uint32_t h = ((e - 112) << 10) | ((u & 0x7fffffu) >> 13), rem = u & 0x1fffu;
+	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+static __host__ __device__ float
+egg_bf16_to_f32(uint16_t b)
+{
+	return egg_bits_f32((uint32_t)b << 16);
+}
+
+static __host__ __device__ uint16_t
+egg_f32_to_bf16(float f)
+{
+	uint32_t u = egg_f32_bits(f);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (uint16_t)((u >> 16) | 0x40u); /* a quiet NaN */
+	return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
 static __host__ __device__ double
 egg_get(int t, const void *p, size_t i)
 {
 	switch (t) {
 	case EGG_T_F32: return ((const float *)p)[i];
 	case EGG_T_F64: return ((const double *)p)[i];
-	case EGG_T_F16: return __half2float(((const __half *)p)[i]);
-	case EGG_T_BF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	case EGG_T_F16: return egg_f16_to_f32(((const uint16_t *)p)[i]);
+	case EGG_T_BF16: return egg_bf16_to_f32(((const uint16_t *)p)[i]);
 	case EGG_T_I8: return ((const int8_t *)p)[i];
 	case EGG_T_U8: return ((const uint8_t *)p)[i];
 	case EGG_T_I16: return ((const int16_t *)p)[i];
@@ -230,8 +313,8 @@ egg_set(int t, void *p, size_t i, double v)
 	switch (t) {
 	case EGG_T_F32: ((float *)p)[i] = (float)v; break;
 	case EGG_T_F64: ((double *)p)[i] = v; break;
-	case EGG_T_F16: ((__half *)p)[i] = __float2half_rn((float)v); break;
-	case EGG_T_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn((float)v); break;
+	case EGG_T_F16: ((uint16_t *)p)[i] = egg_f32_to_f16((float)v); break;
+	case EGG_T_BF16: ((uint16_t *)p)[i] = egg_f32_to_bf16((float)v); break;
 	case EGG_T_I8: ((int8_t *)p)[i] = (int8_t)v; break;
 	case EGG_T_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
 	case EGG_T_I16: ((int16_t *)p)[i] = (int16_t)v; break;
@@ -524,9 +607,14 @@ struct egg_buf {
 	unsigned char *orig;    /* pristine inputs of this trial (device) */
 	unsigned char *snap[2]; /* outputs copied right after the call (device) */
 	unsigned char *dev64;   /* the float64 evaluation's buffer (doubles for float) */
+	size_t off;             /* dev[c] lies this many bytes past an aligned allocation */
 };
 
 static egg_buf g_buf[EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static int g_offset_bases; /* this probe offsets the contenders' base pointers */
+/* the guards' bytes around each contender's buffers (0xFF: NaN for every float
+ * type); a probe's two reference runs use different ones */
+static unsigned char g_guard_fill[2] = { 0xFF, 0xFF };
 static egg_wl g_wl;
 static void *g_args[3][EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
 struct egg_slot {
@@ -576,8 +664,12 @@ egg_alloc_workload(void)
 			          egg_params[p].name, g_wl.count[p]);
 		b->n = (size_t)g_wl.count[p] * (size_t)egg_params[p].lanes;
 		b->bytes = b->n * egg_type_size(egg_params[p].type);
+		/* a probe with offset bases: one element past cudaMalloc's alignment, or
+		 * the alignment aligned(...) declares */
+		b->off = !g_offset_bases ? 0 : egg_params[p].align ? (size_t)egg_params[p].align
+		         : egg_type_size(egg_params[p].type) * (size_t)egg_params[p].lanes;
 		for (int c = 0; c < 2; c++) {
-			b->dev[c] = egg_dev_alloc(b->bytes);
+			b->dev[c] = egg_dev_alloc(b->bytes + b->off) + b->off;
 			g_args[c][p] = &b->dev[c];
 			if (egg_is_output(p))
 				b->snap[c] = egg_dev_alloc(b->bytes);
@@ -594,7 +686,7 @@ egg_free_workload(void)
 		if (!b->used)
 			continue;
 		for (int c = 0; c < 2; c++) {
-			cudaFree(b->dev[c] - g_guard);
+			cudaFree(b->dev[c] - b->off - g_guard);
 			if (b->snap[c])
 				cudaFree(b->snap[c] - g_guard);
 		}
@@ -614,8 +706,8 @@ egg_prepare(int c, int poison)
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
-		EGG_CK(cudaMemset(b->dev[c] - g_guard, 0xFF, g_guard));
-		EGG_CK(cudaMemset(b->dev[c] + b->bytes, 0xFF, g_guard));
+		EGG_CK(cudaMemset(b->dev[c] - g_guard, g_guard_fill[c], g_guard));
+		EGG_CK(cudaMemset(b->dev[c] + b->bytes, g_guard_fill[c], g_guard));
 		if (egg_is_input(p))
 			EGG_CK(cudaMemcpy(b->dev[c], b->orig, b->bytes, cudaMemcpyDeviceToDevice));
 		else
@@ -624,27 +716,41 @@ egg_prepare(int c, int poison)
 	EGG_CK(cudaDeviceSynchronize());
 }
 
+/* Calls contender who (0 the candidate, 1 the reference) on buffer set `set`
+ * and snapshots that set's outputs in stream order; the first CUDA error. */
+static cudaError_t
+egg_call_on(int who, int set)
+{
+	const egg_launch *l = &g_wl.launch;
+	if (who == 0)
+		EGG_CAND_ENTRY(g_args[set], l);
+	else
+		EGG_REF_ENTRY(g_args[set], l);
+	cudaError_t e = cudaGetLastError();
+	for (int p = 0; e == cudaSuccess && p < EGG_N_PARAMS; p++)
+		if (g_buf[p].snap[set])
+			e = cudaMemcpy(g_buf[p].snap[set], g_buf[p].dev[set], g_buf[p].bytes,
+			               cudaMemcpyDeviceToDevice);
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	return e;
+}
+
 /* Calls contender c and snapshots its outputs in stream order.  A CUDA error is
  * the contender's fault: the program ends with its verdict. */
 static void
 egg_call_checked(int c, const char *where)
 {
-	const egg_launch *l = &g_wl.launch;
-	if (c == 0)
-		EGG_CAND_ENTRY(g_args[0], l);
-	else
-		EGG_REF_ENTRY(g_args[1], l);
-	cudaError_t e = cudaGetLastError();
-	for (int p = 0; e == cudaSuccess && p < EGG_N_PARAMS; p++)
-		if (g_buf[p].snap[c])
-			e = cudaMemcpy(g_buf[p].snap[c], g_buf[p].dev[c], g_buf[p].bytes,
-			               cudaMemcpyDeviceToDevice);
-	if (e == cudaSuccess)
-		e = cudaDeviceSynchronize();
+	cudaError_t e = egg_call_on(c, c);
 	if (e != cudaSuccess) {
 		if (c == 0)
 			egg_failf(4, "cuda_error", "the candidate failed (%s): %s", where,
 			          cudaGetErrorString(e));
+		if (g_probing) { /* outside the reference's own domain; the GPU may be unusable now */
+			snprintf(g_probe_stop, sizeof g_probe_stop, "the reference failed at %s: %s; "
+			         "the probes after it were not run", where, cudaGetErrorString(e));
+			egg_finish(0, "ok", NULL);
+		}
 		egg_failf(5, "reference_error", "the reference failed (%s): %s", where,
 		          cudaGetErrorString(e));
 	}
@@ -756,6 +862,17 @@ egg_dev_value(int t, const unsigned char *p, size_t i)
 	return egg_get(t, tmp, 0);
 }
 
+/* Output p's tolerance: the clause's, else the type's default. */
+static void
+egg_tolerance(int p, double *rtol, double *atol)
+{
+	egg_default_tolerance(egg_params[p].type, rtol, atol);
+	if (g_wl.rtol >= 0)
+		*rtol = g_wl.rtol;
+	if (g_wl.atol >= 0)
+		*atol = g_wl.atol;
+}
+
 /* Compares one output buffer; appends its JSON; returns 1 if it passes. */
 static int
 egg_compare(int p, unsigned char poison)
@@ -763,11 +880,7 @@ egg_compare(int p, unsigned char poison)
 	egg_buf *b = &g_buf[p];
 	int t = egg_params[p].type;
 	double rtol, atol;
-	egg_default_tolerance(t, &rtol, &atol);
-	if (g_wl.rtol >= 0)
-		rtol = g_wl.rtol;
-	if (g_wl.atol >= 0)
-		atol = g_wl.atol;
+	egg_tolerance(p, &rtol, &atol);
 	egg_cmp_stats s;
 	egg_run_compare(p, poison, NULL, rtol, atol, 0, &s);
 	/* Outside the tolerance only (nothing unwritten, no stray NaN): ask the
@@ -845,8 +958,8 @@ egg_check_integrity(int c, const char **what)
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
-		if (egg_dev_differ(b->dev[c] - g_guard, NULL, 0xFF, g_guard) ||
-		    egg_dev_differ(b->dev[c] + b->bytes, NULL, 0xFF, g_guard)) {
+		if (egg_dev_differ(b->dev[c] - g_guard, NULL, g_guard_fill[c], g_guard) ||
+		    egg_dev_differ(b->dev[c] + b->bytes, NULL, g_guard_fill[c], g_guard)) {
 			*what = egg_params[p].name;
 			return 0;
 		}
@@ -865,13 +978,38 @@ egg_check_integrity(int c, const char **what)
 
 static int g_n_checks;
 
-/* One trial: fresh inputs, both contenders, comparison.  Returns 1 if it passed. */
-static int
-egg_check_trial(int w, int trial)
+/* "workload 2", or "probe 3 (rows = 5, cols = 4099)" with the scalar values. */
+static void
+egg_label(int w, char *buf, size_t size)
 {
-	unsigned long long seed = g_seed ^ (0x100000001B3ull * (unsigned long long)(w * 64 + trial + 1));
-	unsigned char poison = (trial & 1) ? 0x7F : 0xFF;
-	g_f64_state = 0;
+	if (w < EGG_N_WORKLOADS) {
+		snprintf(buf, size, "workload %d", w);
+		return;
+	}
+	int n = snprintf(buf, size, "probe %d (", w - EGG_N_WORKLOADS);
+	const char *sep = "";
+	for (int p = 0; p < EGG_N_PARAMS && n > 0 && (size_t)n < size; p++) {
+		if (egg_params[p].is_pointer)
+			continue;
+		double v = egg_get(egg_params[p].type, g_wl.scalar[p], 0);
+		if (egg_params[p].type == EGG_T_I64)
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %lld", sep, egg_params[p].name,
+			              (long long)*(const int64_t *)g_wl.scalar[p]);
+		else if (egg_params[p].type == EGG_T_U64)
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %llu", sep, egg_params[p].name,
+			              (unsigned long long)*(const uint64_t *)g_wl.scalar[p]);
+		else
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %.9g", sep, egg_params[p].name, v);
+		sep = ", ";
+	}
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "%s)", g_offset_bases ? "; bases offset" : "");
+}
+
+/* Fresh inputs of one trial from its seed. */
+static void
+egg_fill_inputs(unsigned long long seed)
+{
 	for (int p = 0; p < EGG_N_PARAMS; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used || !egg_is_input(p))
@@ -884,8 +1022,65 @@ egg_check_trial(int w, int trial)
 		EGG_CK(cudaGetLastError());
 	}
 	EGG_CK(cudaDeviceSynchronize());
-	char where[96];
-	snprintf(where, sizeof where, "workload %d, trial %d", w, trial);
+}
+
+/* A check's record: its header and the comparison of every output (snap[0]
+ * against snap[1]); returns 1 if they all pass.  egg_record_end closes it. */
+static int
+egg_record_outputs(int w, int trial, unsigned long long seed, const char *label, unsigned char poison)
+{
+	g_check_mark = (long long)g_checks.len;
+	if (g_n_checks++)
+		egg_add(&g_checks, ",");
+	egg_add(&g_checks, "{\"workload\":%d,\"trial\":%d,\"seed\":%llu,\"call\":", w, trial, seed);
+	egg_add_str(&g_checks, label);
+	egg_add(&g_checks, ",\"buffers\":[");
+	int pass = 1, first = 1;
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		if (!g_buf[p].used || !egg_is_output(p))
+			continue;
+		if (!first)
+			egg_add(&g_checks, ",");
+		first = 0;
+		pass &= egg_compare(p, poison);
+	}
+	egg_add(&g_checks, "]");
+	return pass;
+}
+
+/* Closes the record: a problem (or ""), the verdict's message prefixed with
+ * where, "pass".  Returns the check's verdict. */
+static int
+egg_record_end(int pass, const char *where, const char *problem)
+{
+	if (problem[0]) {
+		egg_add(&g_checks, ",\"problem\":");
+		egg_add_str(&g_checks, problem);
+		if (!g_why[0])
+			snprintf(g_why, sizeof g_why, "%s", problem);
+		pass = 0;
+	}
+	if (!pass) {
+		char tmp[sizeof g_why];
+		snprintf(tmp, sizeof tmp, "%s: %s", where, g_why);
+		memcpy(g_why, tmp, sizeof g_why);
+	}
+	egg_add(&g_checks, ",\"pass\":%s}", pass ? "true" : "false");
+	g_check_mark = -1;
+	return pass;
+}
+
+/* One trial: fresh inputs, both contenders, comparison.  Returns 1 if it passed. */
+static int
+egg_check_trial(int w, int trial)
+{
+	unsigned long long seed = g_seed ^ (0x100000001B3ull * (unsigned long long)(w * 64 + trial + 1));
+	unsigned char poison = (trial & 1) ? 0x7F : 0xFF;
+	g_f64_state = 0;
+	egg_fill_inputs(seed);
+	char label[300], where[340];
+	egg_label(w, label, sizeof label);
+	snprintf(where, sizeof where, "%s, trial %d", label, trial);
 	/* Both contenders' buffers are poisoned before either runs: while the
 	 * candidate runs, no reference output of this or an earlier trial exists. */
 	egg_prepare(0, poison);
@@ -900,20 +1095,7 @@ egg_check_trial(int w, int trial)
 		if (b->snap[0] && egg_dev_differ(b->dev[0], b->snap[0], 0, b->bytes))
 			late = egg_params[p].name;
 	}
-	g_check_mark = (long long)g_checks.len;
-	if (g_n_checks++)
-		egg_add(&g_checks, ",");
-	egg_add(&g_checks, "{\"workload\":%d,\"trial\":%d,\"seed\":%llu,\"buffers\":[", w, trial, seed);
-	int pass = 1, first = 1;
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
-		if (!g_buf[p].used || !egg_is_output(p))
-			continue;
-		if (!first)
-			egg_add(&g_checks, ",");
-		first = 0;
-		pass &= egg_compare(p, poison);
-	}
-	egg_add(&g_checks, "]");
+	int pass = egg_record_outputs(w, trial, seed, label, poison);
 	const char *what = NULL;
 	int integ = egg_check_integrity(0, &what);
 	char problem[200] = "";
@@ -924,21 +1106,130 @@ egg_check_trial(int w, int trial)
 	else if (late)
 		snprintf(problem, sizeof problem, "%s changed after the call returned: work on another "
 		         "stream was not ordered before the caller's stream", late);
-	if (problem[0]) {
-		egg_add(&g_checks, ",\"problem\":");
-		egg_add_str(&g_checks, problem);
-		if (!g_why[0])
-			snprintf(g_why, sizeof g_why, "%s", problem);
-		pass = 0;
+	return egg_record_end(pass, where, problem);
+}
+
+/* ---- probes: the validity domain ----
+ * The named workloads are what is timed; a replacement is linked for every call
+ * the program makes, so it is also checked on probe calls (harness/gen.c derives
+ * them: each size scalar at 1, at small odd primes, at the next prime above its
+ * named value and one below it, the others small).  A probe is in the
+ * reference's own domain if the reference, run twice on it (with zeros around
+ * its buffers, then NaN), agrees with itself, writes inside its buffers and
+ * leaves its inputs alone; one that is not is skipped and said so.  A reference that fails at a probe ends the probes (the
+ * GPU may be unusable after it). */
+
+static int g_no_probes;
+
+/* The sum of the buffers' bytes of the workload set up in g_wl. */
+static double
+egg_wl_bytes(void)
+{
+	double t = 0;
+	for (int p = 0; p < EGG_N_PARAMS; p++)
+		if (egg_params[p].is_pointer)
+			t += (double)g_wl.count[p] * egg_params[p].lanes * egg_type_size(egg_params[p].type);
+	return t;
+}
+
+static void
+egg_probe_skip(int k, const char *label, const char *why)
+{
+	if (g_probe_skips.len)
+		egg_add(&g_probe_skips, ",");
+	egg_add(&g_probe_skips, "{\"probe\":%d,\"call\":", k);
+	egg_add_str(&g_probe_skips, label);
+	egg_add(&g_probe_skips, ",\"why\":");
+	egg_add_str(&g_probe_skips, why);
+	egg_add(&g_probe_skips, "}");
+}
+
+/* The reference twice on the probe's inputs (on the candidate's buffers and on
+ * its own): 1 if it agrees with itself and keeps to its buffers. */
+static int
+egg_probe_reference(int w, const char **why)
+{
+	unsigned long long seed = g_seed ^ (0x100000001B3ull * (unsigned long long)(w * 64 + 63));
+	egg_fill_inputs(seed);
+	/* the first run sees zeros around its buffers, the second NaN: a reference
+	 * that reads outside its buffers there gives two results */
+	g_guard_fill[0] = 0x00;
+	egg_prepare(0, 0xFF);
+	egg_prepare(1, 0xFF);
+	char label[300], where[340];
+	egg_label(w, label, sizeof label);
+	snprintf(where, sizeof where, "%s, its own run", label);
+	for (int c = 0; c < 2; c++) {
+		cudaError_t e = egg_call_on(1, c);
+		if (e != cudaSuccess) {
+			snprintf(g_probe_stop, sizeof g_probe_stop, "the reference failed at %s: %s; "
+			         "the probes after it were not run", where, cudaGetErrorString(e));
+			egg_finish(0, "ok", NULL);
+		}
 	}
-	if (!pass) {
-		char tmp[sizeof g_why];
-		snprintf(tmp, sizeof tmp, "workload %d, trial %d: %s", w, trial, g_why);
-		memcpy(g_why, tmp, sizeof g_why);
+	const char *what = NULL;
+	int kept = egg_check_integrity(0, &what) == 1 && egg_check_integrity(1, &what) == 1;
+	g_guard_fill[0] = 0xFF;
+	if (!kept) {
+		*why = "the reference writes outside its buffers or into its inputs there";
+		return 0;
 	}
-	egg_add(&g_checks, ",\"pass\":%s}", pass ? "true" : "false");
-	g_check_mark = -1;
-	return pass;
+	for (int p = 0; p < EGG_N_PARAMS; p++) {
+		if (!g_buf[p].used || !egg_is_output(p))
+			continue;
+		double rtol, atol;
+		egg_tolerance(p, &rtol, &atol);
+		egg_cmp_stats st;
+		egg_run_compare(p, 0xFF, NULL, rtol, atol, 0, &st);
+		if (st.bad) {
+			*why = "the reference does not agree with itself there (it reads outside its "
+			       "buffers, or is not deterministic)";
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Every probe in turn; 1 if the candidate is right at each one checked. */
+static int
+egg_check_probes(double max_named_bytes)
+{
+	g_probing = 1;
+	for (int k = 0; k < EGG_N_PROBES; k++) {
+		const int w = EGG_N_WORKLOADS + k;
+		g_wl = egg_wl();
+		g_wl.rtol = g_wl.atol = -1;
+		egg_setup_workload(w, &g_wl);
+		/* probe 1 (every size small) and each "value less one" probe run with
+		 * base pointers one element off the allocator's alignment */
+		g_offset_bases = k == 1 || (k >= 3 && k % 2 == 1);
+		char label[300];
+		egg_label(w, label, sizeof label);
+		int neg = 0;
+		for (int p = 0; p < EGG_N_PARAMS; p++)
+			neg |= egg_params[p].is_pointer && g_wl.count[p] < 0;
+		if (neg) {
+			egg_probe_skip(k, label, "an extent is negative there");
+			continue;
+		}
+		if (egg_wl_bytes() > 2 * max_named_bytes + (64 << 20)) {
+			egg_probe_skip(k, label, "its buffers are larger than the named workloads'");
+			continue;
+		}
+		egg_alloc_workload();
+		const char *why = NULL;
+		if (!egg_probe_reference(w, &why)) {
+			egg_probe_skip(k, label, why);
+			egg_free_workload();
+			continue;
+		}
+		int ok = egg_check_trial(w, 0) && egg_check_trial(w, 1);
+		egg_free_workload();
+		if (!ok)
+			return 0;
+		g_probes_checked++;
+	}
+	return 1;
 }
 
 /* ---- timing ---- */
@@ -990,10 +1281,18 @@ egg_flush_kernel(const int4 *p, size_t n, int *sink)
 static void
 egg_time_once(int c, double *ev_ms, double *sync_ms)
 {
-	for (int p = 0; c < 2 && p < EGG_N_PARAMS; p++)
-		if (g_buf[p].used && egg_is_input(p))
+	/* inputs restored, outputs poisoned: the last timed call's outputs are judged
+	 * (egg_check_timed), so a call that skips its work when it sees the same
+	 * inputs again is caught */
+	for (int p = 0; c < 2 && p < EGG_N_PARAMS; p++) {
+		if (!g_buf[p].used)
+			continue;
+		if (egg_is_input(p))
 			EGG_CK(cudaMemcpyAsync(g_buf[p].dev[c], g_buf[p].orig, g_buf[p].bytes,
 			                       cudaMemcpyDeviceToDevice, 0));
+		else
+			EGG_CK(cudaMemsetAsync(g_buf[p].dev[c], 0xFF, g_buf[p].bytes, 0));
+	}
 	egg_flush_kernel<<<g_prop.multiProcessorCount * 4, 512>>>((const int4 *)g_flush,
 	                                                         g_flush_bytes / sizeof(int4), g_sink);
 	EGG_CK(cudaGetLastError());
@@ -1111,6 +1410,27 @@ egg_time_workload(int w)
 	}
 }
 
+/* The outputs of the last timed calls of both contenders (the same inputs,
+ * outputs poisoned with 0xFF before each): 1 if the candidate's are right.  A
+ * candidate that is right when checked and skips its work when timed (it sees
+ * the same inputs again and again) fails here. */
+static int
+egg_check_timed(int w)
+{
+	for (int p = 0; p < EGG_N_PARAMS; p++)
+		for (int c = 0; c < 2; c++)
+			if (g_buf[p].snap[c])
+				EGG_CK(cudaMemcpy(g_buf[p].snap[c], g_buf[p].dev[c], g_buf[p].bytes,
+				                  cudaMemcpyDeviceToDevice));
+	EGG_CK(cudaDeviceSynchronize());
+	g_f64_state = 0; /* (the float64 twin, if asked, runs on orig's inputs) */
+	char label[300], where[340];
+	egg_label(w, label, sizeof label);
+	snprintf(where, sizeof where, "%s, its last timed call", label);
+	int pass = egg_record_outputs(w, -1, 0, where, 0xFF);
+	return egg_record_end(pass, where, "");
+}
+
 /* ---- the device: description and ceilings ---- */
 
 static void
@@ -1200,7 +1520,8 @@ static void
 egg_usage(void)
 {
 	egg_failf(2, "usage", "usage: PROGRAM [--out FILE] [--seed N] [--trials N] [--warmup N] "
-	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--no-guards] [--self-check] [--probe] [--ceilings]");
+	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--no-guards] [--no-probes] [--self-check] "
+	          "[--probe] [--ceilings]");
 }
 
 int
@@ -1221,6 +1542,7 @@ main(int argc, char **argv)
 		else if (!strcmp(a, "--no-timing")) timing = 0;
 		else if (!strcmp(a, "--no-guards")) g_guard = 0;
 		else if (!strcmp(a, "--self-check")) g_self_check = 1;
+		else if (!strcmp(a, "--no-probes")) g_no_probes = 1;
 		else if (!strcmp(a, "--probe")) probe = 1;
 		else if (!strcmp(a, "--ceilings")) probe = ceilings = 1;
 		else egg_usage();
@@ -1251,19 +1573,24 @@ main(int argc, char **argv)
 	EGG_CK(cudaMalloc(&g_scratch, 64));
 
 	int ok = 1;
+	double max_bytes = 0;
 	for (int w = 0; ok && w < EGG_N_WORKLOADS; w++) {
 		g_wl = egg_wl();
 		g_wl.rtol = g_wl.atol = -1;
 		egg_setup_workload(w, &g_wl);
+		if (egg_wl_bytes() > max_bytes)
+			max_bytes = egg_wl_bytes();
 		egg_alloc_workload();
 		for (int t = 0; ok && t < trials; t++)
 			ok = egg_check_trial(w, t);
 		if (ok && timing) {
 			egg_time_workload(w);
-			ok = egg_check_trial(w, trials);
+			ok = egg_check_timed(w) && egg_check_trial(w, trials);
 		}
 		egg_free_workload();
 	}
+	if (ok && !g_no_probes && EGG_N_PROBES > 0)
+		ok = egg_check_probes(max_bytes);
 	if (!ok)
 		egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");
 	egg_finish(0, "ok", NULL);

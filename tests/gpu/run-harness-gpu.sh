@@ -98,7 +98,38 @@ check "$logdir/adversarial.json" \
 	bad_wrong_one_seed=wrong bad_wrong_last=wrong bad_unwritten=wrong bad_cached=wrong \
 	bad_side_stream=wrong bad_oob_read=wrong bad_oob_write=wrong bad_writes_input=wrong \
 	bad_hang=timeout bad_trap=cuda_error bad_nan=wrong bad_slower=slower \
+	bad_specialized_scale=wrong bad_memo_pointer=wrong bad_reads_output=wrong \
+	bad_misaligned_vec4=cuda_error bad_timer_game=wrong \
 	good_scale_vec4="pass|slower"
+# the shape class: right at softmax's two named workloads, refused at the probes
+eval_to adversarial-softmax "$data/softmax.json" --timeout 60 \
+	--candidate "$data/cand/softmax_bad_specialized.cu" --candidate "$data/cand/good_softmax_block.cu"
+check "$logdir/adversarial-softmax.json" softmax_bad_specialized=wrong good_softmax_block=pass
+python3 - "$logdir" <<'PY' >>"$summary" || failed=1
+import json, sys
+d = sys.argv[1]
+bad = 0
+def cand(f, key):
+    r = json.load(open(f"{d}/{f}.json"))
+    return [c for c in r["candidates"] if key in c["name"]][0]
+# each cheat is caught where it cheats: the shape ones at a probe call (after
+# every named workload passed), the timer game at its last timed call
+for f, key, where in (("adversarial", "bad_specialized_scale", "right at the named workloads only"),
+                      ("adversarial", "bad_misaligned_vec4", "bases offset"),
+                      ("adversarial", "bad_timer_game", "its last timed call"),
+                      ("adversarial-softmax", "softmax_bad_specialized", "right at the named workloads only")):
+    c = cand(f, key)
+    ok = where in (c.get("message") or "")
+    bad |= not ok
+    print(f"{'PASS' if ok else 'FAIL'} {key} caught at: {(c.get('message') or '')[:200]}")
+good = cand("adversarial-softmax", "good_softmax_block")
+dom = good.get("domain") or {}
+ok = dom.get("probes", 0) > 0 and dom.get("checked") == dom.get("probes")
+bad |= not ok
+print(f"{'PASS' if ok else 'FAIL'} good_softmax_block domain: {dom.get('summary')} "
+      f"(skipped {len(dom.get('skipped') or [])})")
+sys.exit(bad)
+PY
 fi
 
 # 3. Candidates that must pass.

@@ -69,6 +69,10 @@ test_every_adversarial_candidate_compiles_and_passes_the_screen() {
 	expect_eq "$(cat r.rc)" 0 "exit status"
 	expect_eq "$(json r.out 'sorted(set(c["verdict"] for c in r["candidates"]))')" "['compiled']"
 	expect_eq "$(json r.out 'len(r["candidates"])')" "$((${#args[@]} / 2))"
+	# and the one shaped for softmax's named workloads
+	run_cmd s "$EGG" eval "$DATA/softmax.json" --compile-only --arch sm_90 \
+		--candidate "$DATA/cand/softmax_bad_specialized.cu"
+	expect_eq "$(json s.out 'r["candidates"][0]["verdict"]')" compiled "softmax_bad_specialized"
 }
 
 test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
@@ -336,4 +340,48 @@ test_eval_flops_expression_reaches_the_program_per_workload() {
 	# a job's "flops" travels to a remote evaluator
 	run_cmd j "$EGG" eval "$DATA/scale.json" --flops "2.0 * n" --remote 'cat >job.json'
 	expect_eq "$(json job.json 'r["flops"]')" "['2.0 * n']"
+}
+
+# The reference's objects (ref.o, its float64 twin, main.o) depend only on the
+# generated sources, the files they include, nvcc, the flags and the
+# architecture: a second evaluation of the same bundle reuses them (a search
+# evaluates one bundle many times), under the same secret entry name; a changed
+# header or flag compiles them again.
+test_reference_objects_are_reused_until_a_header_or_a_flag_changes() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	mkdir -p src
+	printf '#define SCALE_BY 2.0f\n' >src/defs.h
+	python3 - "$DATA/scale.json" "$PWD/src/scale.cu" >hdr.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["includes"].append('"defs.h"')
+b["location"]["file"] = sys.argv[2]
+b["closure"] += "\nstatic const float scale_by = SCALE_BY;\n"
+print(json.dumps(b))
+PY
+	objects() { # N [FLAGS...]: evaluates hdr.json into wN, prints reference.objects
+		local n=$1
+		shift
+		run_cmd "e$n" "$EGG" eval hdr.json --compile-only --arch sm_90 --keep --workdir "w$n" "$@"
+		expect_eq "$(json "e$n.out" 'r["status"]')" ok "evaluation $n ($(head -c 300 "e$n.err"))"
+		expect_eq "$(json "e$n.out" 'r["candidates"][0]["verdict"]')" compiled "evaluation $n: verdict"
+		json "e$n.out" 'r["reference"]["objects"]'
+	}
+	expect_eq "$(objects 1)" compiled "first evaluation"
+	expect_eq "$(objects 2)" reused "same bundle, same toolchain"
+	expect_eq "$(json e2.out 'r["reference"]["float64"]')" compiled "the twin comes back with them"
+	# the same secret entry, not the placeholder the key is computed with
+	nm w1/cand0.exe | grep -o ' T egg_entry_ref_[0-9a-f]*$' >n1
+	nm w2/cand0.exe | grep -o ' T egg_entry_ref_[0-9a-f]*$' >n2
+	expect_same_file n1 n2
+	expect_file_lacks n1 egg_entry_ref_0000000000000000
+	[ "$(stat -c %a "$EGG_CACHE_DIR/gpu/prepared/salt")" = 600 ] || fail "the salt is readable by others"
+	printf '#define SCALE_BY 3.0f\n' >src/defs.h
+	expect_eq "$(objects 3)" compiled "the included header changed"
+	expect_eq "$(objects 4)" reused "and again"
+	expect_eq "$(objects 5 --flag -DEGG_TEST_FLAG=1)" compiled "another flag"
+	# a corrupt entry is not a reference: nvcc's objects are what links
+	rm -f "$EGG_CACHE_DIR"/gpu/prepared/*/main.o
+	expect_eq "$(objects 6)" compiled "an incomplete entry"
+	expect_eq "$(objects 7)" reused "made again"
 }

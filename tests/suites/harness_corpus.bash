@@ -15,9 +15,10 @@ HC_ANALYZER=$EGG_SRCDIR/tests/data/analyzer/cases
 
 # compile_case DIR NAME MIN [ANALYZE_FLAGS...]: analyzes DIR/NAME.cu (from DIR, as
 # the analyzer suite does), expects at least MIN bundles, and evaluates each
-# compile-only for sm_90; any failure fails the test.
+# compile-only for sm_90 (the bundle alone, ref.o, must define its target); any
+# failure fails the test.
 compile_case() {
-	local dir=$1 n=$2 min=$3 i k bad=()
+	local dir=$1 n=$2 min=$3 i k name bad=()
 	shift 3
 	export PATH=$(dirname "$REAL_NVCC"):$PATH
 	(cd "$dir" && "$EGG" analyze "$@" "$n.cu") >"$n.json" 2>"$n.aerr" || fail "$n: analyze failed: $(head -c 300 "$n.aerr")"
@@ -25,9 +26,16 @@ compile_case() {
 	[ "$k" -ge "$min" ] || fail "$n.cu gives $k bundles: $(head -c 300 "$n.aerr")"
 	for ((i = 0; i < k; i++)); do
 		jq ".[$i]" "$n.json" >"$n.$i.bundle.json"
-		"$EGG" eval "$n.$i.bundle.json" --compile-only --arch sm_90 >"$n.$i.result.json" 2>"$n.$i.err"
-		jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null ||
+		name=$(jq -r '.name' "$n.$i.bundle.json")
+		"$EGG" eval "$n.$i.bundle.json" --compile-only --arch sm_90 --keep --workdir "w.$n.$i" \
+			>"$n.$i.result.json" 2>"$n.$i.err"
+		if ! jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null; then
 			bad+=("$n.$i: $(jq -c '[.message, .candidates[0].message]' "$n.$i.result.json" 2>/dev/null | head -c 300)")
+		# the bundle alone (ref.cu: its includes, closure and target) defines the target
+		elif ! nm -C "w.$n.$i/ref.o" >"$n.$i.syms" ||
+			! grep -Eq " [TtW] (.*[: ])?$name([(<].*)?$" "$n.$i.syms"; then
+			bad+=("$n.$i: the bundle compiled alone does not define $name")
+		fi
 	done
 	[ ${#bad[@]} -eq 0 ] || fail "$(printf '%s; ' "${bad[@]}")"
 }

@@ -376,3 +376,25 @@ test_bad_lines_in_a_report_file_are_skipped_with_a_warning() {
 	expect_file_contains r.err "rep.jsonl:4: not an egg-report record; skipped"
 	expect_eq "$(grep -cE '^[a-z_]+ +searched-winner ' r.out)" 3 "rows kept"
 }
+
+# `egg report KEY` says for which calls the winner was verified: every call (the
+# probe calls all right), every call the reference handles (with the probes
+# outside its domain and why), or the named workloads only for an entry an egg
+# before probe calls wrote.
+test_key_states_the_winners_validity_domain() {
+	setup_example
+	local key k2 k3
+	search RECORDED_DOMAIN=all
+	key=$("$EGG" cache ls | awk '$NF == "softmax_forward" {print $1}')
+	run_cmd a "$EGG" report "$key" || fail "$(cat a.err)"
+	expect_file_contains a.out "  domain:     every call: right on all 4 probe calls besides the named workloads"
+	"$EGG" cache clear >/dev/null
+	search RECORDED_DOMAIN=skipped
+	run_cmd s "$EGG" report "$key" || fail "$(cat s.err)"
+	expect_file_contains s.out "  domain:     every call the reference itself handles: right on 3 of 4 probe calls"
+	expect_file_contains s.out "    skipped probe 0 (n = 1): the reference writes outside its buffers"
+	"$EGG" cache clear >/dev/null
+	search RECORDED_DOMAIN=none
+	run_cmd n "$EGG" report "$key" || fail "$(cat n.err)"
+	expect_file_contains n.out "  domain:     the named workloads only (verified before probe calls existed)"
+}

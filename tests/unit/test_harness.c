@@ -24,8 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The bundle tests/data/harness/NAME.json, with its workloads replaced by the
+ * JSON array text workloads unless NULL. */
 static struct egg_bundle *
-load(const char *name)
+load_with_workloads(const char *name, const char *workloads)
 {
 	const char *src = getenv("EGG_SRCDIR");
 	char *path = egg_xasprintf("%s/tests/data/harness/%s.json", src ? src : ".", name);
@@ -33,6 +35,18 @@ load(const char *name)
 	size_t len;
 	if (fs_read_file(path, 0, &text, &len) < 0)
 		fail_msg("cannot read %s", path);
+	if (workloads) {
+		cJSON *j = cJSON_Parse(text);
+		cJSON *w = cJSON_Parse(workloads);
+		assert_non_null(j);
+		assert_non_null(w);
+		cJSON_ReplaceItemInObject(j, "workloads", w);
+		char *out = cJSON_PrintUnformatted(j);
+		free(text);
+		text = egg_xstrdup(out);
+		cJSON_free(out);
+		cJSON_Delete(j);
+	}
 	struct strbuf err = STRBUF_INIT;
 	struct egg_bundle *b = bundle_from_json(text, &err);
 	if (!b)
@@ -41,6 +55,55 @@ load(const char *name)
 	free(path);
 	strbuf_release(&err);
 	return b;
+}
+
+static struct egg_bundle *
+load(const char *name)
+{
+	return load_with_workloads(name, NULL);
+}
+static void
+probes_vary_the_free_size_bindings_and_keep_derived_ones(void **state)
+{
+	int size[8];
+	/* softmax: x[rows * cols], y[rows * cols]; both scalars are sizes */
+	struct egg_bundle *b = load("softmax");
+	assert_int_equal(gen_size_bindings(b, size), 2);
+	assert_int_equal(size[0], 0);
+	assert_int_equal(size[1], 1);
+	assert_int_equal(gen_n_probes(b), 6);
+	bundle_free(b);
+	/* locals B and T give rows (derived: evaluated again at each probe, not
+	 * varied); an unused local is no size; cols is */
+	b = load_with_workloads("softmax", "[[{\"name\":\"B\",\"value\":\"8\"},"
+	                        "{\"name\":\"T\",\"value\":\"1024\"},"
+	                        "{\"name\":\"rows\",\"value\":\"B * T\"},"
+	                        "{\"name\":\"unused\",\"value\":\"3\"},"
+	                        "{\"name\":\"cols\",\"value\":\"768\"}]]");
+	assert_int_equal(gen_size_bindings(b, size), 3);
+	assert_int_equal(size[0], 0);
+	assert_int_equal(size[1], 1);
+	assert_int_equal(size[2], -1);
+	assert_int_equal(size[3], -1);
+	assert_int_equal(size[4], 2);
+	assert_int_equal(gen_n_probes(b), 8);
+	/* the program sets the probes up after the named workload */
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	assert_int_equal(gen_main(b, "egg_entry_ref_abc", NULL, 0, &out, &err), 0);
+	assert_non_null(strstr(out.buf, "#define EGG_N_PROBES 8\n"));
+	assert_non_null(strstr(out.buf, "\tcase 8: {\n"));
+	assert_null(strstr(out.buf, "\tcase 9: {\n"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	bundle_free(b);
+	/* a name that only looks like a size (a member, a longer identifier) is none */
+	b = load_with_workloads("softmax", "[[{\"name\":\"rows\",\"value\":\"4\"},"
+	                        "{\"name\":\"col\",\"value\":\"2\"},"
+	                        "{\"name\":\"cols\",\"value\":\"64\"}]]");
+	assert_int_equal(gen_size_bindings(b, size), 2);
+	assert_int_equal(size[1], -1);
+	bundle_free(b);
+	(void)state;
 }
 
 static void
@@ -98,7 +161,7 @@ gen_unit_launches_kernel_targets_with_main_geometry(void **state)
 	assert_int_equal(gen_main(b, "egg_entry_ref_x", NULL, 0, &m, &err), 0);
 	assert_non_null(strstr(m.buf, "egg_x->launch.grid = dim3((n + 255) / 256);"));
 	assert_non_null(strstr(m.buf, "const float a = (float)(2.5f);"));
-	assert_non_null(strstr(m.buf, "{ \"y\", EGG_T_F32, 1, EGG_ROLE_INOUT, 1 },"));
+	assert_non_null(strstr(m.buf, "{ \"y\", EGG_T_F32, 1, EGG_ROLE_INOUT, 1, 0 },"));
 	strbuf_release(&out);
 	strbuf_release(&m);
 	strbuf_release(&err);
@@ -171,14 +234,14 @@ gen_main_honours_ranges_tolerances_and_types(void **state)
 	assert_int_equal(gen_main(b, "r", NULL, 0, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "egg_x->has_range[1] = 1; egg_x->lo[1] = (double)(0); egg_x->hi[1] = (double)(vocab);"));
 	assert_non_null(strstr(out.buf, "egg_x->rtol = (double)(0);"));
-	assert_non_null(strstr(out.buf, "{ \"idx\", EGG_T_I32, 1, EGG_ROLE_IN, 1 },"));
+	assert_non_null(strstr(out.buf, "{ \"idx\", EGG_T_I32, 1, EGG_ROLE_IN, 1, 0 },"));
 	bundle_free(b);
 	strbuf_reset(&out);
 	b = load("half");
 	assert_int_equal(gen_main(b, "r", NULL, 0, &out, &err), 0);
-	assert_non_null(strstr(out.buf, "{ \"x\", EGG_T_F16, 1, EGG_ROLE_IN, 1 },"));
-	assert_non_null(strstr(out.buf, "{ \"y\", EGG_T_BF16, 1, EGG_ROLE_OUT, 1 },"));
-	assert_non_null(strstr(out.buf, "{ \"flags\", EGG_T_U8, 1, EGG_ROLE_OUT, 1 },"));
+	assert_non_null(strstr(out.buf, "{ \"x\", EGG_T_F16, 1, EGG_ROLE_IN, 1, 0 },"));
+	assert_non_null(strstr(out.buf, "{ \"y\", EGG_T_BF16, 1, EGG_ROLE_OUT, 1, 0 },"));
+	assert_non_null(strstr(out.buf, "{ \"flags\", EGG_T_U8, 1, EGG_ROLE_OUT, 1, 0 },"));
 	assert_non_null(strstr(out.buf, "const long n = (long)((1L << 20) + 1);"));
 	strbuf_release(&out);
 	strbuf_release(&err);
@@ -435,6 +498,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gen_main_never_contains_reference_code),
+		cmocka_unit_test(probes_vary_the_free_size_bindings_and_keep_derived_ones),
 		cmocka_unit_test(gen_unit_hides_contender_in_anonymous_namespace),
 		cmocka_unit_test(gen_unit_launches_kernel_targets_with_main_geometry),
 		cmocka_unit_test(gen_main_honours_ranges_tolerances_and_types),

@@ -1,0 +1,353 @@
+/*
+ * prepared.c -- the reference's objects, compiled once per bundle and toolchain.
+ *
+ * ref.o (the reference), ref64.o (its float64 twin) and main.o (the test
+ * program's main) of one evaluation depend only on the generated sources, the
+ * files they include, nvcc, the flags and the architecture.  A search evaluates
+ * the same bundle again and again (the reference's run, each model round, each
+ * stage), and each time these three compiles cost ~5 s of nvcc.  So they are
+ * kept under the GPU cache directory, in prepared/KEY/, where KEY is the SHA-256
+ * of all of it: nvcc's path, size and mtime, the flags, the architecture, the
+ * three sources, and the content of every file `nvcc -M` says they include (a
+ * changed header is a new key; as with ccache's direct mode, a header included
+ * only in the device pass is not seen).
+ *
+ * The reference's entry point has a secret name (candidates must not call the
+ * reference): for a prepared object it is derived from the cache directory's
+ * salt (prepared/salt, 0600, random) and the sources, so that it is stable for
+ * the object and unknown to code that cannot read the cache.
+ *
+ * Entries are written whole into a temporary directory and renamed into place;
+ * at most PREPARED_MAX are kept (the least recently used go).  Any failure here
+ * only means compiling as if nothing were kept.
+ */
+#include "config.h"
+#include "harness/prepared.h"
+#include "harness/gen.h"
+#include "common/child.h"
+#include "common/digest.h"
+#include "common/fsutil.h"
+#include "common/strbuf.h"
+#include "common/strvec.h"
+#include "common/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PREPARED_MAX 128
+#define PREPARED_FILE_MAX (64u << 20)
+
+static const char *const prepared_files[] = { "ref.o", "ref.log", "main.o", "main.log", NULL };
+
+static void
+add_field(struct strbuf *t, const char *name, const char *value)
+{
+	strbuf_addf(t, "%s %zu\n", name, value ? strlen(value) : 0);
+	if (value)
+		strbuf_addstr(t, value);
+	strbuf_addch(t, '\n');
+}
+
+/* The cache directory's secret, created on first use; NULL if it cannot be
+ * read or made (nothing is kept then). */
+static char *
+prepared_salt(const char *root)
+{
+	char *path = fs_join(root, "salt"), *data = NULL;
+	size_t len = 0;
+	if (fs_read_regular_file(path, 256, &data, &len) == 0 && len >= 32) {
+		free(path);
+		return data;
+	}
+	free(data);
+	unsigned char r[32];
+	FILE *u = fopen("/dev/urandom", "rb");
+	int ok = u && fread(r, 1, sizeof r, u) == sizeof r;
+	if (u)
+		fclose(u);
+	char hex[65];
+	for (int i = 0; ok && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	int fd = ok ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+	if (fd >= 0) {
+		ok = write(fd, hex, 64) == 64;
+		close(fd);
+		if (!ok)
+			unlink(path);
+	}
+	/* lost a race with another evaluation, or wrote it: read what is there */
+	data = NULL;
+	if (fs_read_regular_file(path, 256, &data, &len) < 0 || len < 32) {
+		free(data);
+		data = NULL;
+	}
+	free(path);
+	return data;
+}
+
+int
+prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
+               char *const *flags, size_t n_flags, const char *arch,
+               const char *ref0, const char *main0, const char *ref64_0)
+{
+	memset(p, 0, sizeof *p);
+	p->root = fs_join(cache, "prepared");
+	if (fs_mkdir_p(p->root, 0700) < 0)
+		return -1;
+	char *salt = prepared_salt(p->root);
+	if (!salt)
+		return -1;
+	struct strbuf t = STRBUF_INIT;
+	struct stat st;
+	strbuf_addstr(&t, "egg-prepared 1\n");
+	add_field(&t, "nvcc", nvcc);
+	if (stat(nvcc, &st) == 0)
+		strbuf_addf(&t, "nvcc-id %lld %lld\n", (long long)st.st_size, (long long)st.st_mtime);
+	for (size_t i = 0; i < n_flags; i++)
+		add_field(&t, "flag", flags[i]);
+	add_field(&t, "arch", arch);
+	add_field(&t, "ref", ref0);
+	add_field(&t, "main", main0);
+	add_field(&t, "ref64", ref64_0);
+	char hex[EGG_SHA256_HEX_LEN + 1];
+	egg_sha256_hex(t.buf, t.len, hex);
+	p->pre_key = egg_xstrdup(hex);
+	/* the entry's name: secret to whoever cannot read the salt */
+	strbuf_reset(&t);
+	strbuf_addf(&t, "%s\n%s\n", salt, hex);
+	egg_sha256_hex(t.buf, t.len, hex);
+	hex[16] = '\0';
+	p->nonce = egg_xstrdup(hex);
+	free(salt);
+	strbuf_release(&t);
+	return 0;
+}
+
+/* The files `nvcc -M` lists in a make rule: "target: dep dep \ ..." */
+static void
+parse_deps(const char *text, struct strvec *out)
+{
+	const char *s = strchr(text, ':');
+	if (!s)
+		return;
+	s++;
+	struct strbuf w = STRBUF_INIT;
+	for (;; s++) {
+		if (*s == '\\' && s[1] == ' ') { /* an escaped space in a path */
+			strbuf_addch(&w, ' ');
+			s++;
+			continue;
+		}
+		if (*s == '\\' && (s[1] == '\n' || s[1] == '\r'))
+			continue;
+		if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
+			if (w.len)
+				strvec_push(out, w.buf);
+			strbuf_reset(&w);
+			if (*s == '\0')
+				break;
+			continue;
+		}
+		strbuf_addch(&w, *s);
+	}
+	strbuf_release(&w);
+}
+
+int
+prepared_lookup(struct prepared *p, const char *dir, const char *deps_rule)
+{
+	struct strvec deps = STRVEC_INIT;
+	parse_deps(deps_rule, &deps);
+	if (deps.n == 0) {
+		strvec_clear(&deps);
+		return -1;
+	}
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addf(&t, "egg-prepared-deps 1\n%s\n", p->pre_key);
+	size_t dl = strlen(dir);
+	int ok = 1;
+	for (size_t i = 0; ok && i < deps.n; i++) {
+		const char *f = deps.v[i];
+		if (strncmp(f, dir, dl) == 0 && f[dl] == '/') /* our own sources: hashed above */
+			continue;
+		char *data = NULL;
+		size_t len = 0;
+		/* (headers are often links: nvcc has read them already) */
+		if (fs_read_file(f, PREPARED_FILE_MAX, &data, &len) < 0) {
+			/* a name of a #line directive ("egg-closure"), not a file */
+			if (errno == ENOENT)
+				continue;
+			ok = 0;
+			break;
+		}
+		char hex[EGG_SHA256_HEX_LEN + 1];
+		egg_sha256_hex(data, len, hex);
+		free(data);
+		add_field(&t, "dep", f);
+		strbuf_addf(&t, "%s\n", hex);
+	}
+	strvec_clear(&deps);
+	if (!ok) {
+		strbuf_release(&t);
+		return -1;
+	}
+	char hex[EGG_SHA256_HEX_LEN + 1];
+	egg_sha256_hex(t.buf, t.len, hex);
+	strbuf_release(&t);
+	p->key = egg_xstrdup(hex);
+	p->entry = fs_join(p->root, hex);
+	for (int i = 0; prepared_files[i]; i++) {
+		char *f = fs_join(p->entry, prepared_files[i]);
+		int have = access(f, R_OK) == 0;
+		free(f);
+		if (!have) {
+			child_remove_tree(p->entry); /* an incomplete entry: made again */
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char *data = NULL;
+	size_t len = 0;
+	if (fs_read_regular_file(from, PREPARED_FILE_MAX, &data, &len) < 0)
+		return -1;
+	FILE *f = fopen(to, "wb");
+	int ok = f && fwrite(data, 1, len, f) == len;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(data);
+	return ok ? 0 : -1;
+}
+
+int
+prepared_fetch(struct prepared *p, const char *dir, int *have_f64)
+{
+	static const char *const f64_files[] = { "ref64.o", "ref64.log", NULL };
+	for (int i = 0; prepared_files[i]; i++) {
+		char *a = fs_join(p->entry, prepared_files[i]), *b = fs_join(dir, prepared_files[i]);
+		int rc = copy_file(a, b);
+		free(a);
+		free(b);
+		if (rc < 0)
+			return -1;
+	}
+	char *mark = fs_join(p->entry, "ref64.o");
+	*have_f64 = access(mark, R_OK) == 0;
+	free(mark);
+	for (int i = 0; *have_f64 && f64_files[i]; i++) {
+		char *a = fs_join(p->entry, f64_files[i]), *b = fs_join(dir, f64_files[i]);
+		int rc = copy_file(a, b);
+		free(a);
+		free(b);
+		if (rc < 0)
+			return -1;
+	}
+	/* the entry was used: the least recently used go first */
+	utimes(p->entry, NULL);
+	return 0;
+}
+
+struct aged {
+	char *path;
+	time_t mtime;
+};
+
+static int
+by_age(const void *a, const void *b)
+{
+	const struct aged *x = a, *y = b;
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* Keeps the newest PREPARED_MAX entries. */
+static void
+prepared_prune(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	struct aged *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strlen(e->d_name) != EGG_SHA256_HEX_LEN)
+			continue;
+		char *path = fs_join(root, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		if (n == cap)
+			v = egg_xrealloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+		v[n].path = path;
+		v[n++].mtime = st.st_mtime;
+	}
+	closedir(d);
+	if (n > PREPARED_MAX) {
+		qsort(v, n, sizeof *v, by_age);
+		for (size_t i = 0; i < n - PREPARED_MAX; i++)
+			child_remove_tree(v[i].path);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+void
+prepared_store(struct prepared *p, const char *dir, int have_f64)
+{
+	if (!p->entry)
+		return;
+	char *tmp = egg_xasprintf("%s/tmp.XXXXXX", p->root);
+	if (!mkdtemp(tmp)) {
+		free(tmp);
+		return;
+	}
+	int ok = 1;
+	for (int i = 0; ok && prepared_files[i]; i++) {
+		char *a = fs_join(dir, prepared_files[i]), *b = fs_join(tmp, prepared_files[i]);
+		ok = copy_file(a, b) == 0;
+		free(a);
+		free(b);
+	}
+	if (ok && have_f64) {
+		static const char *const f64_files[] = { "ref64.log", "ref64.o", NULL };
+		for (int i = 0; ok && f64_files[i]; i++) {
+			char *a = fs_join(dir, f64_files[i]), *b = fs_join(tmp, f64_files[i]);
+			ok = copy_file(a, b) == 0;
+			free(a);
+			free(b);
+		}
+	}
+	if (ok && rename(tmp, p->entry) == 0) {
+		free(tmp);
+		prepared_prune(p->root);
+		return;
+	}
+	child_remove_tree(tmp); /* a failure, or another evaluation stored it first */
+	free(tmp);
+}
+
+void
+prepared_release(struct prepared *p)
+{
+	free(p->root);
+	free(p->pre_key);
+	free(p->nonce);
+	free(p->key);
+	free(p->entry);
+	memset(p, 0, sizeof *p);
+}
