@@ -67,6 +67,13 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 	opt.budget.max_seconds = (double)egg_config_seconds(cfg, "max_search_time");
 	opt.budget.max_candidates = (long)egg_config_count(cfg, "max_candidates");
 	opt.prompt_chars = (size_t)egg_config_count(cfg, "max_prompt_chars");
+	const char *stop = egg_config_get(cfg, "roofline_stop");
+	char *end = NULL;
+	opt.stop_fraction = stop ? strtod(stop, &end) : 0.9;
+	if (stop && (end == stop || *end || !(opt.stop_fraction >= 0 && opt.stop_fraction <= 1))) {
+		egg_warn("roofline_stop = %s is not a fraction from 0 to 1; using 0.9", stop);
+		opt.stop_fraction = 0.9;
+	}
 	enum run_status st = RUN_ERROR;
 	cJSON *self = ev.evaluate(ev.ctx, NULL, 0, &st);
 	const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(self, "status"));

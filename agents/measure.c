@@ -106,6 +106,26 @@ measure_candidate(const cJSON *cand, const cJSON *ceilings, struct strbuf *out)
 	return frac;
 }
 
+double
+measure_floor_fraction(const cJSON *cand, const cJSON *ceilings)
+{
+	double copy = measure_num(ceilings, "copy_gbs", 0), fma = measure_num(ceilings, "fma_gflops", 0);
+	double frac = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cand, "run"),
+	                                                       "timings")) {
+		double ms = measure_num(cJSON_GetObjectItemCaseSensitive(t, "candidate"), "median_ms", 0);
+		if (ms <= 0)
+			continue;
+		double bytes = measure_num(t, "bytes", 0), flops = measure_num(t, "flops", 0);
+		if (copy > 0 && bytes > 0 && bytes / (ms * 1e-3) / 1e9 / copy > frac)
+			frac = bytes / (ms * 1e-3) / 1e9 / copy;
+		if (fma > 0 && flops > 0 && flops / (ms * 1e-3) / 1e9 / fma > frac)
+			frac = flops / (ms * 1e-3) / 1e9 / fma;
+	}
+	return frac;
+}
+
 static void
 first_bad(const cJSON *cand, struct strbuf *out)
 {

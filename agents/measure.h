@@ -23,6 +23,11 @@ void measure_device(const cJSON *device, const cJSON *ceilings, struct strbuf *o
  * the achieved fraction of the copy bandwidth (0 when unknown). */
 double measure_candidate(const cJSON *cand, const cJSON *ceilings, struct strbuf *out);
 
+/* The candidate's fraction of the roofline floor: over its workloads, the
+ * highest of (achieved GB/s over the copy ceiling) and (achieved GFLOP/s over
+ * the FMA ceiling, where the job counts FLOPs).  0 when unknown. */
+double measure_floor_fraction(const cJSON *cand, const cJSON *ceilings);
+
 /* What went wrong with a candidate: verdict, message, the first failing
  * buffer's first bad index and error size, a compile log excerpt. */
 void measure_evidence(const cJSON *cand, struct strbuf *out);

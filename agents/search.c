@@ -13,6 +13,7 @@
 #include "agents/extract.h"
 #include "agents/measure.h"
 #include "agents/search_int.h"
+#include "builtin/builtin.h"
 #include "common/util.h"
 
 #include <stdio.h>
@@ -48,6 +49,8 @@ base_vars(struct search *s, struct prompt_vars *v, struct strbuf *bundle, struct
 	prompt_vars_set(v, "principles", prompts_principles(s->pr, s->family));
 	prompt_vars_set(v, "device", device->buf);
 	prompt_vars_set(v, "reference", s->reference.len ? s->reference.buf : "not measured yet");
+	prompt_vars_set(v, "baseline", s->baseline.len ? s->baseline.buf
+	                : "none: the builtin generator has no correct candidate faster than the reference");
 }
 
 /* The measurements of result candidate i, and its fraction of the copy ceiling. */
@@ -56,6 +59,77 @@ measurements(struct search *s, int i, struct strbuf *out)
 {
 	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s->result, "candidates"), i);
 	return measure_candidate(c, s->ceilings, out);
+}
+
+/* Stage 0: the builtin generator's candidates, in one harness call and with no
+ * model call.  Their best correct one (in base) is the baseline: the structure
+ * stage 1's prompts show, and the kernel stage 2 tunes when no model structure
+ * beats it.  *frac: its fraction of the roofline floor (0 when none). */
+static void
+stage_builtin(struct search *s, struct outcome *base, double *frac)
+{
+	s->stage = "0/builtin";
+	*frac = 0;
+	struct builtin_options bo = { NULL, 0 };
+	struct builtin_output g;
+	struct strbuf err = STRBUF_INIT;
+	memset(&g, 0, sizeof g);
+	if (builtin_generate(s->b, &bo, &g, &err) < 0 || g.n_candidates == 0) {
+		char *t = egg_xasprintf("the builtin generator offers no candidate: %s",
+		                        err.len ? err.buf : g.not_lifted ? g.not_lifted : "nothing to offer");
+		search_step(s, s->stage, "search", "note", t, NULL, NULL, -1, -1, 0);
+		free(t);
+		builtin_output_release(&g);
+		strbuf_release(&err);
+		return;
+	}
+	size_t n = g.n_candidates;
+	/* they count toward the candidate budget; half of it at most, so that the
+	 * model's attempts keep room */
+	if (s->opt.budget.max_candidates > 0 && n > (size_t)(s->opt.budget.max_candidates / 2))
+		n = (size_t)(s->opt.budget.max_candidates / 2);
+	struct run_candidate *cands = egg_xcalloc(n ? n : 1, sizeof *cands);
+	char **names = egg_xcalloc(n ? n : 1, sizeof *names);
+	for (size_t i = 0; i < n; i++) {
+		names[i] = egg_xasprintf("builtin: %s", g.candidates[i].label);
+		cands[i] = (struct run_candidate){ names[i], g.candidates[i].source };
+	}
+	char *t = egg_xasprintf("%zu candidates of the builtin generator (%s), one harness call, no "
+	                        "model call", n, BUILTIN_VERSION);
+	search_step(s, s->stage, "search", "note", t, NULL, NULL, -1, -1, 0);
+	free(t);
+	if (n && search_judge(s, cands, n, "the builtin generator's", base) == 0 && base->index >= 0 &&
+	    base->verdict && strcmp(base->verdict, "pass") == 0) {
+		const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s->result, "candidates"),
+		                                    base->index);
+		*frac = measure_floor_fraction(c, s->ceilings);
+		strbuf_reset(&s->baseline);
+		strbuf_addf(&s->baseline, "%s: %.2fx the reference", base->name, base->speedup);
+		if (*frac > 0)
+			strbuf_addf(&s->baseline, ", %.0f%% of the roofline floor", 100 * *frac);
+		strbuf_addstr(&s->baseline, ". Its measurements:\n");
+		measure_candidate(c, s->ceilings, &s->baseline);
+		strbuf_addf(&s->baseline, "Its code:\n```cuda\n%s\n```\nA replacement must be faster than "
+		            "this one to be kept.", base->source);
+		char *d = egg_xasprintf("builtin baseline: %s, %.2fx%s", base->name, base->speedup,
+		                        *frac > 0 ? "" : " (its fraction of the roofline floor is unknown)");
+		if (*frac > 0) {
+			free(d);
+			d = egg_xasprintf("builtin baseline: %s, %.2fx, %.0f%% of the roofline floor", base->name,
+			                  base->speedup, 100 * *frac);
+		}
+		search_step(s, s->stage, "search", "decision", d, base->name, base->verdict, base->speedup, -1, 0);
+		free(d);
+	} else {
+		search_step(s, s->stage, "search", "decision", "no builtin candidate was correct and faster: "
+		            "the model starts from the reference", NULL, NULL, -1, -1, 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(cands);
+	builtin_output_release(&g);
+	strbuf_release(&err);
 }
 
 /* Stage 1: seeds, each with its own direction; the best correct ones go on. */
@@ -240,7 +314,8 @@ finish(struct search *s, struct agents_result *out)
 		out->name = egg_xstrdup(s->best_name);
 		out->speedup = s->best_speedup;
 		cJSON_ReplaceItemInObject(s->result, "best", cJSON_CreateNumber(s->best));
-		d = egg_xasprintf("winner: %s, %.2fx over the reference", s->best_name, s->best_speedup);
+		d = egg_xasprintf("winner: %s, %.2fx over the reference (origin: %s)", s->best_name,
+		                  s->best_speedup, strncmp(s->best_name, "builtin: ", 9) == 0 ? "builtin" : "model");
 	} else {
 		d = egg_xstrdup(out->verdict ? "no candidate was correct and faster than the reference"
 		                             : "no verdict");
@@ -248,9 +323,12 @@ finish(struct search *s, struct agents_result *out)
 	search_step(s, s->stage, "search", "decision", d, s->best >= 0 ? s->best_name : NULL, NULL,
 	            s->best >= 0 ? s->best_speedup : -1, -1, 0);
 	free(d);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double wall = (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - s->t0;
 	char *usage = egg_xasprintf("%ld model calls, %ld input and %ld output tokens, %ld candidates "
-	                            "evaluated%s%s", s->calls, s->tok_in, s->tok_out, s->evaluated,
-	                            s->stopped ? "; stopped by " : "", s->stopped ? s->stopped : "");
+	                            "evaluated, %.1f s%s%s", s->calls, s->tok_in, s->tok_out, s->evaluated,
+	                            wall, s->stopped ? "; stopped by " : "", s->stopped ? s->stopped : "");
 	search_step(s, s->stage, "search", "note", usage, NULL, NULL, -1, -1, 0);
 	free(usage);
 	if (s->result) {
@@ -291,6 +369,7 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	if (cJSON_IsObject((const cJSON *)opt->ceilings))
 		s.ceilings = cJSON_Duplicate(opt->ceilings, 1);
 	strbuf_init(&s.reference);
+	strbuf_init(&s.baseline);
 	if (cJSON_IsObject((const cJSON *)opt->reference))
 		measure_candidate(opt->reference, s.ceilings, &s.reference);
 	s.transcript = cJSON_CreateArray();
@@ -300,8 +379,44 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	search_step(&s, s.stage, "search", "note", note, NULL, NULL, -1, -1, 0);
 	free(note);
 
-	struct structure *keep = egg_xcalloc((size_t)s.opt.keep, sizeof *keep);
-	size_t n_keep = stage_structure(&s, keep);
+	struct outcome base = { .index = -1 };
+	double frac = 0;
+	if (!s.opt.no_builtin)
+		stage_builtin(&s, &base, &frac);
+	int have_base = base.index >= 0 && base.verdict && strcmp(base.verdict, "pass") == 0;
+	if (have_base && s.opt.stop_fraction > 0 && frac >= s.opt.stop_fraction) {
+		char *t = egg_xasprintf("the builtin's best is at %.0f%% of the roofline floor (the search "
+		                        "stops at %.0f%%): nothing left for a model to win, no model call",
+		                        100 * frac, 100 * s.opt.stop_fraction);
+		search_step(&s, s.stage, "search", "decision", t, base.name, base.verdict, base.speedup, -1, 0);
+		search_progress(&s, "%s", t);
+		free(t);
+		outcome_release(&base);
+		finish(&s, out);
+		goto done;
+	}
+	struct structure *keep = egg_xcalloc((size_t)s.opt.keep + 1, sizeof *keep);
+	size_t n_keep = s.failure ? 0 : stage_structure(&s, keep);
+	/* the builtin's best goes on to stage 2 too when no model structure beats it:
+	 * the model's edits start from the best known kernel */
+	if (have_base && (n_keep == 0 || keep[0].o.speedup < base.speedup)) {
+		if (n_keep == (size_t)s.opt.keep) {
+			outcome_release(&keep[n_keep - 1].o);
+			free(keep[n_keep - 1].direction);
+			n_keep--;
+		}
+		memmove(&keep[1], &keep[0], n_keep * sizeof *keep);
+		memset(&keep[0], 0, sizeof keep[0]);
+		outcome_move(&keep[0].o, &base);
+		keep[0].direction = egg_xstrdup("the builtin generator's structure");
+		n_keep++;
+		char *d = egg_xasprintf("structure %s (the builtin's) goes on to stage 2: %.2fx, faster than "
+		                        "every model structure", keep[0].o.name, keep[0].o.speedup);
+		search_step(&s, "1/structure", "search", "decision", d, keep[0].o.name, keep[0].o.verdict,
+		            keep[0].o.speedup, -1, 0);
+		free(d);
+	}
+	outcome_release(&base);
 	for (size_t k = 0; k < n_keep; k++) {
 		if (search_may_go_on(&s, 1))
 			stage_tune(&s, &keep[k], (int)k + 1);
@@ -310,7 +425,7 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	}
 	free(keep);
 	finish(&s, out);
-
+done:
 	prompts_free(s.pr);
 	strvec_clear(&s.directions);
 	cJSON_Delete(s.device);
@@ -321,6 +436,7 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	free(s.best_source);
 	free(s.best_name);
 	strbuf_release(&s.reference);
+	strbuf_release(&s.baseline);
 	return 0;
 }
 

@@ -1,6 +1,13 @@
 /*
  * search.h -- EGG's staged agent search over a model backend.
  *
+ * Stage 0 (the builtin): the builtin generator's candidates are evaluated first
+ * (they cost no model call); the fastest correct one is the baseline: stage 1's
+ * prompts show it as the structure to beat, stage 2 tunes it when no model
+ * structure is faster, and the winner is the fastest correct candidate of either
+ * origin (the transcript says which).  When it already reaches
+ * opt->stop_fraction of the roofline floor, the search makes no model call.
+ *
  * Stage 1 (algorithmic structure): several seeds, each asked by the code agent
  * for a different structure, the directions taken from the expert principles
  * of the kernel's family; every candidate is evaluated and the best correct
@@ -24,7 +31,7 @@
  * received is still evaluated.
  *
  * Transcript: a JSON array of steps
- *   { "stage": "1/structure" | "2/mapping" | "2/tiling" | "2/memory" | "debug" | "tune",
+ *   { "stage": "0/builtin" | "1/structure" | "2/mapping" | "2/tiling" | "2/memory" | "debug" | "tune",
  *     "role": "code" | "profile" | "debug" | "search",
  *     "kind": "prompt" | "response" | "evaluation" | "decision" | "note",
  *     "text": TEXT,
@@ -72,6 +79,9 @@ struct agents_options {
 	const void *ceilings;   /* (cJSON objects, may be NULL: taken from the first result) */
 	const void *reference;  /* the reference's measurements: a self-check's candidate
 	                           object (cJSON), or NULL */
+	double stop_fraction;   /* no model call when the builtin's best reaches this
+	                           fraction of the roofline floor; 0: always ask */
+	int no_builtin;         /* leave the builtin's candidates out (tests) */
 };
 
 struct agents_result {

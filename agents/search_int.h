@@ -22,6 +22,7 @@ struct search {
 	struct strvec directions;
 	cJSON *device, *ceilings;   /* owned copies; NULL until known */
 	struct strbuf reference;    /* the reference's measurements, as text */
+	struct strbuf baseline;     /* the builtin's best (stage 0), as text; empty: none */
 	cJSON *transcript;
 	cJSON *result;              /* every candidate evaluated; NULL before the first */
 	long calls, tok_in, tok_out, evaluated;
@@ -65,6 +66,12 @@ int search_may_go_on(struct search *s, int to_ask);
  * (caller frees) or NULL when the search must stop. */
 char *search_ask(struct search *s, const char *role, const char *template_role,
                  const struct prompt_vars *v, const struct history *h);
+
+/* Evaluates cands in one harness call (their names are the transcript's):
+ * records each verdict, keeps the search's best, fills o with the fastest
+ * correct one.  Returns -1 when the search must stop. */
+int search_judge(struct search *s, const struct run_candidate *cands, size_t n, const char *why,
+                 struct outcome *o);
 
 /* Writes a candidate from the code agent's prompt, evaluates it (with its
  * tunable variants) and repairs it through the debug agent when it fails;

@@ -178,6 +178,74 @@ merge_result(struct search *s, cJSON *res)
 	return first;
 }
 
+/* Evaluates cands in one harness call: merges the result, records each verdict,
+ * keeps the search's best, fills o with the fastest correct one.  Returns -1
+ * when the search must stop. */
+int
+search_judge(struct search *s, const struct run_candidate *cands, size_t n, const char *why,
+             struct outcome *o)
+{
+	enum run_status status = RUN_ERROR;
+	cJSON *res = s->ev.evaluate(s->ev.ctx, cands, n, &status);
+	const char *st = measure_str(res, "status", "error");
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "candidates");
+	int rc = 0;
+	if (status != RUN_OK || strcmp(st, "ok") != 0 || cJSON_GetArraySize(list) != (int)n) {
+		s->failure = egg_xasprintf("%s", measure_str(res, "message", status == RUN_NO_GPU ? "no GPU" :
+		                                             "the evaluation gave no verdict"));
+		search_step(s, s->stage, "search", "note", s->failure, n ? cands[0].name : NULL, NULL, -1, -1, 0);
+		rc = -1;
+		goto done;
+	}
+	int first = merge_result(s, res);
+	s->evaluated += (long)n;
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(s->result, "candidates");
+	size_t pick = 0;
+	double pick_sp = -1;
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *c = cJSON_GetArrayItem(all, first + (int)i);
+		const char *v = measure_str(c, "verdict", "error");
+		double sp = measure_num(c, "speedup", 0);
+		const char *msg = measure_str(c, "message", NULL);
+		char *text = msg ? egg_xstrdup(msg) : sp > 0 ? egg_xasprintf("%s, %.2fx", v, sp) : egg_xstrdup(v);
+		search_step(s, s->stage, "search", "evaluation", text, cands[i].name, v, sp, -1, 0);
+		free(text);
+		if (measure_is_correct(v) && sp > pick_sp) {
+			pick = i;
+			pick_sp = sp;
+		}
+		if (strcmp(v, "pass") == 0 && sp > s->best_speedup) {
+			s->best = first + (int)i;
+			s->best_speedup = sp;
+			free(s->best_source);
+			free(s->best_name);
+			s->best_source = egg_xstrdup(cands[i].source);
+			s->best_name = egg_xstrdup(cands[i].name);
+		}
+	}
+	if (n) {
+		const cJSON *c = cJSON_GetArrayItem(all, first + (int)pick);
+		outcome_release(o);
+		o->index = first + (int)pick;
+		o->name = egg_xstrdup(cands[pick].name);
+		o->source = egg_xstrdup(cands[pick].source);
+		o->verdict = egg_xstrdup(measure_str(c, "verdict", "error"));
+		o->speedup = measure_num(c, "speedup", 0);
+		o->why = egg_xstrdup(why ? why : "");
+	}
+	char of[32] = "";
+	if (s->opt.budget.max_candidates > 0)
+		snprintf(of, sizeof of, "/%ld", s->opt.budget.max_candidates);
+	if (s->best >= 0)
+		search_progress(s, "stage %s: %ld%s candidates, best %.1fx", s->stage, s->evaluated, of,
+		                s->best_speedup);
+	else
+		search_progress(s, "stage %s: %ld%s candidates, none faster yet", s->stage, s->evaluated, of);
+done:
+	cJSON_Delete(res);
+	return rc;
+}
+
 /* Evaluates code (and its tunable variants) as candidate name; fills o with
  * the best variant.  Returns -1 when the search must stop. */
 static int
@@ -214,62 +282,7 @@ evaluate(struct search *s, const char *name, const char *code, const char *why, 
 		search_step(s, "tune", "search", "note", t, name, NULL, -1, -1, 0);
 		free(t);
 	}
-	enum run_status status = RUN_ERROR;
-	cJSON *res = s->ev.evaluate(s->ev.ctx, cands, n, &status);
-	const char *st = measure_str(res, "status", "error");
-	const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "candidates");
-	int rc = 0;
-	if (status != RUN_OK || strcmp(st, "ok") != 0 || cJSON_GetArraySize(list) != (int)n) {
-		s->failure = egg_xasprintf("%s", measure_str(res, "message", status == RUN_NO_GPU ? "no GPU" :
-		                                             "the evaluation gave no verdict"));
-		search_step(s, s->stage, "search", "note", s->failure, name, NULL, -1, -1, 0);
-		rc = -1;
-		goto done;
-	}
-	int first = merge_result(s, res);
-	s->evaluated += (long)n;
-	const cJSON *all = cJSON_GetObjectItemCaseSensitive(s->result, "candidates");
-	size_t pick = 0;
-	double pick_sp = -1;
-	for (size_t i = 0; i < n; i++) {
-		const cJSON *c = cJSON_GetArrayItem(all, first + (int)i);
-		const char *v = measure_str(c, "verdict", "error");
-		double sp = measure_num(c, "speedup", 0);
-		const char *msg = measure_str(c, "message", NULL);
-		char *text = msg ? egg_xstrdup(msg) : sp > 0 ? egg_xasprintf("%s, %.2fx", v, sp) : egg_xstrdup(v);
-		search_step(s, s->stage, "search", "evaluation", text, names[i], v, sp, -1, 0);
-		free(text);
-		if (measure_is_correct(v) && sp > pick_sp) {
-			pick = i;
-			pick_sp = sp;
-		}
-		if (strcmp(v, "pass") == 0 && sp > s->best_speedup) {
-			s->best = first + (int)i;
-			s->best_speedup = sp;
-			free(s->best_source);
-			free(s->best_name);
-			s->best_source = egg_xstrdup(vars[i].source);
-			s->best_name = egg_xstrdup(names[i]);
-		}
-	}
-	const cJSON *c = cJSON_GetArrayItem(all, first + (int)pick);
-	outcome_release(o);
-	o->index = first + (int)pick;
-	o->name = egg_xstrdup(names[pick]);
-	o->source = egg_xstrdup(vars[pick].source);
-	o->verdict = egg_xstrdup(measure_str(c, "verdict", "error"));
-	o->speedup = measure_num(c, "speedup", 0);
-	o->why = egg_xstrdup(why ? why : "");
-	char of[32] = "";
-	if (s->opt.budget.max_candidates > 0)
-		snprintf(of, sizeof of, "/%ld", s->opt.budget.max_candidates);
-	if (s->best >= 0)
-		search_progress(s, "stage %s: %ld%s candidates, best %.1fx", s->stage, s->evaluated, of,
-		                s->best_speedup);
-	else
-		search_progress(s, "stage %s: %ld%s candidates, none faster yet", s->stage, s->evaluated, of);
-done:
-	cJSON_Delete(res);
+	int rc = search_judge(s, cands, n, why, o);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -102,6 +102,9 @@ static const struct key keys[] = {
 	  "wall time of one kernel's search with a model backend (0: no limit)" },
 	{ "max_candidates", T_COUNT, NULL, "64",
 	  "candidates one kernel's search may evaluate, tunable variants included (0: no limit)" },
+	{ "roofline_stop", T_STRING, NULL, "0.9",
+	  "a model search asks the model nothing when the builtin's best candidate already "
+	  "reaches this fraction of the roofline floor (measured ceilings); 0: always ask" },
 	{ "max_prompt_chars", T_COUNT, NULL, "60000",
 	  "size limit of one prompt to the model, in characters; older attempts are summarized "
 	  "to stay under it" },

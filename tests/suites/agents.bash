@@ -38,8 +38,10 @@ search_links_the_winner() {
 	expect_eq "$(logq 'sorted(set(e["model"] for e in l))')" "['test-model']" "model"
 	expect_eq "$(logq 'sorted(set(tuple(e["roles"]) for e in l))')" "[('system', 'user')]" "roles"
 	expect_eq "$(logq 'sorted(set(e["auth"] for e in l))')" "['match']" "the key was sent"
-	expect_file_contains r.err "egg: scale_forward: stage 1/structure: 2/64 candidates, best 1.5x"
-	expect_file_contains r.err "egg: scale_forward: stage 2/mapping: 7/64 candidates, best 3.0x"
+	# the builtin's 11 candidates first (all slower than the reference here), then the model's
+	expect_file_contains r.err "egg: scale_forward: stage 0/builtin: 11/64 candidates, none faster yet"
+	expect_file_contains r.err "egg: scale_forward: stage 1/structure: 13/64 candidates, best 1.5x"
+	expect_file_contains r.err "egg: scale_forward: stage 2/mapping: 18/64 candidates, best 3.0x"
 	expect_file_contains r.err "egg: scale_forward: 3.0x over reference ($1, verified on Recorded GPU), cached"
 	expect_file_lacks r.err "warning"
 	expect_file_contains evals "s2.1-mapping [BLOCK=128] | s2.1-mapping [BLOCK=256]"
@@ -77,11 +79,13 @@ assert "egg_scale_forward_map" in e["source"]
 assert e["generator"]["backend"] == "openai" and e["generator"]["model"] == "test-model"
 assert e["generator"]["recipe"].startswith("prompts-1+"), e["generator"]
 stages = {s["stage"] for s in t}
-assert {"1/structure", "2/mapping", "2/tiling", "2/memory", "debug", "tune"} <= stages, stages
+assert {"0/builtin", "1/structure", "2/mapping", "2/tiling", "2/memory", "debug", "tune"} <= stages, stages
 for s in t:
     assert s["role"] in ("code", "profile", "debug", "search") and s["kind"] in (
         "prompt", "response", "evaluation", "decision", "note"), s
-assert any(s["kind"] == "decision" and s["text"].startswith("winner: s2.1-mapping [BLOCK=256]") for s in t)
+assert any(s["kind"] == "decision" and s["text"].startswith("winner: s2.1-mapping [BLOCK=256]")
+           and s["text"].endswith("(origin: model)") for s in t)
+assert any(s["stage"] == "0/builtin" and s["kind"] == "evaluation" for s in t), stages
 assert sum(1 for s in t if s["kind"] == "response") == 17
 assert any(s["text"].startswith("openai backend: 17 requests (0 retries)") for s in t), t[-1]
 best = e["result"]["candidates"][e["result"]["best"]]
@@ -125,12 +129,84 @@ test_refused_key_warns_once_and_builds_the_reference() {
 		>"$T/bad-key.json"
 	serve openai "$T/bad-key.json"
 	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
-	expect_file_lines r.err 1
+	# the builtin's candidates were judged first (none faster), then the model refused the key
+	expect_file_lines r.err 2
+	expect_file_contains r.err "egg: scale_forward: stage 0/builtin: 11/64 candidates, none faster yet"
 	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: no verdict ("
 	expect_file_contains r.err "; compiling the reference"
 	expect_eq "$(logq 'len(l)')" 1 "requests (no retry on 401)"
-	expect_file_lines evals 1 # the reference's self-check, no candidate
+	expect_file_lines evals 2 # the reference's self-check, then the builtin's candidates
 	! has_symbol scale.o 'egg_winner__scale_forward' || fail "a winner was linked"
 	expect_eq "$("$EGG" cache ls | grep -c .)" 0 "cache entries"
 	expect_file_lacks r.err "$KEY"
+}
+
+# The builtin's best is the baseline of every model search (issue 29).
+# entry_transcript: the decisions and notes of the one entry's transcript.
+entry_decisions() {
+	entry_json >entry.json
+	python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+for s in e["transcript"]:
+    if s["kind"] in ("decision", "note"):
+        print(s["stage"], s["text"].split("\n")[0])' entry.json
+}
+
+# A model whose kernels are all slower than the builtin's best: the winner is
+# the builtin's, stage 2 tunes it, and the model's best is in the transcript.
+test_a_model_slower_than_the_builtin_leaves_the_builtin_winner() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	# (1 MiB a call: the builtin's 9x is 16% of the floor, far from the stop)
+	FIXTURE_BUILTIN="pass 9.0" FIXTURE_BYTES=1048576 run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o ||
+		fail "$(cat r.err)"
+	expect_file_contains r.err "egg: scale_forward: stage 0/builtin: 11/64 candidates, best 9.0x"
+	expect_file_contains r.err "9.0x over reference (openai, verified on Recorded GPU), cached"
+	has_symbol scale.o 'egg_winner__scale_forward' || fail "no winner linked"
+	entry_decisions >d.txt
+	expect_file_contains d.txt "0/builtin builtin baseline: builtin: "
+	expect_file_contains d.txt "(the builtin's) goes on to stage 2: 9.00x, faster than every model structure"
+	grep -q "winner: builtin: .*(origin: builtin)" d.txt || fail "the winner is not the builtin's: $(grep winner d.txt)"
+	# the model's structures were evaluated and are in the transcript
+	python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+names = [c["name"] for c in e["result"]["candidates"] if c["verdict"] == "pass"]
+assert any(n.startswith("s1.") for n in names) and any(n.startswith("builtin: ") for n in names), names
+assert e["source"].count("egg_scale_forward") > 0' entry.json || fail "the model's candidates are missing"
+	# stage 1 was shown the builtin's best as the structure to beat
+	expect_eq "$(logq 'sum("The structure to beat" in m["content"] and "builtin: " in m["content"] for e in l for m in e["messages"])')" 3 \
+		"structure prompts with the baseline"
+}
+
+# A model whose kernel beats the builtin's best: the model's is the winner.
+test_a_model_faster_than_the_builtin_wins() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	FIXTURE_BUILTIN="pass 1.2" run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o ||
+		fail "$(cat r.err)"
+	expect_file_contains r.err "3.0x over reference (openai, verified on Recorded GPU), cached"
+	entry_decisions >d.txt
+	grep -q "winner: s2.1-mapping \[BLOCK=256\].*(origin: model)" d.txt || fail "$(grep winner d.txt)"
+	expect_file_lacks d.txt "(the builtin's) goes on to stage 2"
+}
+
+# The builtin's best already at the roofline (95% of the copy ceiling; the
+# search stops at 90%): no model call, the builtin's winner, and why.
+test_a_kernel_the_builtin_runs_at_the_roofline_costs_no_model_call() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	# 14.25 MB in 0.02 ms / 4.0 = 5 us is 2850 GB/s, 95% of the 3000 GB/s ceiling
+	FIXTURE_BUILTIN="pass 4.0" FIXTURE_BYTES=14250000 run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o ||
+		fail "$(cat r.err)"
+	expect_eq "$(logq 'len(l)')" 0 "model requests"
+	expect_file_contains r.err "the builtin's best is at 95% of the roofline floor (the search stops at 90%)"
+	expect_file_contains r.err "4.0x over reference (openai, verified on Recorded GPU), cached"
+	has_symbol scale.o 'egg_winner__scale_forward' || fail "no winner linked"
+	entry_decisions >d.txt
+	expect_file_contains d.txt "0 model calls, 0 input and 0 output tokens, 11 candidates evaluated"
+	# and with the stop turned off, the model is asked
+	"$EGG" cache clear >/dev/null
+	FIXTURE_BUILTIN="pass 4.0" FIXTURE_BYTES=14250000 EGG_ROOFLINE_STOP=0 run_cmd r2 "$EGG_CC" -O3 \
+		-arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r2.err)"
+	[ "$(logq 'len(l)')" -gt 0 ] || fail "no model request without the stop"
 }

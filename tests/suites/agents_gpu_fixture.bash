@@ -64,7 +64,7 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 	expect_file_lacks r.out "note: fallbacks"
 	expect_file_contains "$T/log/transcript.txt" "winner: s2.1-memory [THREADS=256]"
 	expect_file_contains "$T/log/verdicts.txt" "best s2.1-memory [THREADS=256]"
-	expect_eq "$(wc -l <"$T/evals")" 12 "harness calls (the reference's, then one per code answer)"
+	expect_eq "$(wc -l <"$T/evals")" 13 "harness calls (the reference's, the builtin's candidates, then one per code answer)"
 }
 
 # A repair that fails too (a1 judged wrong) costs one more debug round, which
