@@ -93,6 +93,19 @@ gen_lookup_type(const char *type)
 	return NULL;
 }
 
+/* The type the harness holds a parameter's values in: a pointer's element
+ * type, a scalar's declared type, or (a typedef the table does not know, as
+ * `idx_t`) the type the compiler sees behind it. */
+static const char *
+gen_value_type(const struct bundle_param *p)
+{
+	if (p->is_pointer)
+		return p->elem_type ? p->elem_type : "";
+	if (p->type && gen_lookup_type(p->type))
+		return p->type;
+	return p->elem_type ? p->elem_type : p->type ? p->type : "";
+}
+
 static const struct bundle_binding *
 gen_find_binding(const struct bundle_workload *w, const char *name)
 {
@@ -116,8 +129,8 @@ gen_check_bundle(const struct egg_bundle *b, struct strbuf *err)
 	int outputs = 0;
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
-		const char *t = p->is_pointer ? p->elem_type : p->type;
-		if (!gen_lookup_type(t ? t : "")) {
+		const char *t = gen_value_type(p);
+		if (!gen_lookup_type(t)) {
 			strbuf_addf(err, "parameter '%s' of %s has type '%s', which the harness cannot "
 			            "%s", p->name, b->name, t ? t : "?",
 			            p->is_pointer ? "fill and compare" : "hold a workload value of");
@@ -245,7 +258,16 @@ int
 gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
          struct strbuf *out, struct strbuf *err)
 {
-	return gen_unit_with(b, code, entry, NULL, out, err);
+	if (gen_unit_with(b, code, entry, NULL, out, err) < 0)
+		return -1;
+	/* The reference's unit also answers for the candidate, weakly: a
+	 * self-check links main.o and ref.o alone (no second compile of the same
+	 * code); any candidate's own strong entry takes its place. */
+	if (strcmp(entry, GEN_CAND_ENTRY) != 0)
+		strbuf_addf(out, "extern \"C\" __attribute__((weak)) void " GEN_CAND_ENTRY
+		            "(void *const *egg_a, const egg_launch *egg_l)\n{\n\t%s(egg_a, egg_l);\n}\n",
+		            entry);
+	return 0;
 }
 
 /* What turns the reference into its float64 twin: float is spelled double, and
@@ -292,7 +314,7 @@ gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *out,
 	int float_out = 0;
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
-		const struct gen_type *t = gen_lookup_type(p->is_pointer ? p->elem_type : p->type);
+		const struct gen_type *t = gen_lookup_type(gen_value_type(p));
 		if (t && !strcmp(t->code, "EGG_T_F32") && t->lanes == 1 && p->is_pointer &&
 		    (p->role == ROLE_OUT || p->role == ROLE_INOUT))
 			float_out = 1;
@@ -465,7 +487,7 @@ gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, con
 			strbuf_addstr(&v, bd->value);
 		gen_line(b, out);
 		if (p && !p->is_pointer) {
-			gen_base_type(p->type, base, sizeof base);
+			gen_base_type(gen_value_type(p), base, sizeof base);
 			if (probe >= 0 && size[i] >= 0)
 				strbuf_addf(out, "\tconst %s %s = (%s)(egg_probe_pick((%s)(%s), %d, %d)); "
 				            "(void)%s;\n", base, bd->name, base, base, bd->value, probe,
@@ -483,7 +505,7 @@ gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, con
 		const struct bundle_param *p = &b->params[i];
 		gen_line(b, out);
 		if (!p->is_pointer) {
-			gen_base_type(p->type, base, sizeof base);
+			gen_base_type(gen_value_type(p), base, sizeof base);
 			strbuf_addf(out, "\t*(%s *)egg_x->scalar[%zu] = %s;\n", base, i, p->name);
 			continue;
 		}
@@ -563,7 +585,7 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	strbuf_addstr(out, "static const egg_param_info egg_params[EGG_NP] = {\n");
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
-		const struct gen_type *t = gen_lookup_type(p->is_pointer ? p->elem_type : p->type);
+		const struct gen_type *t = gen_lookup_type(gen_value_type(p));
 		strbuf_addstr(out, "\t{ ");
 		gen_add_cstring(out, p->name);
 		strbuf_addf(out, ", %s, %d, %s, %d, %u },\n", t->code, t->lanes, gen_role_codes[p->role],

@@ -236,28 +236,41 @@ run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self,
 		run_verdict(cand, "rejected", err.buf);
 		goto out;
 	}
-	char *path = egg_xasprintf("%s/%s.cu", c->dir, stem);
-	int ok = gen_unit(c->b, rc->source, GEN_CAND_ENTRY, &src, &err) == 0 &&
-	         run_write(path, src.buf, &err) == 0;
-	free(path);
-	if (!ok) {
-		run_verdict(cand, "error", err.buf);
-		goto out;
+	int ok = 1;
+	if (self) {
+		/* the reference against itself: ref.o already holds it, under a weak
+		 * candidate entry (gen_unit); its compile log and resources are the
+		 * reference's */
+		const cJSON *r = cJSON_GetObjectItem(c->result, "reference");
+		const cJSON *l = cJSON_GetObjectItem(r, "compile_log");
+		cJSON_ReplaceItemInObject(cand, "compile_log",
+		                          cJSON_CreateString(cJSON_IsString(l) ? l->valuestring : ""));
+		cJSON_ReplaceItemInObject(cand, "resources",
+		                          cJSON_Duplicate(cJSON_GetObjectItem(r, "resources"), 1));
+	} else {
+		char *path = egg_xasprintf("%s/%s.cu", c->dir, stem);
+		ok = gen_unit(c->b, rc->source, GEN_CAND_ENTRY, &src, &err) == 0 &&
+		     run_write(path, src.buf, &err) == 0;
+		free(path);
+		if (!ok) {
+			run_verdict(cand, "error", err.buf);
+			goto out;
+		}
+		char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
+		ok = run_compile(c, stem, arch_flag, &log) == 0;
+		free(arch_flag);
+		cJSON_ReplaceItemInObject(cand, "compile_log", cJSON_CreateString(log));
+		cJSON *res = run_parse_ptxas(log);
+		run_demangle(c, res);
+		cJSON_ReplaceItemInObject(cand, "resources", res);
+		if (!ok) {
+			run_verdict(cand, "compile_error", "the candidate does not compile");
+			goto out;
+		}
+		free(log);
+		log = NULL;
 	}
-	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
-	ok = run_compile(c, stem, arch_flag, &log) == 0;
-	free(arch_flag);
-	cJSON_ReplaceItemInObject(cand, "compile_log", cJSON_CreateString(log));
-	cJSON *res = run_parse_ptxas(log);
-	run_demangle(c, res);
-	cJSON_ReplaceItemInObject(cand, "resources", res);
-	if (!ok) {
-		run_verdict(cand, "compile_error", "the candidate does not compile");
-		goto out;
-	}
-	free(log);
-	log = NULL;
-	if (run_link(c, stem, &log) < 0) {
+	if (run_link(c, stem, self, &log) < 0) {
 		struct strbuf m = STRBUF_INIT;
 		strbuf_addf(&m, "the candidate does not link: %s", log);
 		run_verdict(cand, "compile_error", m.buf);

@@ -260,7 +260,7 @@ run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char 
 
 
 int
-run_link(struct run_ctx *c, const char *stem, char **log)
+run_link(struct run_ctx *c, const char *stem, int self, char **log)
 {
 	struct strvec a = STRVEC_INIT;
 	strvec_pushv(&a, c->flags.v, c->flags.n);
@@ -269,7 +269,8 @@ run_link(struct run_ctx *c, const char *stem, char **log)
 	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
 	if (c->have_f64)
 		strvec_push_owned(&a, egg_xasprintf("%s/ref64.o", c->dir));
-	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
+	if (!self) /* a self-check: ref.o's weak candidate entry is the reference */
+		strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
 	strvec_push(&a, "-o");
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.exe", c->dir, stem));
 	char *logp = egg_xasprintf("%s/%s.link.log", c->dir, stem);
