@@ -112,11 +112,15 @@ strip_cv(char *s)
 	}
 }
 
+/* The element type as the compiler sees it: through typedefs, using and
+ * macros to a builtin type or a struct (`typedef __nv_bfloat16 floatX` gives
+ * "__nv_bfloat16", `half` gives "__half"); other types as spelled. */
 static char *
 elem_type_name(CXType t)
 {
 	CXType canon = clang_getCanonicalType(t);
-	if (canon.kind >= CXType_FirstBuiltin && canon.kind <= CXType_LastBuiltin)
+	if ((canon.kind >= CXType_FirstBuiltin && canon.kind <= CXType_LastBuiltin) ||
+	    canon.kind == CXType_Record)
 		return strip_cv(cx_take(clang_getTypeSpelling(canon)));
 	return strip_cv(cx_take(clang_getTypeSpelling(t)));
 }
