@@ -401,6 +401,11 @@ agents_search(const struct egg_bundle *b, struct llm_chat_fn chat, struct agents
 	 * the model's edits start from the best known kernel */
 	if (have_base && (n_keep == 0 || keep[0].o.speedup < base.speedup)) {
 		if (n_keep == (size_t)s.opt.keep) {
+			char *t = egg_xasprintf("structure %s does not go on after all: the builtin's "
+			                        "takes its place", keep[n_keep - 1].o.name);
+			search_step(&s, "1/structure", "search", "decision", t, keep[n_keep - 1].o.name, NULL,
+			            -1, -1, 0);
+			free(t);
 			outcome_release(&keep[n_keep - 1].o);
 			free(keep[n_keep - 1].direction);
 			n_keep--;

@@ -166,6 +166,8 @@ test_a_model_slower_than_the_builtin_leaves_the_builtin_winner() {
 	entry_decisions >d.txt
 	expect_file_contains d.txt "0/builtin builtin baseline: builtin: "
 	expect_file_contains d.txt "(the builtin's) goes on to stage 2: 9.00x, faster than every model structure"
+	grep -q "structure s1\..* does not go on after all: the builtin's takes its place" d.txt ||
+		fail "the structure the builtin's replaced is not said: $(grep 'goes on' d.txt)"
 	grep -q "winner: builtin: .*(origin: builtin)" d.txt || fail "the winner is not the builtin's: $(grep winner d.txt)"
 	# the model's structures were evaluated and are in the transcript
 	python3 -c 'import json, sys
