@@ -111,13 +111,10 @@ stage_builtin(struct search *s, struct outcome *base, double *frac)
 		measure_candidate(c, s->ceilings, &s->baseline);
 		strbuf_addf(&s->baseline, "Its code:\n```cuda\n%s\n```\nA replacement must be faster than "
 		            "this one to be kept.", base->source);
-		char *d = egg_xasprintf("builtin baseline: %s, %.2fx%s", base->name, base->speedup,
-		                        *frac > 0 ? "" : " (its fraction of the roofline floor is unknown)");
-		if (*frac > 0) {
-			free(d);
-			d = egg_xasprintf("builtin baseline: %s, %.2fx, %.0f%% of the roofline floor", base->name,
-			                  base->speedup, 100 * *frac);
-		}
+		char share[64] = " (its share of the roofline floor is unknown)";
+		if (*frac > 0)
+			snprintf(share, sizeof share, ", %.0f%% of the roofline floor", 100 * *frac);
+		char *d = egg_xasprintf("builtin baseline: %s, %.2fx%s", base->name, base->speedup, share);
 		search_step(s, s->stage, "search", "decision", d, base->name, base->verdict, base->speedup, -1, 0);
 		free(d);
 	} else {

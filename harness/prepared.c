@@ -46,6 +46,7 @@
 #define PREPARED_FILE_MAX (64u << 20)
 
 static const char *const prepared_files[] = { "ref.o", "ref.log", "main.o", "main.log", NULL };
+static const char *const prepared_f64_files[] = { "ref64.o", "ref64.log", NULL };
 
 static void
 add_field(struct strbuf *t, const char *name, const char *value)
@@ -231,29 +232,31 @@ copy_file(const char *from, const char *to)
 	return ok ? 0 : -1;
 }
 
+/* Copies each of names from directory from to directory to.  0, or -1. */
+static int
+copy_files(const char *from, const char *to, const char *const *names)
+{
+	for (int i = 0; names[i]; i++) {
+		char *a = fs_join(from, names[i]), *b = fs_join(to, names[i]);
+		int rc = copy_file(a, b);
+		free(a);
+		free(b);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 prepared_fetch(struct prepared *p, const char *dir, int *have_f64)
 {
-	static const char *const f64_files[] = { "ref64.o", "ref64.log", NULL };
-	for (int i = 0; prepared_files[i]; i++) {
-		char *a = fs_join(p->entry, prepared_files[i]), *b = fs_join(dir, prepared_files[i]);
-		int rc = copy_file(a, b);
-		free(a);
-		free(b);
-		if (rc < 0)
-			return -1;
-	}
+	if (copy_files(p->entry, dir, prepared_files) < 0)
+		return -1;
 	char *mark = fs_join(p->entry, "ref64.o");
 	*have_f64 = access(mark, R_OK) == 0;
 	free(mark);
-	for (int i = 0; *have_f64 && f64_files[i]; i++) {
-		char *a = fs_join(p->entry, f64_files[i]), *b = fs_join(dir, f64_files[i]);
-		int rc = copy_file(a, b);
-		free(a);
-		free(b);
-		if (rc < 0)
-			return -1;
-	}
+	if (*have_f64 && copy_files(p->entry, dir, prepared_f64_files) < 0)
+		return -1;
 	/* the entry was used: the least recently used go first */
 	utimes(p->entry, NULL);
 	return 0;
@@ -316,22 +319,8 @@ prepared_store(struct prepared *p, const char *dir, int have_f64)
 		free(tmp);
 		return;
 	}
-	int ok = 1;
-	for (int i = 0; ok && prepared_files[i]; i++) {
-		char *a = fs_join(dir, prepared_files[i]), *b = fs_join(tmp, prepared_files[i]);
-		ok = copy_file(a, b) == 0;
-		free(a);
-		free(b);
-	}
-	if (ok && have_f64) {
-		static const char *const f64_files[] = { "ref64.log", "ref64.o", NULL };
-		for (int i = 0; ok && f64_files[i]; i++) {
-			char *a = fs_join(dir, f64_files[i]), *b = fs_join(tmp, f64_files[i]);
-			ok = copy_file(a, b) == 0;
-			free(a);
-			free(b);
-		}
-	}
+	int ok = copy_files(dir, tmp, prepared_files) == 0 &&
+	         (!have_f64 || copy_files(dir, tmp, prepared_f64_files) == 0);
 	if (ok && rename(tmp, p->entry) == 0) {
 		free(tmp);
 		prepared_prune(p->root);
