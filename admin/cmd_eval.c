@@ -35,6 +35,7 @@
 #include "common/util.h"
 #include "harness/gen.h"
 #include "harness/run.h"
+#include "harness/screen.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -50,7 +51,8 @@ static const char eval_usage[] =
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
 	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
 	"                [--remote COMMAND | --local] [--sanitize] [--gpu LIST]\n"
-	"                [--flops EXPR]... [--egg-KEY=VALUE]...\n";
+	"                [--flops EXPR]... [--egg-KEY=VALUE]...\n"
+	"       egg eval JOB.json|- --screen [--candidate FILE]... [--flag NVCC_FLAG]...\n";
 
 struct eval_job {
 	struct egg_bundle *bundle;
@@ -236,13 +238,37 @@ eval_apply_config(struct eval_job *job, const struct strvec *egg_opts, struct eg
 	return 0;
 }
 
+/* --screen: both screens (harness/screen.h) on each candidate, nothing
+ * compiled or run; one line each, "NAME: screened" or "NAME: refused: WHY".
+ * Exit status 0 when every candidate passes, 1 otherwise. */
+static int
+eval_screen(const struct eval_job *job)
+{
+	struct strvec clang_args = STRVEC_INIT;
+	screen_clang_args(job->flags.v, job->flags.n, &clang_args);
+	int refused = 0;
+	for (size_t i = 0; i < job->n_cands; i++) {
+		struct strbuf why = STRBUF_INIT;
+		if (screen_candidate_unit(job->bundle, job->cands[i].source,
+		                          (const char *const *)strvec_argv(&clang_args), &why) != 0) {
+			printf("%s: refused: %s\n", job->cands[i].name, why.buf);
+			refused = 1;
+		} else {
+			printf("%s: screened\n", job->cands[i].name);
+		}
+		strbuf_release(&why);
+	}
+	strvec_clear(&clang_args);
+	return refused;
+}
+
 int
 cmd_eval(int argc, char **argv)
 {
 	struct eval_job job;
 	memset(&job, 0, sizeof job);
 	const char *job_path = NULL, *generate = NULL, *remote = NULL;
-	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0;
+	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0, screen_only = 0;
 	struct run_options cli; /* what the options say; 0/NULL: not given */
 	memset(&cli, 0, sizeof cli);
 	struct strvec cand_files = STRVEC_INIT, egg_opts = STRVEC_INIT, cli_flops = STRVEC_INIT;
@@ -270,6 +296,7 @@ cmd_eval(int argc, char **argv)
 		else if (strcmp(a, "--keep") == 0) keep = 1;
 		else if (strcmp(a, "--sanitize") == 0) sanitize = 1;
 		else if (strcmp(a, "--compile-only") == 0) compile_only = 1;
+		else if (strcmp(a, "--screen") == 0) screen_only = 1;
 		else if (egg_str_starts(a, "--egg-")) strvec_push(&egg_opts, a);
 		else if (strcmp(a, "--help") == 0) { fputs(eval_usage, stdout); rc = 0; goto out; }
 		else if (!job_path && (a[0] != '-' || strcmp(a, "-") == 0)) job_path = a;
@@ -336,6 +363,10 @@ cmd_eval(int argc, char **argv)
 	}
 	if (generate) {
 		rc = eval_generate(&job, generate);
+		goto out;
+	}
+	if (screen_only) {
+		rc = eval_screen(&job);
 		goto out;
 	}
 	job.opt.flags = job.flags.v;

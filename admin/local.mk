@@ -5,5 +5,5 @@ egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c admin/cmd_analyze
 	admin/cmd_generate.c admin/cmd_eval.c admin/cmd_plan.c \
 	admin/cmd_report.c admin/report_show.c admin/report_show.h
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-egg_LDADD = libeggpipeline.a libeggsearch.a libeggagents.a libeggdriver.a libegganalyzer.a libeggbuiltin.a libeggharness.a \
+egg_LDADD = libeggpipeline.a libeggsearch.a libeggagents.a libeggdriver.a libeggbuiltin.a libeggharness.a libegganalyzer.a \
 	$(CACHE_LDADD) $(LIBCLANG_LIBS) -lm

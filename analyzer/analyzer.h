@@ -41,6 +41,17 @@ int analyzer_analyze_file(const char *path, const char *const *clang_args,
 
 void analyzer_result_free(struct analyzer_result *res);
 
+/* The allowlist screen of a candidate's host code (screen.c says what it
+ * allows): text (len bytes) is the unit the harness compiles, the candidate's
+ * own text under `#line 1 "egg-code"`; clang_args as for analyzer_analyze_file.
+ * Returns 0 when the candidate may run; -1 with one sentence in why (the
+ * candidate's line and column, the name and why) when it is refused; 1 with a
+ * sentence when its host code uses a name the parse cannot resolve (refused
+ * unless nvcc refuses it first: it may not compile at all); -2 with a sentence
+ * when libclang could not parse the unit. */
+int analyzer_screen_unit(const char *text, size_t len, const char *const *clang_args,
+			 struct strbuf *why);
+
 /* Turns the diagnostics' severity from warning into error (strict mode, where
  * an unusable pragma fails the build: the compiler's word for it is error). */
 void analyzer_diags_as_errors(struct strbuf *diags);

@@ -74,12 +74,26 @@ struct az_tu {
 	size_t n_names;
 };
 
+/* symbols.c: the CUDA attributes of a declaration, as a mask. */
+enum {
+	AZ_ATTR_GLOBAL = 1, AZ_ATTR_DEVICE = 2, AZ_ATTR_HOST = 4,
+	AZ_ATTR_GPU_VAR = 8,  /* __constant__, __shared__ */
+	AZ_ATTR_OTHER = 16,   /* an attribute libclang does not name (__managed__, ...) */
+};
+unsigned az_cuda_attrs(CXCursor c);
+
 /* symbols.c: appends the mangled names of the strong external definitions of the
  * user's files (host functions and variables) to exports, and of everything they
  * declare to known (analyzer.h). */
 void az_collect_symbols(const struct az_tu *t, struct strvec *exports, struct strvec *known);
 
 /* parse.c */
+/* parse.c: parses path as CUDA for the host side with the build's flags and the
+ * shim (see parse.c); text (len bytes), when not NULL, is path's contents. */
+enum CXErrorCode az_parse_cuda(CXIndex index, const char *path, const char *text, size_t len,
+			       const char *const *clang_args, unsigned opts, CXTranslationUnit *tu);
+/* The CUDA toolkit whose headers are parsed (static storage). */
+const char *az_cuda_home(void);
 int az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struct strbuf *err);
 void az_free(struct az_tu *t);
 /* Index of the file f in t->files, or (size_t)-1 when not a known file. */

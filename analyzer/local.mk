@@ -5,7 +5,7 @@ libegganalyzer_a_SOURCES = \
 	analyzer/analyzer.c analyzer/analyzer.h analyzer/internal.h \
 	analyzer/parse.c analyzer/pragma.c analyzer/closure.c analyzer/symbols.c \
 	analyzer/clauses.c analyzer/clauses.h \
-	analyzer/canon.c analyzer/canon.h
+	analyzer/canon.c analyzer/canon.h analyzer/screen.c
 libegganalyzer_a_CFLAGS = $(AM_CFLAGS) $(LIBCLANG_CFLAGS)
 
 # The clause parser and the canonical form need no libclang: unit-tested alone.

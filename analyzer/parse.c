@@ -76,8 +76,8 @@ is_dir(const char *path)
 
 /* The CUDA toolkit whose headers the build uses: EGG_CUDA_HOME (egg plan sets it
  * from the build's own nvcc), else the one configure found.  Static storage. */
-static const char *
-cuda_home(void)
+const char *
+az_cuda_home(void)
 {
 	const char *env = getenv("EGG_CUDA_HOME");
 	return env && *env && is_dir(env) ? env : EGG_CUDA_HOME;
@@ -121,7 +121,7 @@ build_args(const char *const *user, struct strvec *argv)
 	};
 	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
 		strvec_push(argv, fixed[i]);
-	const char *cuda = cuda_home();
+	const char *cuda = az_cuda_home();
 	strvec_push_owned(argv, egg_xasprintf("--cuda-path=%s", cuda));
 	/* clang's builtin headers: EGG_CLANG_RESOURCE_DIR, else configure's, and when
 	 * neither exists (egg moved to another machine) libclang's own default, which
@@ -595,19 +595,30 @@ widen_to_arch_conditionals(struct az_tu *t, size_t file)
 	}
 }
 
+enum CXErrorCode
+az_parse_cuda(CXIndex index, const char *path, const char *text, size_t len,
+	      const char *const *clang_args, unsigned opts, CXTranslationUnit *tu)
+{
+	struct strvec argv = STRVEC_INIT;
+	build_args(clang_args, &argv);
+	struct CXUnsavedFile files[2] = {
+		{ SHIM_DIR "/" SHIM_NAME, shim_text, sizeof shim_text - 1 },
+		{ path, text, (unsigned long)len },
+	};
+	enum CXErrorCode rc = clang_parseTranslationUnit2(index, path, (const char *const *)strvec_argv(&argv),
+							  (int)argv.n, files, text ? 2 : 1, opts, tu);
+	strvec_clear(&argv);
+	return rc;
+}
+
 int
 az_parse(struct az_tu *t, const char *path, const char *const *clang_args, struct strbuf *err)
 {
 	memset(t, 0, sizeof *t);
-	struct strvec argv = STRVEC_INIT;
-	build_args(clang_args, &argv);
-	struct CXUnsavedFile shim = { SHIM_DIR "/" SHIM_NAME, shim_text, sizeof shim_text - 1 };
 	t->index = clang_createIndex(0, 0);
 	unsigned opts = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing |
 			CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles;
-	enum CXErrorCode rc = clang_parseTranslationUnit2(t->index, path, (const char *const *)strvec_argv(&argv),
-							  (int)argv.n, &shim, 1, opts, &t->tu);
-	strvec_clear(&argv);
+	enum CXErrorCode rc = az_parse_cuda(t->index, path, NULL, 0, clang_args, opts, &t->tu);
 	if (rc != CXError_Success || !t->tu) {
 		strbuf_addf(err, "libclang could not parse %s (error %d)", path, (int)rc);
 		return -1;

@@ -43,19 +43,19 @@ attr_visitor(CXCursor c, CXCursor parent, CXClientData data)
 	(void)parent;
 	unsigned *mask = data;
 	switch (clang_getCursorKind(c)) {
-	case CXCursor_CUDAGlobalAttr: *mask |= 1; break;
-	case CXCursor_CUDADeviceAttr: *mask |= 2; break;
-	case CXCursor_CUDAHostAttr: *mask |= 4; break;
+	case CXCursor_CUDAGlobalAttr: *mask |= AZ_ATTR_GLOBAL; break;
+	case CXCursor_CUDADeviceAttr: *mask |= AZ_ATTR_DEVICE; break;
+	case CXCursor_CUDAHostAttr: *mask |= AZ_ATTR_HOST; break;
 	case CXCursor_CUDAConstantAttr:
-	case CXCursor_CUDASharedAttr: *mask |= 8; break;
-	case CXCursor_UnexposedAttr: *mask |= 16; break; /* __managed__, among others */
+	case CXCursor_CUDASharedAttr: *mask |= AZ_ATTR_GPU_VAR; break;
+	case CXCursor_UnexposedAttr: *mask |= AZ_ATTR_OTHER; break; /* __managed__, among others */
 	default: break;
 	}
 	return CXChildVisit_Continue;
 }
 
-static unsigned
-cuda_attrs(CXCursor c)
+unsigned
+az_cuda_attrs(CXCursor c)
 {
 	unsigned mask = 0;
 	clang_visitChildren(c, attr_visitor, &mask);
@@ -102,11 +102,11 @@ is_export(CXCursor c)
 	enum CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(c));
 	if (parent == CXCursor_ClassDecl || parent == CXCursor_StructDecl)
 		return 0; /* members: left to `known` */
-	unsigned a = cuda_attrs(c);
+	unsigned a = az_cuda_attrs(c);
 	if (k == CXCursor_FunctionDecl) {
-		if (a & 1)
+		if (a & AZ_ATTR_GLOBAL)
 			return 0; /* __global__ */
-		if ((a & 2) && !(a & 4))
+		if ((a & AZ_ATTR_DEVICE) && !(a & AZ_ATTR_HOST))
 			return 0; /* __device__ only */
 		if (clang_Cursor_isFunctionInlined(c))
 			return 0;

@@ -167,6 +167,7 @@ arch_number(const char *arch)
 
 struct kernel_plan {
 	const struct egg_bundle *bundle;
+	const char *const *clang_args; /* the build's preprocessor flags, for the screen */
 	char *winner; /* owned; NULL: keep the reference */
 	int arch;
 	/* What happened, for the report (report.h). */
@@ -204,7 +205,7 @@ take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch
 	note_result(k, e);
 	struct strbuf why = STRBUF_INIT;
 	if (!cache_entry_is_negative(e) && cache_entry_source(e) &&
-	    screen_candidate(cache_entry_source(e), k->bundle->includes, k->bundle->n_includes, &why) < 0) {
+	    screen_candidate_unit(k->bundle, cache_entry_source(e), k->clang_args, &why) != 0) {
 		/* whoever can write a cache can write anything into it: the entry is
 		 * screened as a candidate is before it runs */
 		egg_warn("egg: %s: the cached winner is refused by the screen (%s); compiling the reference",
@@ -635,6 +636,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		struct kernel_plan *kp = egg_xcalloc(res.n_bundles ? res.n_bundles : 1, sizeof *kp);
 		for (size_t b = 0; b < res.n_bundles; b++) {
 			kp[b].bundle = res.bundles[b];
+			kp[b].clang_args = (const char *const *)strvec_argv(&clang_args);
 			plan_kernel(&c, &kp[b]);
 		}
 		size_t plan_len = plan->len;

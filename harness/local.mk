@@ -2,7 +2,7 @@
 noinst_LIBRARIES += libeggharness.a
 libeggharness_a_SOURCES = \
 	harness/gen.c harness/gen.h harness/gen_text.c \
-	harness/screen.c harness/screen.h \
+	harness/screen.c harness/screen.h harness/screen_unit.c \
 	harness/proc.c harness/proc.h \
 	harness/run.c harness/run.h \
 	harness/remote.c harness/result.c \
@@ -29,7 +29,7 @@ UNIT_TESTS += tests/unit/test_screen
 check_PROGRAMS += tests/unit/test_harness
 tests_unit_test_harness_SOURCES = tests/unit/test_harness.c
 tests_unit_test_harness_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_harness_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
+tests_unit_test_harness_LDADD = libeggharness.a libegganalyzer.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS) $(LIBCLANG_LIBS)
 UNIT_TESTS += tests/unit/test_harness
 
 SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash
@@ -73,11 +73,17 @@ EXTRA_DIST += \
 check_PROGRAMS += tests/unit/test_gen_text
 tests_unit_test_gen_text_SOURCES = tests/unit/test_gen_text.c
 tests_unit_test_gen_text_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_gen_text_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
+tests_unit_test_gen_text_LDADD = libeggharness.a libegganalyzer.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS) $(LIBCLANG_LIBS)
 UNIT_TESTS += tests/unit/test_gen_text
 
 check_PROGRAMS += tests/unit/test_judge
 tests_unit_test_judge_SOURCES = tests/unit/test_judge.c
 tests_unit_test_judge_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_judge_LDADD = libeggharness.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS)
+tests_unit_test_judge_LDADD = libeggharness.a libegganalyzer.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS) $(LIBCLANG_LIBS)
 UNIT_TESTS += tests/unit/test_judge
+
+check_PROGRAMS += tests/unit/test_screen_allowlist
+tests_unit_test_screen_allowlist_SOURCES = tests/unit/test_screen_allowlist.c
+tests_unit_test_screen_allowlist_CFLAGS = $(UNIT_CFLAGS) -DEGG_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_screen_allowlist_LDADD = libeggharness.a libegganalyzer.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS) $(LIBCLANG_LIBS)
+UNIT_TESTS += tests/unit/test_screen_allowlist

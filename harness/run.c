@@ -231,10 +231,17 @@ run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self,
 	char stem[32];
 	snprintf(stem, sizeof stem, "cand%zu", k);
 	char *log = NULL;
-	int ready = 0;
-	if (!self && screen_candidate(rc->source, c->b->includes, c->b->n_includes, &err) < 0) {
-		run_verdict(cand, "rejected", err.buf);
-		goto out;
+	int ready = 0, screened = 0;
+	if (!self) {
+		struct strvec clang_args = STRVEC_INIT;
+		screen_clang_args(c->flags.v, c->flags.n, &clang_args);
+		screened = screen_candidate_unit(c->b, rc->source, (const char *const *)strvec_argv(&clang_args),
+		                                 &err);
+		strvec_clear(&clang_args);
+		if (screened < 0) {
+			run_verdict(cand, "rejected", err.buf);
+			goto out;
+		}
 	}
 	int ok = 1;
 	if (self) {
@@ -265,6 +272,11 @@ run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self,
 		cJSON_ReplaceItemInObject(cand, "resources", res);
 		if (!ok) {
 			run_verdict(cand, "compile_error", "the candidate does not compile");
+			goto out;
+		}
+		if (screened > 0) {
+			/* it compiles with a name the screen could not see */
+			run_verdict(cand, "rejected", err.buf);
 			goto out;
 		}
 		free(log);

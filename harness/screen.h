@@ -35,7 +35,9 @@
 
 #include <stddef.h>
 
+#include "common/bundle.h"
 #include "common/strbuf.h"
+#include "common/strvec.h"
 
 /* Returns 0 if src may be compiled; -1 with one sentence in why, naming the
  * offending name and its line and column.  allowed_includes (n of them, may be
@@ -43,5 +45,20 @@
  * bundle's own "<cuda_fp16.h>" or "\"mytypes.h\"". */
 int screen_candidate(const char *src, char *const *allowed_includes, size_t n,
                      struct strbuf *why);
+
+/* Both screens (screen_unit.c): screen_candidate above, then the allowlist
+ * screen of analyzer.h (analyzer_screen_unit) over the unit gen_unit builds for
+ * src in bundle b, parsed with clang_args (NULL-terminated, may be NULL; see
+ * screen_clang_args).  A unit that cannot be parsed is refused.  Returns 0, or
+ * -1 with one sentence in why, or 1 with one sentence in why when the host code
+ * names something the screen cannot resolve: refused unless it does not
+ * compile (then the compiler's error is the better verdict). */
+int screen_candidate_unit(const struct egg_bundle *b, const char *src,
+                          const char *const *clang_args, struct strbuf *why);
+
+/* Appends to out the clang spellings of the preprocessor flags among the n
+ * nvcc flags (-I, -isystem, -D, -U, -include, -std in nvcc's short and long,
+ * attached and separate forms). */
+void screen_clang_args(char *const *flags, size_t n, struct strvec *out);
 
 #endif

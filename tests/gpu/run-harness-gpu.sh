@@ -96,7 +96,7 @@ done
 eval_to adversarial "$data/scale.json" --timeout 40 "${cands[@]}"
 check "$logdir/adversarial.json" \
 	bad_wrong_one_seed=wrong bad_wrong_last=wrong bad_unwritten=wrong bad_cached=wrong \
-	bad_side_stream=wrong bad_oob_read=wrong bad_oob_write=wrong bad_writes_input=wrong \
+	bad_side_stream=rejected bad_oob_read=wrong bad_oob_write=wrong bad_writes_input=wrong \
 	bad_hang=timeout bad_trap=cuda_error bad_nan=wrong bad_slower=slower \
 	bad_specialized_scale=wrong bad_memo_pointer=wrong bad_reads_output=wrong \
 	bad_misaligned_vec4=cuda_error bad_timer_game=wrong \

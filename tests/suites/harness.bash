@@ -60,9 +60,11 @@ PY
 }
 
 test_every_adversarial_candidate_compiles_and_passes_the_screen() {
-	# They are meant to be caught on the GPU, so nothing before it may stop them.
+	# They are meant to be caught on the GPU, so nothing before it may stop them;
+	# all but the one with a stream of its own, which the screen refuses.
 	local args=()
 	for f in "$DATA"/cand/bad_*.cu "$DATA"/cand/good_scale_vec4.cu; do
+		[ "$(basename "$f")" = bad_side_stream.cu ] && continue
 		args+=(--candidate "$f")
 	done
 	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 "${args[@]}"
@@ -73,6 +75,10 @@ test_every_adversarial_candidate_compiles_and_passes_the_screen() {
 	run_cmd s "$EGG" eval "$DATA/softmax.json" --compile-only --arch sm_90 \
 		--candidate "$DATA/cand/softmax_bad_specialized.cu"
 	expect_eq "$(json s.out 'r["candidates"][0]["verdict"]')" compiled "softmax_bad_specialized"
+	run_cmd t "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 \
+		--candidate "$DATA/cand/bad_side_stream.cu"
+	expect_eq "$(json t.out 'r["candidates"][0]["verdict"]')" rejected "bad_side_stream"
+	expect_eq "$(json t.out '"cudaStreamCreateWithFlags" in r["candidates"][0]["message"]')" True
 }
 
 test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
@@ -127,7 +133,9 @@ void scale(const float *x, float *y, int n)
 }
 EOF
 	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate sneaky.cu
-	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" compile_error
+	# the allowlist screen sees the declaration without a definition first
+	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" rejected
+	expect_eq "$(json r.out '"declares but does not define" in r["candidates"][0]["message"]')" True
 	"$EGG" eval "$DATA/scale.json" --generate gen >/dev/null
 	expect_file_lacks gen/main.cu "scale_kernel"
 	expect_file_contains gen/ref.cu "namespace {"
