@@ -87,6 +87,9 @@ sandbox_landlock_abi(void)
 	static int abi = -1;
 	if (abi < 0)
 		abi = ll_abi_probe();
+	const char *cap = getenv("EGG_SANDBOX_TEST_LANDLOCK_ABI");
+	if (cap && *cap && atoi(cap) < abi)
+		return atoi(cap);
 	return abi;
 }
 
@@ -116,19 +119,12 @@ seccomp_probe(void)
 unsigned
 sandbox_available(void)
 {
-	static int probed;
-	static unsigned have;
-	if (!probed) {
-		int abi = sandbox_landlock_abi();
-		if (abi >= 1)
-			have |= SANDBOX_LANDLOCK_FS;
-		if (abi >= 4)
-			have |= SANDBOX_LANDLOCK_NET;
-		if (seccomp_probe())
-			have |= SANDBOX_SECCOMP;
-		probed = 1;
-	}
-	unsigned mask = have;
+	static int seccomp = -1;
+	if (seccomp < 0)
+		seccomp = seccomp_probe();
+	int abi = sandbox_landlock_abi();
+	unsigned mask = (abi >= 1 ? SANDBOX_LANDLOCK_FS : 0) | (abi >= 4 ? SANDBOX_LANDLOCK_NET : 0) |
+	                (seccomp ? SANDBOX_SECCOMP : 0);
 	const char *t = getenv("EGG_SANDBOX_TEST_UNAVAILABLE");
 	if (t && strstr(t, "landlock"))
 		mask &= ~(unsigned)(SANDBOX_LANDLOCK_FS | SANDBOX_LANDLOCK_NET);
@@ -159,8 +155,11 @@ sandbox_describe(unsigned mask, struct strbuf *out)
 /* Adds a rule granting access beneath path (a directory) or on it (a file, where
  * only file rights apply).  A path that does not exist is skipped when optional. */
 static int
-ll_allow(int ruleset, const char *path, uint64_t access, int optional, struct strbuf *err)
+ll_allow(const struct sandbox *sb, const char *path, uint64_t access, int optional,
+         struct strbuf *err)
 {
+	int ruleset = sb->ruleset_fd;
+	access &= sb->handled_fs; /* a right the ruleset does not handle is refused (EINVAL) */
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		if (optional)
@@ -168,8 +167,8 @@ ll_allow(int ruleset, const char *path, uint64_t access, int optional, struct st
 		strbuf_addf(err, "cannot open %s for the sandbox: %s", path, strerror(errno));
 		return -1;
 	}
-	struct stat sb;
-	if (fstat(fd, &sb) == 0 && !S_ISDIR(sb.st_mode))
+	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
 		access &= LL_FILE_RIGHTS;
 	struct ll_path_beneath_attr rule = { access, fd };
 	int rc = 0;
@@ -225,14 +224,14 @@ exec_interpreter(const char *path)
 /* Lets exe be executed, with the interpreters it needs (a script's, and that
  * one's ELF interpreter). */
 static int
-ll_allow_exec(int ruleset, const char *exe, struct strbuf *err)
+ll_allow_exec(const struct sandbox *sb, const char *exe, struct strbuf *err)
 {
-	if (ll_allow(ruleset, exe, LL_FS_EXECUTE, 0, err) < 0)
+	if (ll_allow(sb, exe, LL_FS_EXECUTE, 0, err) < 0)
 		return -1;
 	char *interp = exec_interpreter(exe);
 	int rc = 0;
 	for (int depth = 0; interp && depth < 3 && rc == 0; depth++) {
-		rc = ll_allow(ruleset, interp, LL_FS_EXECUTE, 1, err);
+		rc = ll_allow(sb, interp, LL_FS_EXECUTE, 1, err);
 		char *next = exec_interpreter(interp);
 		free(interp);
 		interp = next;
@@ -244,12 +243,12 @@ ll_allow_exec(int ruleset, const char *exe, struct strbuf *err)
 /* The device nodes a CUDA program opens for writing: /dev/nvidia* (the GPUs,
  * nvidiactl, nvidia-uvm, nvidia-caps/...) and the usual character devices. */
 static int
-ll_allow_devices(int ruleset, uint64_t write, struct strbuf *err)
+ll_allow_devices(const struct sandbox *sb, uint64_t write, struct strbuf *err)
 {
 	static const char *const usual[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 		                             "/dev/urandom", "/dev/tty", "/dev/dri", NULL };
 	for (int i = 0; usual[i]; i++)
-		if (ll_allow(ruleset, usual[i], write, 1, err) < 0)
+		if (ll_allow(sb, usual[i], write, 1, err) < 0)
 			return -1;
 	DIR *d = opendir("/dev");
 	struct dirent *e;
@@ -258,7 +257,7 @@ ll_allow_devices(int ruleset, uint64_t write, struct strbuf *err)
 			continue;
 		char path[300];
 		snprintf(path, sizeof path, "/dev/%s", e->d_name);
-		if (ll_allow(ruleset, path, write, 1, err) < 0) {
+		if (ll_allow(sb, path, write, 1, err) < 0) {
 			closedir(d);
 			return -1;
 		}
@@ -297,15 +296,16 @@ ll_prepare(struct sandbox *sb, const char *exe, const struct sandbox_spec *spec,
 	}
 	sb->ruleset_fd = fd;
 	sb->abi = abi;
-	if (ll_allow(fd, spec->scratch, write, 0, err) < 0 || ll_allow_exec(fd, exe, err) < 0 ||
-	    ll_allow_devices(fd, LL_FS_WRITE_FILE | LL_FS_TRUNCATE, err) < 0 ||
-	    ll_allow(fd, "/dev/shm", write, 1, err) < 0)
+	sb->handled_fs = attr.handled_access_fs;
+	if (ll_allow(sb, spec->scratch, write, 0, err) < 0 || ll_allow_exec(sb, exe, err) < 0 ||
+	    ll_allow_devices(sb, LL_FS_WRITE_FILE | LL_FS_TRUNCATE, err) < 0 ||
+	    ll_allow(sb, "/dev/shm", write, 1, err) < 0)
 		return -1;
 	for (size_t i = 0; spec->write_files && spec->write_files[i]; i++)
-		if (ll_allow(fd, spec->write_files[i], LL_FS_WRITE_FILE | LL_FS_TRUNCATE, 0, err) < 0)
+		if (ll_allow(sb, spec->write_files[i], LL_FS_WRITE_FILE | LL_FS_TRUNCATE, 0, err) < 0)
 			return -1;
 	for (size_t i = 0; spec->exec && spec->exec[i]; i++)
-		if (access(spec->exec[i], F_OK) == 0 && ll_allow_exec(fd, spec->exec[i], err) < 0)
+		if (access(spec->exec[i], F_OK) == 0 && ll_allow_exec(sb, spec->exec[i], err) < 0)
 			return -1;
 	return 0;
 }

@@ -15,6 +15,8 @@
  *   - no signals to, nor abstract UNIX sockets of, processes outside its own
  *     tree (Landlock ABI >= 6).
  * Its memory, threads, ioctls and mmaps are left alone: the CUDA driver needs them.
+ * (With Landlock ABI 1, kernels 5.13 to 5.18, renames across directories fail
+ * with EXDEV even beneath the scratch directory.)
  *
  * The kernel decides what is there (sandbox_available); what is missing is left
  * out and the caller says so once.  Ownership: a struct sandbox owns its
@@ -38,7 +40,8 @@ enum sandbox_layer {
  * away as a machine without them would. */
 unsigned sandbox_available(void);
 
-/* The Landlock ABI version (0: none), for messages and tests. */
+/* The Landlock ABI version (0: none), for messages and tests.  For tests only,
+ * EGG_SANDBOX_TEST_LANDLOCK_ABI=N plays an older kernel's Landlock. */
 int sandbox_landlock_abi(void);
 
 /* Names the layers in mask ("Landlock (files), Landlock (network), seccomp"). */
@@ -55,6 +58,7 @@ struct sandbox {
 	unsigned layers;  /* what sandbox_enter will apply */
 	int ruleset_fd;   /* Landlock; -1: none */
 	int abi;
+	unsigned long long handled_fs; /* the file-system rights the ruleset handles */
 	unsigned short n_filter;
 	struct sandbox_insn {
 		unsigned short code;

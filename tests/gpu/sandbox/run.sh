@@ -193,14 +193,27 @@ fi
 eval_to screened "$data/scale.json" --timeout 60 "${cands[@]}"
 say "INFO screen alone: $(verdicts screened)"
 
-# Where a confined candidate failed: what the kernel refused it, if strace is here.
-if grep -q "^FAIL" "$summary" && command -v strace >/dev/null; then
-	EGG_TEST_UNSCREENED=1 strace -f -qq -e trace=%file,%network,execve,prctl,seccomp \
-		-o "$logdir/confined.strace" "$EGG" eval "$data/scale.json" --timeout 60 \
-		--candidate "$data/cand/good_scale_vec4.cu" --workdir "$logdir/w-strace" \
-		>"$logdir/strace-eval.json" 2>&1
-	say "INFO refused calls (strace, first 40):"
-	grep -E 'EACCES|EPERM|ENOSYS' "$logdir/confined.strace" | grep -v -E 'O_PATH' | head -n 40 >>"$summary"
+# Where something failed: what the kernel refused the confined programs (strace
+# over a confined evaluation of the honest candidate, and of compute-sanitizer).
+if grep -q "^FAIL" "$summary"; then
+	if command -v strace >/dev/null; then
+		EGG_TEST_UNSCREENED=1 strace -f -qq -o "$logdir/confined.strace" \
+			"$EGG" eval "$data/scale.json" --timeout 60 --workdir "$logdir/w-strace" \
+			--candidate "$data/cand/good_scale_vec4.cu" >"$logdir/strace.json" 2>&1
+		strace -f -qq -o "$logdir/sanitize.strace" "$EGG" eval "$data/softmax.json" --sanitize \
+			--timeout 60 --workdir "$logdir/w-strace-sanitize" \
+			--candidate "$data/cand/good_softmax_block.cu" >"$logdir/strace-sanitize.json" 2>&1
+		for t in confined sanitize; do
+			say "INFO $t: calls refused with EACCES/EPERM/ENOSYS/EXDEV (strace, first 60; all in $t.strace):"
+			grep -E '= -1 (EACCES|EPERM|ENOSYS|EXDEV)' "$logdir/$t.strace" | grep -v -E 'O_PATH|"/proc/sys' |
+				cut -c 1-220 | head -n 60 >>"$summary"
+		done
+	else
+		say "INFO no strace here: the programs' outputs are in w-*/cand*.out"
+	fi
+	for f in "$logdir"/w-confined/cand?.out; do
+		say "INFO $(basename "$f"): $(tail -c 400 "$f" | tr '\n' ' ')"
+	done
 fi
 
 cat "$summary"
