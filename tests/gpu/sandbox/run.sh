@@ -158,6 +158,19 @@ pass_if $? "unconfined, the listener saw the connection (connections: $before ->
 [ -e "$HOME/egg-sandbox-escaped" ]
 pass_if $? "unconfined, the file in \$HOME was written"
 rm -f "$HOME/egg-sandbox-escaped"
+python3 - "$logdir" <<'PY' >>"$summary"
+import json, sys
+d = sys.argv[1]
+runs = {}
+for tag in ("confined", "unconfined"):
+    for c in json.load(open(f"{d}/{tag}.json"))["candidates"]:
+        runs.setdefault(c["name"].rsplit("/", 1)[-1], {})[tag] = c
+for name, r in runs.items():
+    if len(r) == 2:
+        a, b = r["confined"], r["unconfined"]
+        print(f"INFO {name}: program wall {a['wall_s']:.3f} s confined, {b['wall_s']:.3f} s unconfined; "
+              f"speedup {a.get('speedup')} vs {b.get('speedup')}")
+PY
 
 # 3. compute-sanitizer, confined.
 eval_to sanitize "$data/softmax.json" --sanitize --timeout 60 \
