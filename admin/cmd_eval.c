@@ -234,6 +234,8 @@ eval_apply_config(struct eval_job *job, const struct strvec *egg_opts, struct eg
 	job->opt.timeout_s = (double)egg_config_seconds(cfg, "timeout");
 	job->opt.nvcc = egg_config_get(cfg, "nvcc");
 	job->opt.keep = egg_config_bool(cfg, "debug");
+	/* the evaluating machine's own setting: a job cannot turn its sandbox off */
+	job->opt.no_sandbox = !egg_config_bool(cfg, "sandbox");
 	*remote = egg_config_get(cfg, "eval_command");
 	return 0;
 }

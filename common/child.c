@@ -219,6 +219,10 @@ child_run(const char *path, char *const argv[], const struct child_options *opt,
 		for (int i = 0; i < 3; i++)
 			if (fds[i] >= 0 && dup2(fds[i], i) < 0)
 				_exit(127);
+		if (o->before_exec && o->before_exec(o->before_exec_arg) < 0) {
+			dprintf(2, "cannot confine %s: %s\n", path, strerror(errno));
+			_exit(127);
+		}
 		if (own_env)
 			execve(path, argv, strvec_argv(&env));
 		else

@@ -46,6 +46,11 @@ struct child_options {
 	double timeout_s;        /* with own_group; 0: none */
 	int scrub_env;           /* the environment less secrets (child_env_is_secret) */
 	char *const *extra_env;  /* NAME=VALUE entries added, replacing their names; may be NULL */
+	/* Called in the child just before exec (after its descriptors are set): a
+	 * confinement that only makes system calls (harness/sandbox.h).  -1 (errno
+	 * set): the child says why on stderr and exits 127 without running. */
+	int (*before_exec)(const void *arg);
+	const void *before_exec_arg;
 };
 
 /* Ends this process as the signal sig would (its default action), after a
@@ -63,7 +68,7 @@ void child_forget_on_death(const char *dir);
 int child_remove_tree(const char *dir);
 
 /* Inherit everything, no group, no limit, no forwarding. */
-#define CHILD_OPTIONS_INIT { NULL, NULL, NULL, -1, -1, -1, 0, 0, 0, 0, NULL }
+#define CHILD_OPTIONS_INIT { NULL, NULL, NULL, -1, -1, -1, 0, 0, 0, 0, NULL, NULL, NULL }
 
 /* Runs path with argv (argv[0] included, NULL-terminated) as opt says (NULL: the
  * defaults above).  Returns 0 with *st filled once the child has ended (a program

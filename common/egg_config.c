@@ -82,6 +82,9 @@ static const struct key keys[] = {
 	  "'ssh gpu1 egg eval -' (default: evaluate on this machine)" },
 	{ "gpu", T_STRING, NULL, NULL,
 	  "GPU(s) to evaluate on, as CUDA_VISIBLE_DEVICES names them (default: every visible GPU)" },
+	{ "sandbox", T_BOOL, NULL, "true",
+	  "run candidates' programs confined by the kernel (Landlock, seccomp): no network, "
+	  "writes only in their own directory, no other programs; false: unconfined" },
 	{ "timeout", T_DURATION, NULL, "120s",
 	  "time limit of one step egg waits for: a backend request, a remote transfer, a "
 	  "candidate's run (0: none)" },

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include "driver/pipeline_verify.h"
+#include "common/egg_config.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
@@ -42,6 +43,7 @@ pipeline_evaluate(const struct pipeline_search_request *req, const struct run_ca
 	ro.n_flags = req->n_flags;
 	ro.timeout_s = req->timeout_s;
 	ro.gpu = req->gpu;
+	ro.no_sandbox = req->cfg && !egg_config_bool(req->cfg, "sandbox");
 	if (!req->eval_command)
 		return run_evaluate(req->bundle, cands, n, &ro, status);
 	char *job = run_job_to_json(req->bundle, cands, n, req->flags, req->n_flags, &ro);

@@ -4,6 +4,7 @@ libeggharness_a_SOURCES = \
 	harness/gen.c harness/gen.h harness/gen_text.c \
 	harness/screen.c harness/screen.h harness/screen_unit.c \
 	harness/proc.c harness/proc.h \
+	harness/sandbox.c harness/sandbox.h \
 	harness/run.c harness/run.h \
 	harness/remote.c harness/result.c \
 	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c \
@@ -68,7 +69,16 @@ EXTRA_DIST += \
 	tests/data/harness/fake/nvcc \
 	tests/data/harness/fake/compute-sanitizer \
 	tests/gpu/run-harness-gpu.sh \
+	tests/gpu/find-egg.sh \
+	tests/gpu/sandbox/run.sh \
+	tests/gpu/sandbox/hostile.cu \
 	tests/gpu/pack.sh
+
+check_PROGRAMS += tests/unit/test_sandbox
+tests_unit_test_sandbox_SOURCES = tests/unit/test_sandbox.c
+tests_unit_test_sandbox_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sandbox_LDADD = libeggharness.a $(UNIT_LDADD) -lpthread
+UNIT_TESTS += tests/unit/test_sandbox
 
 check_PROGRAMS += tests/unit/test_gen_text
 tests_unit_test_gen_text_SOURCES = tests/unit/test_gen_text.c

@@ -109,7 +109,7 @@ run_discover_gpus(struct run_ctx *c, const char *exe, int count)
 		struct child_status st;
 		struct strbuf err = STRBUF_INIT;
 		char *output = NULL;
-		cJSON *j = run_program(c, exe, &args, "probe-more", names.v[i], 60, &st, &output, &err);
+		cJSON *j = run_program(c, exe, &args, "probe-more", names.v[i], 60, NULL, &st, &output, &err);
 		const cJSON *d = cJSON_GetObjectItem(j, "device");
 		const cJSON *cc = cJSON_GetObjectItem(d, "cc"), *uuid = cJSON_GetObjectItem(d, "uuid");
 		if (cJSON_IsString(cc) && cJSON_IsString(uuid) && strcmp(cc->valuestring, cc0) == 0 &&
@@ -151,7 +151,7 @@ run_probe(struct run_ctx *c)
 	strvec_push(&args, "--probe");
 	struct child_status st;
 	char *output = NULL;
-	cJSON *j = run_program(c, exe, &args, "probe", NULL, 60, &st, &output, &err);
+	cJSON *j = run_program(c, exe, &args, "probe", NULL, 60, NULL, &st, &output, &err);
 	const cJSON *status = cJSON_GetObjectItem(j, "status");
 	int rc = -1, count = 0;
 	if (cJSON_IsString(status) && strcmp(status->valuestring, "no_gpu") == 0) {
@@ -198,7 +198,7 @@ run_probe(struct run_ctx *c)
 		if (!c->ceilings) {
 			strvec_push(&args, "--ceilings");
 			int fd = proc_gpu_lock(c->gpu_key, &err);
-			j = run_program(c, exe, &args, "ceilings", c->gpus[0].visible, 120, &st, &output,
+			j = run_program(c, exe, &args, "ceilings", c->gpus[0].visible, 120, NULL, &st, &output,
 			                &err);
 			proc_gpu_unlock(fd);
 			c->ceilings = cJSON_DetachItemFromObject(j, "ceilings");

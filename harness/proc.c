@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "harness/proc.h"
+#include "harness/sandbox.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -16,10 +17,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int
+enter(const void *sb)
+{
+	return sandbox_enter(sb);
+}
+
 int
 proc_run(char *const *argv, char *const *extra_env, const char *in_path,
          const char *out_path, const char *err_path, double timeout_s, struct child_status *st,
          struct strbuf *err)
+{
+	return proc_run_contained(argv, extra_env, in_path, out_path, err_path, timeout_s, NULL, st,
+	                          err);
+}
+
+int
+proc_run_contained(char *const *argv, char *const *extra_env, const char *in_path,
+                   const char *out_path, const char *err_path, double timeout_s,
+                   const struct sandbox *sb, struct child_status *st, struct strbuf *err)
 {
 	struct child_options o = CHILD_OPTIONS_INIT;
 	o.in_path = in_path ? in_path : "/dev/null";
@@ -32,6 +48,10 @@ proc_run(char *const *argv, char *const *extra_env, const char *in_path,
 	/* A build stopped (Ctrl-C, make killed) stops the evaluator's whole process
 	 * tree, then this process: nothing of a search outlives the build. */
 	o.forward_signals = 1;
+	if (sb && sb->layers) {
+		o.before_exec = enter;
+		o.before_exec_arg = sb;
+	}
 	int rc = child_run(argv[0], argv, &o, st, err);
 	if (rc == 0 && (st->interrupted == SIGINT || st->interrupted == SIGTERM || st->interrupted == SIGHUP))
 		child_die_of(st->interrupted);

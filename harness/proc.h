@@ -23,6 +23,14 @@ int proc_run(char *const *argv, char *const *extra_env, const char *in_path,
              const char *out_path, const char *err_path, double timeout_s, struct child_status *st,
              struct strbuf *err);
 
+/* proc_run with the child confined by sb (harness/sandbox.h, prepared for
+ * argv[0]) between fork and exec; sb NULL or without layers: as proc_run.  A
+ * child that cannot be confined does not run (it exits 127 saying why). */
+struct sandbox;
+int proc_run_contained(char *const *argv, char *const *extra_env, const char *in_path,
+                       const char *out_path, const char *err_path, double timeout_s,
+                       const struct sandbox *sb, struct child_status *st, struct strbuf *err);
+
 /* Takes the lock that serializes timings on one GPU (key: the GPU's UUID) across
  * every egg process on this machine; blocks until it is free.  The lock file
  * lives in $EGG_LOCK_DIR, else /tmp, and is shared by all users.  Returns a file

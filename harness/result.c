@@ -30,6 +30,7 @@ run_new_result(const char *target)
 	cJSON_AddNullToObject(o, "reference");
 	cJSON_AddArrayToObject(o, "candidates");
 	cJSON_AddNullToObject(o, "best");
+	cJSON_AddNullToObject(o, "sandbox");
 	return o;
 }
 

@@ -14,6 +14,7 @@
 #include "harness/run_int.h"
 #include "harness/gen.h"
 #include "harness/prepared.h"
+#include "harness/sandbox.h"
 #include "harness/screen.h"
 #include "common/child.h"
 #include "common/fsutil.h"
@@ -160,6 +161,12 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 	char *bindir = fs_dirname(c->nvcc);
 	char *san = fs_join(bindir, "compute-sanitizer");
 	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
+	/* confined, compute-sanitizer may run its own programs (beside it, where a
+	 * link leads, and in CUDA's compute-sanitizer directory) and the candidate's */
+	char *real = realpath(san, NULL), *home = fs_dirname(bindir);
+	char *tree[] = { exe, real ? fs_dirname(real) : NULL, fs_join(home, "compute-sanitizer"), NULL };
+	if (!tree[1])
+		tree[1] = tree[2], tree[2] = NULL;
 	cJSON *o = cJSON_AddObjectToObject(cand, "sanitizer");
 	struct strbuf log = STRBUF_INIT, err = STRBUF_INIT, unsafe = STRBUF_INIT;
 	static const char *const tools[] = { "memcheck", "racecheck" };
@@ -188,7 +195,7 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		int fd = proc_gpu_lock(c->gpu_key, &err);
 		double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 20;
 		cJSON *j = run_program(c, san, &args, tstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
-		                       &st, &output, &err);
+		                       (const char *const *)tree, &st, &output, &err);
 		proc_gpu_unlock(fd);
 		const cJSON *status = cJSON_GetObjectItem(j, "status");
 		const char *state = "unavailable";
@@ -217,6 +224,10 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 	strbuf_release(&log);
 	strbuf_release(&err);
 	strbuf_release(&unsafe);
+	free(tree[1]);
+	free(tree[2]);
+	free(real);
+	free(home);
 	free(exe);
 	free(san);
 	free(bindir);
@@ -232,7 +243,9 @@ run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self,
 	snprintf(stem, sizeof stem, "cand%zu", k);
 	char *log = NULL;
 	int ready = 0, screened = 0;
-	if (!self) {
+	/* EGG_TEST_UNSCREENED=1 (tests only): hostile candidates reach the sandbox */
+	const char *unscreened = getenv("EGG_TEST_UNSCREENED");
+	if (!self && !(unscreened && strcmp(unscreened, "1") == 0)) {
 		struct strvec clang_args = STRVEC_INIT;
 		screen_clang_args(c->flags.v, c->flags.n, &clang_args);
 		screened = screen_candidate_unit(c->b, rc->source, (const char *const *)strvec_argv(&clang_args),
@@ -398,8 +411,10 @@ run_exec(struct run_ctx *c, size_t k, int self, int g)
 	struct child_status st;
 	struct strbuf err = STRBUF_INIT, status = STRBUF_INIT;
 	int fd = proc_gpu_lock(c->gpus[g].uuid, &err);
+	static const char *const only_itself[] = { NULL };
 	if (fd >= 0 && run_launch(c, exe, &args, stem, c->gpus[g].visible,
-	                          c->opt->timeout_s > 0 ? c->opt->timeout_s : 120, &st, &err) == 0)
+	                          c->opt->timeout_s > 0 ? c->opt->timeout_s : 120, only_itself, &st,
+	                          &err) == 0)
 		strbuf_addf(&status, "%d %d %d %d %.6f\n", st.exited, st.code, st.sig,
 		            st.timed_out, st.wall_s);
 	else
@@ -479,6 +494,34 @@ run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self)
 }
 
 /* ---- the whole evaluation ---- */
+
+/* The layers candidates' programs run under (the result's "sandbox"), and one
+ * warning per process when the machine lacks some of them. */
+static void
+run_sandbox_setting(struct run_ctx *c)
+{
+	static int warned;
+	if (c->opt->compile_only)
+		return; /* nothing runs */
+	struct strbuf m = STRBUF_INIT;
+	c->sandbox = c->opt->no_sandbox ? 0 : sandbox_available();
+	if (c->opt->no_sandbox) {
+		strbuf_addstr(&m, "off (the sandbox setting)");
+	} else {
+		sandbox_describe(c->sandbox, &m);
+		unsigned missing = SANDBOX_ALL & ~c->sandbox;
+		if (missing && !warned) {
+			struct strbuf w = STRBUF_INIT;
+			sandbox_describe(missing, &w);
+			egg_warn("this kernel does not offer %s: candidates' programs run without that "
+			         "containment (Landlock ABI %d)", w.buf, sandbox_landlock_abi());
+			strbuf_release(&w);
+			warned = 1;
+		}
+	}
+	cJSON_ReplaceItemInObject(c->result, "sandbox", cJSON_CreateString(m.buf));
+	strbuf_release(&m);
+}
 
 static char *
 run_nonce(void)
@@ -719,6 +762,7 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 	}
 	if (run_prepare_reference(&c) < 0)
 		goto done;
+	run_sandbox_setting(&c);
 	cJSON *list = cJSON_GetObjectItem(c.result, "candidates");
 	struct run_candidate self = { "reference (self-check)", b->target };
 	size_t total = n ? n : 1, n_ready = 0;

@@ -44,7 +44,10 @@
  *         "wall_s": seconds,
  *         "sanitizer": { "memcheck": STATE, "racecheck": STATE, "log": TEXT } (only
  *                      with sanitize; STATE: "clean", "errors", "unavailable") } ],
- *     "best": index of the passing candidate with the smallest total_ms | null }
+ *     "best": index of the passing candidate with the smallest total_ms | null,
+ *     "sandbox": the containment candidates' programs ran under ("Landlock (writes
+ *                and exec), Landlock (TCP), seccomp (...)", "nothing", "off (...)")
+ *                | null when nothing ran }
  * "pass" means correct on every check and at least min_speedup faster over the
  * workloads' total time ("speedup"); "slower" correct but not that fast; in a
  * self-check a correct reference is "pass".  "compiled" is the verdict of
@@ -78,6 +81,7 @@ struct run_options {
 	unsigned long long seed;   /* 0: random */
 	double min_speedup;        /* 0: 1.03 */
 	int sanitize;              /* also run passing candidates under compute-sanitizer */
+	int no_sandbox;            /* run candidates' programs unconfined (harness/sandbox.h) */
 	const char *gpu;           /* the configuration's gpu key: CUDA_VISIBLE_DEVICES names,
 	                              "none" for no GPU; NULL: CUDA_VISIBLE_DEVICES, else all */
 	const char *const *flops;  /* FLOPs of one call: C expressions over the scalar */

@@ -33,6 +33,7 @@ struct run_ctx {
 	int n_gpus;
 	cJSON *result, *ceilings;
 	int have_f64;             /* ref64.o (the reference's float64 twin) compiled */
+	unsigned sandbox;         /* the sandbox layers candidates' programs run under (0: none) */
 };
 
 /* toolchain.c */
@@ -46,11 +47,12 @@ int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char
 int run_link(struct run_ctx *c, const char *stem, int self, char **log);
 void run_demangle(struct run_ctx *c, cJSON *resources);
 int run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-               const char *visible, double timeout_s, struct child_status *st, struct strbuf *err);
+               const char *visible, double timeout_s, const char *const *contain,
+               struct child_status *st, struct strbuf *err);
 cJSON *run_collect(struct run_ctx *c, const char *stem, char **output);
 cJSON *run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-                   const char *visible, double timeout_s, struct child_status *st,
-                   char **output, struct strbuf *err);
+                   const char *visible, double timeout_s, const char *const *contain,
+                   struct child_status *st, char **output, struct strbuf *err);
 
 /* judge.c */
 struct run_summary {

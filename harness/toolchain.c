@@ -7,13 +7,16 @@
 #include "config.h"
 #include "harness/run_int.h"
 #include "harness/gen.h"
+#include "harness/sandbox.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *
@@ -200,11 +203,48 @@ run_demangle(struct run_ctx *c, cJSON *resources)
 	strbuf_release(&err);
 }
 
+/* The confinement of a candidate's program (sandbox.h): it may write beneath
+ * DIR/STEM.tmp (its TMPDIR and CUDA's JIT cache) and into its result file, and
+ * execute exe and the paths in also_exec.  0, or -1 with a sentence in err. */
+static int
+run_contain(struct run_ctx *c, const char *exe, const char *stem, const char *json_path,
+            const char *const *also_exec, struct strvec *env, struct sandbox *sb,
+            struct strbuf *err)
+{
+	char *scratch = egg_xasprintf("%s/%s.tmp", c->dir, stem);
+	int rc = -1;
+	if (mkdir(scratch, 0700) < 0 && errno != EEXIST) {
+		strbuf_addf(err, "cannot create %s: %s", scratch, strerror(errno));
+		goto out;
+	}
+	/* the program opens its result file for writing: it exists before, empty */
+	int fd = open(json_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		strbuf_addf(err, "cannot create %s: %s", json_path, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	const char *files[] = { json_path, NULL };
+	struct sandbox_spec spec = { scratch, files, also_exec, c->sandbox };
+	if (sandbox_prepare(sb, exe, &spec, err) < 0)
+		goto out;
+	strvec_push_owned(env, egg_xasprintf("TMPDIR=%s", scratch));
+	strvec_push_owned(env, egg_xasprintf("CUDA_CACHE_PATH=%s/cuda-cache", scratch));
+	rc = 0;
+out:
+	free(scratch);
+	return rc;
+}
+
 /* Runs PROGRAM ARGS... --out DIR/STEM.json with its output in DIR/STEM.out, on
- * the GPU called visible (CUDA_VISIBLE_DEVICES; NULL: the gpu setting's, else all). */
+ * the GPU called visible (CUDA_VISIBLE_DEVICES; NULL: the gpu setting's, else
+ * all).  contain non-NULL: a candidate's program (or a tool running one), run
+ * confined as the evaluation's sandbox setting says, allowed to execute also
+ * the NULL-terminated paths in contain; NULL: egg's own program (the probe). */
 int
 run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-           const char *visible, double timeout_s, struct child_status *st, struct strbuf *err)
+           const char *visible, double timeout_s, const char *const *contain,
+           struct child_status *st, struct strbuf *err)
 {
 	struct strvec argv = STRVEC_INIT;
 	strvec_push(&argv, exe);
@@ -220,8 +260,15 @@ run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *
 		visible = gpu;
 	if (visible)
 		strvec_push_owned(&env, egg_xasprintf("CUDA_VISIBLE_DEVICES=%s", visible));
-	int rc = proc_run(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, NULL, out_path,
-	                  out_path, timeout_s, st, err);
+	struct sandbox sb;
+	int contained = contain && c->sandbox;
+	int rc = -1;
+	if (!contained || run_contain(c, exe, stem, json_path, contain, &env, &sb, err) == 0) {
+		rc = proc_run_contained(strvec_argv(&argv), env.n ? strvec_argv(&env) : NULL, NULL,
+		                        out_path, out_path, timeout_s, contained ? &sb : NULL, st, err);
+		if (contained)
+			sandbox_release(&sb);
+	}
 	strvec_clear(&env);
 	strvec_clear(&argv);
 	free(json_path);
@@ -250,10 +297,10 @@ run_collect(struct run_ctx *c, const char *stem, char **output)
 
 cJSON *
 run_program(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,
-            const char *visible, double timeout_s, struct child_status *st, char **output,
-            struct strbuf *err)
+            const char *visible, double timeout_s, const char *const *contain,
+            struct child_status *st, char **output, struct strbuf *err)
 {
-	if (run_launch(c, exe, args, stem, visible, timeout_s, st, err) < 0)
+	if (run_launch(c, exe, args, stem, visible, timeout_s, contain, st, err) < 0)
 		return NULL;
 	return run_collect(c, stem, output);
 }

@@ -21,15 +21,7 @@ parts=" ${*:-self adversarial good sanitize timing rates f64 corpus} "
 want() { [[ $parts == *" $1 "* ]]; }
 mkdir -p "$logdir"
 logdir=$(cd "$logdir" && pwd)
-export PATH=/usr/local/cuda/bin:$PATH
-if [ -n "${EGG:-}" ]; then
-	:
-elif [ -x "$top/.device/harness/egg" ]; then
-	EGG=$top/.device/harness/egg
-	export LD_LIBRARY_PATH=$top/.device/harness/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-else
-	EGG=$top/egg
-fi
+. "$top/tests/gpu/find-egg.sh"
 export EGG_CACHE_DIR=$logdir/cache EGG_LOCK_DIR=$logdir
 data=$top/tests/data/harness
 summary=$logdir/summary.txt

@@ -136,6 +136,10 @@ EOF
 	# the allowlist screen sees the declaration without a definition first
 	expect_eq "$(json r.out 'r["candidates"][0]["verdict"]')" rejected
 	expect_eq "$(json r.out '"declares but does not define" in r["candidates"][0]["message"]')" True
+	# past the screens, the link still refuses it
+	EGG_TEST_UNSCREENED=1 run_cmd u "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 \
+		--candidate sneaky.cu
+	expect_eq "$(json u.out 'r["candidates"][0]["verdict"]')" compile_error
 	"$EGG" eval "$DATA/scale.json" --generate gen >/dev/null
 	expect_file_lacks gen/main.cu "scale_kernel"
 	expect_file_contains gen/ref.cu "namespace {"
@@ -260,8 +264,11 @@ test_verdicts_and_parallel_runs_with_a_fake_two_gpu_toolchain() {
 	for m in GOOD WRONG HANG SLOW CRASH COMPILE_ERROR GOOD2 GOOD3; do
 		args+=(--candidate "c_$m.cu")
 	done
-	EGG_LOCK_DIR=$T FAKE_GPU_LOG=$T/gpu.log EGG_NVCC=$DATA/fake/nvcc \
-		run_cmd r "$EGG" eval "$DATA/scale.json" --timeout 2 "${args[@]}"
+	# each program prints when it ran on which GPU into its output (a confined
+	# program writes nowhere else), kept in the work directory
+	EGG_LOCK_DIR=$T FAKE_GPU_LOG=1 EGG_NVCC=$DATA/fake/nvcc \
+		run_cmd r "$EGG" eval "$DATA/scale.json" --timeout 2 --workdir w "${args[@]}"
+	cat w/cand?.out | grep -E '^[01] (start|end) ' >gpu.log
 	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
 	expect_eq "$(json r.out 'r["gpus"]')" "['GPU-fake-0', 'GPU-fake-1']"
 	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" \
@@ -306,6 +313,81 @@ test_sanitizer_turns_a_passing_candidate_unsafe_with_a_fake_toolchain() {
 	expect_eq "$(json r.out '"sanitizer" in r["candidates"][2]')" False "only passing candidates are sanitized"
 	expect_eq "$(json r.out 'r["best"]')" 1 "an unsafe candidate is never the best"
 	expect_file_contains r.out "Invalid __global__ read"
+}
+
+# A candidate's program that tries to write in $HOME, exec /bin/sh and connect to
+# a loopback listener (the fake program tries all three, with bash builtins) is
+# stopped by the kernel, and passes otherwise, as the honest one beside it does;
+# with the sandbox off the same program gets through each time (the test can tell).
+test_a_candidate_program_is_stopped_by_the_sandbox_where_it_tries_to_escape() {
+	printf '// FAKE_ESCAPE\nvoid scale(const float *x, float *y, int n) {}\n' >escape.cu
+	printf '// clean\nvoid scale(const float *x, float *y, int n) {}\n' >good.cu
+	python3 - <<'PY' &
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+open("port.tmp", "w").write(str(s.getsockname()[1]))
+__import__("os").rename("port.tmp", "port")
+s.settimeout(30)  # bounded: it ends 30 s after the last connection
+n = 0
+try:
+    while True:
+        c, _ = s.accept()
+        n += 1
+        open("connections", "w").write(str(n))
+        c.close()
+except OSError:
+    pass
+PY
+	local listener=$! i
+	for i in $(seq 50); do [ -s port ] && break; sleep 0.1; done
+	export FAKE_ESCAPE_PORT=$(cat port) FAKE_ESCAPE_FILE=$HOME/escaped EGG_LOCK_DIR=$T
+	EGG_NVCC=$DATA/fake/nvcc run_cmd r "$EGG" eval "$DATA/scale.json" --workdir w \
+		--candidate escape.cu --candidate good.cu
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	case $(json r.out 'r["sandbox"]') in
+	*"Landlock (writes and exec)"*"seccomp"*) ;;
+	*) kill "$listener"; skip "this kernel offers no Landlock and seccomp: $(json r.out 'r["sandbox"]')" ;;
+	esac
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['pass', 'pass']"
+	for what in write exec connect; do
+		expect_file_contains w/cand0.out "escape $what: refused"
+	done
+	[ ! -e "$HOME/escaped" ] || fail "the confined program wrote $HOME/escaped"
+	[ ! -e connections ] || fail "the confined program connected to the listener"
+	# unconfined, the same program gets through
+	EGG_SANDBOX=0 EGG_NVCC=$DATA/fake/nvcc run_cmd u "$EGG" eval "$DATA/scale.json" --workdir u \
+		--candidate escape.cu
+	expect_eq "$(json u.out 'r["sandbox"]')" "off (the sandbox setting)"
+	for what in write exec connect; do
+		expect_file_contains u/cand0.out "escape $what: done"
+	done
+	[ -e "$HOME/escaped" ] || fail "unconfined, the program did not write $HOME/escaped"
+	expect_eq "$(cat connections)" 1 "connections unconfined"
+	kill "$listener"
+}
+
+# A machine whose kernel lacks a layer (played by EGG_SANDBOX_TEST_UNAVAILABLE)
+# runs candidates without it after one warning per evaluation, not per candidate.
+test_a_missing_sandbox_layer_gives_one_warning_per_evaluation() {
+	for m in GOOD GOOD2 GOOD3; do
+		printf '// FAKE_%s\nvoid scale(const float *x, float *y, int n) {}\n' "$m" >"c_$m.cu"
+	done
+	export EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc
+	local args=(--candidate c_GOOD.cu --candidate c_GOOD2.cu --candidate c_GOOD3.cu)
+	EGG_SANDBOX_TEST_UNAVAILABLE=landlock run_cmd r "$EGG" eval "$DATA/scale.json" "${args[@]}"
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['pass', 'pass', 'pass']"
+	expect_eq "$(grep -c 'does not offer' r.err)" 1 "warnings ($(cat r.err))"
+	expect_file_contains r.err "does not offer Landlock (writes and exec), Landlock (TCP)"
+	expect_file_lacks r.err "seccomp"
+	EGG_SANDBOX_TEST_UNAVAILABLE=landlock,seccomp run_cmd n "$EGG" eval "$DATA/scale.json" "${args[@]}"
+	expect_eq "$(grep -c 'does not offer' n.err)" 1 "warnings ($(cat n.err))"
+	expect_eq "$(json n.out 'r["sandbox"]')" nothing
+	# turned off on purpose: no warning
+	EGG_SANDBOX_TEST_UNAVAILABLE=landlock EGG_SANDBOX=0 run_cmd o "$EGG" eval "$DATA/scale.json" "${args[@]}"
+	expect_eq "$(grep -c 'does not offer' o.err)" 0 "warnings when off ($(cat o.err))"
 }
 
 # egg eval reads its settings as every egg program does (egg.conf, EGG_*,
