@@ -41,6 +41,14 @@ static const char *const banned_calls[] = {
 	"nanosleep", "exit", "_exit", "abort", "atexit", NULL,
 };
 
+/* Attributes that run code before or after main, or place it where the loader
+ * runs it, refused inside __attribute__((...)) and [[...]] (in #define bodies
+ * too, so that no macro can hide one). */
+static const char *const banned_attributes[] = {
+	"constructor", "destructor", "init_priority", "section", "ifunc", "alias", "weakref",
+	"__constructor__", "__destructor__", "__section__", "__ifunc__", "__alias__", NULL,
+};
+
 /* Refused after std:: (thread is a fine variable name in a kernel). */
 static const char *const banned_std[] = { "thread", "jthread", "async", "system", NULL };
 
@@ -78,6 +86,8 @@ struct lexer {
 	int at_line_start, in_directive;
 	char directive[32];
 	char pending_call[64]; /* a banned_calls name waiting to see if '(' follows */
+	int attr_parens;       /* open parentheses of an __attribute__((...)), or -1 */
+	int attr_brackets;     /* inside [[ ... ]] */
 	size_t pending_at;
 	/* the declaration heading the next '{' */
 	int saw_paren, saw_device, saw_global, saw_host, saw_namespace, saw_extern;
@@ -243,6 +253,11 @@ identifier(struct lexer *lx, size_t start)
 	if (!member && in_list(banned_always, name))
 		return refuse(lx, start, "uses '%s': a candidate may only call the CUDA runtime, "
 		              "math and memory functions", name);
+	if ((lx->attr_parens > 0 || lx->attr_brackets) && in_list(banned_attributes, name))
+		return refuse(lx, start, "uses the attribute '%s', which would run or place code "
+		              "outside the harness's calls", name);
+	if (!strcmp(name, "__attribute__") || !strcmp(name, "__attribute"))
+		lx->attr_parens = 0;
 	if (!member && !strcmp(lx->prev, "::") && !strcmp(lx->prev2, "std") && in_list(banned_std, name))
 		return refuse(lx, start, "uses 'std::%s', which a candidate may not use", name);
 	/* The harness's entry points (egg_entry_ref_NONCE, egg_entry_cand) are the
@@ -380,6 +395,14 @@ token(struct lexer *lx, char *const *extra, size_t n_extra)
 		strcpy(p, "{");
 	else if (!strcmp(p, "%>"))
 		strcpy(p, "}");
+	if (p[0] == '(' && lx->attr_parens >= 0)
+		lx->attr_parens++;
+	else if (p[0] == ')' && lx->attr_parens > 0 && --lx->attr_parens == 0)
+		lx->attr_parens = -1;
+	if (p[0] == '[' && t[lx->i] == '[')
+		lx->attr_brackets = 1;
+	else if (p[0] == ']' && t[lx->i] == ']')
+		lx->attr_brackets = 0;
 	if (!lx->in_directive) {
 		if (p[0] == ')' && !p[1])
 			lx->saw_paren = 1;
@@ -403,6 +426,7 @@ screen_candidate(const char *src, char *const *extra, size_t n_extra, struct str
 {
 	struct lexer lx;
 	memset(&lx, 0, sizeof lx);
+	lx.attr_parens = -1;
 	lx.why = why;
 	lx.at_line_start = 1;
 	splice(&lx, src);

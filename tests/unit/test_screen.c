@@ -149,6 +149,23 @@ screen_refuses_harness_names(void **state)
 }
 
 static void
+screen_refuses_attributes_that_run_code_outside_the_calls(void **state)
+{
+	(void)state;
+	expect_refused("__attribute__((constructor)) static void early(void) { }\n", "constructor");
+	expect_refused("static void late(void) __attribute__((used, destructor));\n", "destructor");
+	expect_refused("#define EARLY __attribute__((__constructor__(101)))\nEARLY void f(void) { }\n",
+	               "__constructor__");
+	expect_refused("[[gnu::constructor]] void f(void) { }\n", "constructor");
+	expect_refused("static void (*p)(void) __attribute__((section(\".init_array\"))) = 0;\n",
+	               "section");
+	/* the words alone, and other attributes, are fine */
+	expect_accepted("struct constructor { int section; };\n"
+	                "__global__ void __launch_bounds__(256) k(float *y) { y[0] = 1; }\n"
+	                "__attribute__((unused)) static int u;\nint f(int alias) { return alias; }\n");
+}
+
+static void
 screen_message_names_line_and_column(void **state)
 {
 	expect_refused("// ok\n__global__ void k() {}\nvoid f() {\n    popen(\"x\", \"r\");\n}\n",
@@ -167,6 +184,7 @@ main(void)
 		cmocka_unit_test(screen_refuses_headers_outside_the_list),
 		cmocka_unit_test(screen_refuses_host_assembly),
 		cmocka_unit_test(screen_refuses_harness_names),
+		cmocka_unit_test(screen_refuses_attributes_that_run_code_outside_the_calls),
 		cmocka_unit_test(screen_message_names_line_and_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
