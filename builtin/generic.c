@@ -499,6 +499,56 @@ any_restrict(const struct gen *g)
 /* The kernel's text with its name, launch bounds and restrict qualifiers edited,
  * when unroll, a pragma before each for loop, and the parameters flagged in
  * fastdiv (NULL: none) passed as egg_div<T>. */
+/* The end of the comment, string or character literal, or preprocessor line
+ * (with its continuations) that starts at t[q]; q itself when none does. */
+static size_t
+past_non_code(const char *t, size_t q, size_t end)
+{
+	if (t[q] == '/' && q + 1 < end && t[q + 1] == '/') {
+		while (q < end && t[q] != '\n')
+			q++;
+		return q;
+	}
+	if (t[q] == '/' && q + 1 < end && t[q + 1] == '*') {
+		const char *e = strstr(t + q + 2, "*/");
+		return e && (size_t)(e - t) + 2 <= end ? (size_t)(e - t) + 2 : end;
+	}
+	if (t[q] == '"' || t[q] == '\'') {
+		char quote = t[q++];
+		while (q < end && t[q] != quote && t[q] != '\n')
+			q += t[q] == '\\' ? 2 : 1;
+		return q < end ? q + 1 : end;
+	}
+	if (t[q] == '#') {
+		size_t b = q;
+		while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t'))
+			b--;
+		if (b > 0 && t[b - 1] != '\n')
+			return q;
+		while (q < end && (t[q] != '\n' || t[q - 1] == '\\'))
+			q++;
+		return q;
+	}
+	return q;
+}
+
+/* Whether the next token after t[q] (spaces, newlines and comments skipped) is '('. */
+static int
+followed_by_paren(const char *t, size_t q, size_t end)
+{
+	while (q < end) {
+		if (isspace((unsigned char)t[q])) {
+			q++;
+		} else {
+			size_t s = past_non_code(t, q, end);
+			if (s == q || t[q] != '/')
+				break;
+			q = s;
+		}
+	}
+	return q < end && t[q] == '(';
+}
+
 static void
 kernel_text(const struct gen *g, const struct ast_function *k, const char *name, long bounds,
             int restrict_ok, int unroll, const int *fastdiv, struct strbuf *out)
@@ -554,10 +604,18 @@ kernel_text(const struct gen *g, const struct ast_function *k, const char *name,
 		}
 	}
 	strbuf_add(out, t + seg, k->body_begin - seg);
-	/* the body */
+	/* the body: a hint before each for loop, never inside a comment, a literal
+	 * or a preprocessor line ("OC is short for ..." in a comment is no loop) */
 	for (size_t q = k->body_begin; q < k->end; q++) {
+		size_t skip = unroll ? past_non_code(t, q, k->end) : q;
+		if (skip > q) {
+			strbuf_add(out, t + q, skip - q);
+			q = skip - 1;
+			continue;
+		}
 		if (unroll && strncmp(t + q, "for", 3) == 0 && !isalnum((unsigned char)t[q - 1]) &&
-		    t[q - 1] != '_' && !isalnum((unsigned char)t[q + 3]) && t[q + 3] != '_') {
+		    t[q - 1] != '_' && !isalnum((unsigned char)t[q + 3]) && t[q + 3] != '_' &&
+		    t[q - 1] != '.' && t[q - 1] != '>' && followed_by_paren(t, q + 3, k->end)) {
 			size_t ls = q; /* the pragma on a line of its own, indented like the loop */
 			while (ls > k->body_begin && (t[ls - 1] == ' ' || t[ls - 1] == '\t'))
 				ls--;

@@ -389,6 +389,39 @@ unliftable_code_gets_generic_candidates(void **state)
 	builtin_output_release(&o);
 }
 
+static size_t
+count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void
+the_unroll_hint_goes_before_loops_only_never_into_comments_or_strings(void **state)
+{
+	(void)state;
+	/* issue 26: "OC is short for output channels" in a comment got a pragma */
+	struct builtin_output o = generate(load("scan",
+		"__global__ void scan_kernel(const float *x, float *y, int rows, int cols)\n"
+		"{\n    // OC is short for \"output channels\"; for each row\n"
+		"    /* a loop for\n       (every column) */\n"
+		"    const char *note = \"for (;;)\"; (void)note;\n"
+		"    int r = blockIdx.x * blockDim.x + threadIdx.x;\n    if (r < rows) {\n"
+		"        for (int j = 0; j < cols; j++)\n"
+		"            y[r * cols + j] = (j > 0 ? y[r * cols + j - 1] : 0.0f) * 0.5f + x[r * cols + j];\n"
+		"    }\n}\n"));
+	const char *src = o.candidates[o.n_candidates - 1].source;
+	assert_string_equal(o.candidates[o.n_candidates - 1].label, "generic block=256 restrict unroll=4");
+	assert_int_equal(count_of(src, "#pragma unroll 4"), 1);
+	assert_non_null(strstr(src, "#pragma unroll 4\n        for (int j = 0;"));
+	assert_non_null(strstr(src, "// OC is short for \"output channels\"; for each row\n"));
+	assert_non_null(strstr(src, "/* a loop for\n       (every column) */"));
+	assert_non_null(strstr(src, "\"for (;;)\""));
+	builtin_output_release(&o);
+}
+
 static char *
 hist_variant(const char *kernel_body, const char *launch)
 {
@@ -503,6 +536,7 @@ main(void)
 		cmocka_unit_test(gemm_recipe_emits_every_tile),
 		cmocka_unit_test(a_kernel_target_contraction_is_left_to_its_caller),
 		cmocka_unit_test(unliftable_code_gets_generic_candidates),
+		cmocka_unit_test(the_unroll_hint_goes_before_loops_only_never_into_comments_or_strings),
 		cmocka_unit_test(the_generic_path_edits_only_what_is_safe),
 		cmocka_unit_test(code_the_generic_path_cannot_edit_gets_none_with_a_reason),
 		cmocka_unit_test(a_kernel_target_keeps_its_name_with_restrict),
