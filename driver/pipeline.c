@@ -205,7 +205,7 @@ take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch
 	note_result(k, e);
 	struct strbuf why = STRBUF_INIT;
 	if (!cache_entry_is_negative(e) && cache_entry_source(e) &&
-	    screen_candidate_unit(k->bundle, cache_entry_source(e), k->clang_args, &why) != 0) {
+	    screen_winner_unit(k->bundle, cache_entry_source(e), k->clang_args, &why) != 0) {
 		/* whoever can write a cache can write anything into it: the entry is
 		 * screened as a candidate is before it runs */
 		egg_warn("egg: %s: the cached winner is refused by the screen (%s); compiling the reference",

@@ -57,9 +57,7 @@ add_field(struct strbuf *t, const char *name, const char *value)
 	strbuf_addch(t, '\n');
 }
 
-/* The cache directory's secret, created on first use; NULL if it cannot be
- * read or made (nothing is kept then). */
-static char *
+char *
 prepared_salt(const char *root)
 {
 	char *path = fs_join(root, "salt"), *data = NULL;

@@ -36,4 +36,8 @@ int prepared_fetch(struct prepared *p, const char *dir, int *have_f64);
 void prepared_store(struct prepared *p, const char *dir, int have_f64);
 void prepared_release(struct prepared *p);
 
+/* The secret of the directory root (root/salt, 0600, 64 random hex digits),
+ * created on first use; NULL if it cannot be read or made.  Caller frees. */
+char *prepared_salt(const char *root);
+
 #endif

@@ -56,6 +56,14 @@ int screen_candidate(const char *src, char *const *allowed_includes, size_t n,
 int screen_candidate_unit(const struct egg_bundle *b, const char *src,
                           const char *const *clang_args, struct strbuf *why);
 
+/* screen_candidate_unit for a cached winner about to be linked: the same
+ * verdict, but a pass is remembered under the harness's cache directory, keyed
+ * by a salted hash of everything it depends on, so that the next build's hit
+ * on the same winner does not parse it again (a tampered winner is a new
+ * text, screened anew; a planted memo needs the 0600 salt). */
+int screen_winner_unit(const struct egg_bundle *b, const char *src,
+                       const char *const *clang_args, struct strbuf *why);
+
 /* Appends to out the clang spellings of the preprocessor flags among the n
  * nvcc flags (-I, -isystem, -D, -U, -include, -std in nvcc's short and long,
  * attached and separate forms). */

@@ -96,6 +96,23 @@ test_a_cached_winner_that_calls_system_is_refused_by_the_screen() {
 	linked bias_gelu && linked row_sum || fail "the untouched winners were not linked"
 }
 
+test_a_winners_screening_is_remembered_but_a_tampered_winner_is_screened_again() {
+	search_example
+	local memos=$EGG_CACHE_DIR/gpu/screened
+	expect_eq "$(ls "$memos" | wc -l)" 3 "passes remembered after the search"
+	cache_build
+	expect_file_lines r.err 0
+	linked softmax_forward && linked bias_gelu && linked row_sum || fail "a winner was not linked"
+	expect_eq "$(ls "$memos" | wc -l)" 3 "passes remembered after a hit (the same three)"
+	# a remembered pass is for exactly that text: a tampered winner is a new one
+	tamper_cached_winner softmax_forward \
+		's + "\nstatic int egg_once = (remove)(\"/tmp/egg-pwned-$$\");\n"'
+	cache_build
+	expect_file_contains r.err "softmax_forward: the cached winner is refused by the screen"
+	! linked softmax_forward || fail "the tampered winner was linked"
+	expect_eq "$(ls "$memos" | wc -l)" 3 "no pass remembered for the tampered winner"
+}
+
 test_a_fifo_at_an_entry_path_does_not_block_the_build() {
 	search_example
 	local p
