@@ -429,8 +429,21 @@ sandbox_enter(const struct sandbox *sb)
 		return 0;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
-	if (sb->ruleset_fd >= 0 && syscall(__NR_landlock_restrict_self, sb->ruleset_fd, 0) < 0)
-		return -1;
+	if (sb->ruleset_fd >= 0) {
+		/* The CUDA runtime names its threads (pthread_setname_np writes
+		 * /proc/self/task/TID/comm) and fails with "OS call failed" when it
+		 * cannot: this process's own task directory is writable (seen on the
+		 * H200; the rule can only be made here, where the process is known). */
+		int fd = open("/proc/self/task", O_PATH | O_CLOEXEC);
+		struct ll_path_beneath_attr rule = { LL_FS_WRITE_FILE & sb->handled_fs, fd };
+		if (fd >= 0) {
+			if (rule.allowed_access)
+				syscall(__NR_landlock_add_rule, sb->ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0);
+			close(fd);
+		}
+		if (syscall(__NR_landlock_restrict_self, sb->ruleset_fd, 0) < 0)
+			return -1;
+	}
 #ifdef SB_HAVE_SECCOMP
 	if (sb->layers & SANDBOX_SECCOMP) {
 		struct sock_fprog prog = { sb->n_filter, (struct sock_filter *)(void *)sb->filter };

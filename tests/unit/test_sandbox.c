@@ -85,6 +85,14 @@ spin(void *arg)
 
 /* What a GPU test program does besides the GPU: files in its directory, reads
  * anywhere, memory, threads, a UNIX socket pair, /dev/null, its TMPDIR. */
+static void *
+wait_gate(void *arg)
+{
+	char c;
+	(void)!read(*(int *)arg, &c, 1);
+	return NULL;
+}
+
 static int
 act_honest(const char *dir)
 {
@@ -117,6 +125,20 @@ act_honest(const char *dir)
 	for (int i = 0; i < 4; i++)
 		if (pthread_create(&t[i], NULL, spin, &x[i]) != 0)
 			return act_failed("pthread_create");
+	/* the CUDA runtime names its other threads (through /proc/self/task/TID/comm)
+	 * and fails when it cannot (seen on the H200) */
+	int gate[2];
+	pthread_t waiter;
+	if (pipe(gate) < 0 || pthread_create(&waiter, NULL, wait_gate, &gate[0]) != 0)
+		return act_failed("pthread_create");
+	int named = pthread_setname_np(waiter, "egg-honest");
+	if (write(gate[1], "x", 1) != 1)
+		return act_failed("write");
+	pthread_join(waiter, NULL);
+	if (named != 0) {
+		errno = named;
+		return act_failed("pthread_setname_np");
+	}
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	int sv[2];
