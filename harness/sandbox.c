@@ -431,11 +431,11 @@ sandbox_enter(const struct sandbox *sb)
 		return -1;
 	if (sb->ruleset_fd >= 0) {
 		/* The CUDA runtime names its threads (pthread_setname_np writes
-		 * /proc/self/task/TID/comm) and fails with "OS call failed" when it
-		 * cannot: this process's own task directory is writable (seen on the
+		 * /proc/self/task/TID/comm, opened O_WRONLY|O_CREAT|O_TRUNC) and fails
+		 * with "OS call failed" when it cannot: this process's own task directory is writable (seen on the
 		 * H200; the rule can only be made here, where the process is known). */
 		int fd = open("/proc/self/task", O_PATH | O_CLOEXEC);
-		struct ll_path_beneath_attr rule = { LL_FS_WRITE_FILE & sb->handled_fs, fd };
+		struct ll_path_beneath_attr rule = { (LL_FS_WRITE_FILE | LL_FS_TRUNCATE) & sb->handled_fs, fd };
 		if (fd >= 0) {
 			if (rule.allowed_access)
 				syscall(__NR_landlock_add_rule, sb->ruleset_fd, LL_RULE_PATH_BENEATH, &rule, 0);

@@ -85,11 +85,15 @@ spin(void *arg)
 
 /* What a GPU test program does besides the GPU: files in its directory, reads
  * anywhere, memory, threads, a UNIX socket pair, /dev/null, its TMPDIR. */
+/* gate[0]: what it waits for; gate[3]: where it says its thread id first */
 static void *
 wait_gate(void *arg)
 {
+	int *gate = arg;
+	pid_t tid = gettid();
 	char c;
-	(void)!read(*(int *)arg, &c, 1);
+	(void)!write(gate[3], &tid, sizeof tid);
+	(void)!read(gate[0], &c, 1);
 	return NULL;
 }
 
@@ -127,11 +131,19 @@ act_honest(const char *dir)
 			return act_failed("pthread_create");
 	/* the CUDA runtime names its other threads (through /proc/self/task/TID/comm)
 	 * and fails when it cannot (seen on the H200) */
-	int gate[2];
+	int gate[4];
 	pthread_t waiter;
-	if (pipe(gate) < 0 || pthread_create(&waiter, NULL, wait_gate, &gate[0]) != 0)
+	pid_t tid = 0;
+	if (pipe(gate) < 0 || pipe(gate + 2) < 0 || pthread_create(&waiter, NULL, wait_gate, gate) != 0 ||
+	    read(gate[2], &tid, sizeof tid) != sizeof tid)
 		return act_failed("pthread_create");
-	int named = pthread_setname_np(waiter, "egg-honest");
+	/* as the runtime opens it (glibc's pthread_setname_np does not truncate) */
+	char comm[64];
+	snprintf(comm, sizeof comm, "/proc/self/task/%ld/comm", (long)tid);
+	int cfd = open(comm, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int named = cfd >= 0 && write(cfd, "egg-honest", 10) == 10 ? 0 : errno;
+	if (cfd >= 0)
+		close(cfd);
 	if (write(gate[1], "x", 1) != 1)
 		return act_failed("write");
 	pthread_join(waiter, NULL);
