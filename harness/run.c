@@ -158,12 +158,20 @@ run_judge(struct run_ctx *c, cJSON *cand, cJSON *j, const struct child_status *s
 static void
 run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 {
-	char *bindir = fs_dirname(c->nvcc);
-	char *san = fs_join(bindir, "compute-sanitizer");
+	char *bindir = fs_dirname(c->nvcc), *home = fs_dirname(bindir);
+	/* bin/compute-sanitizer is a shell script that runs the real program in
+	 * CUDA's compute-sanitizer directory with readlink and dirname, which a
+	 * confined process may not run (seen on the H200): the program itself
+	 * where it is there */
+	char *san = egg_xasprintf("%s/compute-sanitizer/compute-sanitizer", home);
+	if (!fs_is_executable(san)) {
+		free(san);
+		san = fs_join(bindir, "compute-sanitizer");
+	}
 	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem);
 	/* confined, compute-sanitizer may run its own programs (beside it, where a
 	 * link leads, and in CUDA's compute-sanitizer directory) and the candidate's */
-	char *real = realpath(san, NULL), *home = fs_dirname(bindir);
+	char *real = realpath(san, NULL);
 	char *tree[] = { exe, real ? fs_dirname(real) : NULL, fs_join(home, "compute-sanitizer"), NULL };
 	if (!tree[1])
 		tree[1] = tree[2], tree[2] = NULL;
