@@ -7,6 +7,7 @@ libeggcommon_a_SOURCES = \
 	common/fsutil.c common/fsutil.h \
 	common/child.c common/child.h \
 	common/sigpipe.c common/sigpipe.h \
+	common/outage.c common/outage.h \
 	common/hoist.c common/hoist.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
