@@ -33,3 +33,9 @@ tests_unit_test_sigpipe_SOURCES = tests/unit/test_sigpipe.c
 tests_unit_test_sigpipe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sigpipe_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_sigpipe
+
+check_PROGRAMS += tests/unit/test_outage
+tests_unit_test_outage_SOURCES = tests/unit/test_outage.c
+tests_unit_test_outage_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_outage_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_outage
