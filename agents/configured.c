@@ -2,15 +2,74 @@
  * configured.c -- the search as a build runs it: the backend, the prompts and
  * the budgets from egg's configuration (see agents_search_configured in
  * search.h).  The only file of the search that talks to the transport.
+ *
+ * The chat function the search gets is the client's behind a guard that keeps
+ * the backend's outage record (common/outage.h): a backend recorded as not
+ * answering is not asked (the search keeps what the builtin found), a backend
+ * that stops answering is recorded with one warning for the build, and one that
+ * answers again clears the record.
  */
 #include "config.h"
 #include "agents/prompts.h"
 #include "agents/search.h"
+#include "common/fsutil.h"
+#include "common/outage.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+struct guard {
+	struct llm_client *c;
+	const char *backend, *name; /* the kernel's, for the warning */
+	char *dir;                  /* the outage records */
+	int64_t skip_ms;
+	int checked, recorded;
+	int warned;                 /* the build has its warning: the caller adds none */
+};
+
+/* A failure that says the server is not answering at all. */
+static int
+is_stall(enum llm_status st)
+{
+	return st == LLM_E_TIMEOUT || st == LLM_E_NETWORK || st == LLM_E_DEADLINE;
+}
+
+static enum llm_status
+guarded_chat(void *ctx, const struct llm_message *msgs, size_t n, struct llm_reply *out,
+             struct strbuf *err)
+{
+	struct guard *g = ctx;
+	const char *url = llm_client_endpoint(g->c);
+	int64_t left;
+	if (!g->checked++ && outage_skipping(g->dir, url, g->skip_ms, &left, &g->recorded)) {
+		memset(out, 0, sizeof *out);
+		strbuf_addf(err, "the %s backend did not answer an earlier compile of this build; "
+		                 "not asked for %lld s more (skip_after_timeout)", g->backend,
+		            (long long)(left + 999) / 1000);
+		g->warned = 1;
+		return LLM_E_TIMEOUT;
+	}
+	long stalls = llm_client_usage(g->c)->stalls;
+	int64_t started = outage_now_ms();
+	enum llm_status st = llm_chat(g->c, msgs, n, out, err);
+	if (is_stall(st) && llm_client_usage(g->c)->stalls > stalls) {
+		if (outage_record(g->dir, url, g->skip_ms, started))
+			egg_warn("egg: %s: the model backend is not answering (%s); the build's later "
+			         "kernels skip it for %lld s", g->name, err->buf,
+			         (long long)g->skip_ms / 1000);
+		g->warned = 1;
+		/* a server that stopped answering: a failure (no negative entry), even
+		 * when the budget ran out meanwhile */
+		st = LLM_E_TIMEOUT;
+	} else if (!is_stall(st) && g->recorded) {
+		outage_clear(g->dir, url); /* it answers again */
+		g->recorded = 0;
+	}
+	return st;
+}
 
 /* The transport's own accounting (HTTP requests, retries, time, cost) as the
  * transcript's last note: the search counts model calls, the client every
@@ -59,6 +118,10 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 	}
 	if (!c)
 		return -1;
+	struct guard g = { c, llm_backend_name(set.backend), b->name, NULL, 0, 0, 0, 0 };
+	const char *cache_dir = egg_config_get(cfg, "cache_dir");
+	g.dir = fs_join(cache_dir && *cache_dir ? cache_dir : ".", "outages");
+	g.skip_ms = (int64_t)egg_config_seconds(cfg, "skip_after_timeout") * 1000;
 	struct agents_options opt = { 0 };
 	opt.prompts_dir = prompts_dir_from_config(cfg);
 	opt.repair_rounds = -1;
@@ -86,11 +149,21 @@ agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *
 		opt.device = cJSON_GetObjectItemCaseSensitive(self, "device");
 		opt.ceilings = cJSON_GetObjectItemCaseSensitive(self, "ceilings");
 		opt.reference = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(self, "candidates"), 0);
-		rc = agents_search(b, llm_chat_client(c), ev, &opt, out, err);
-		if (rc == 0)
+		if (opt.budget.max_seconds > 0) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			llm_client_set_deadline(c, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 +
+			                           opt.budget.max_seconds);
+		}
+		struct llm_chat_fn chat = { guarded_chat, &g };
+		rc = agents_search(b, chat, ev, &opt, out, err);
+		if (rc == 0) {
 			add_usage(out, llm_client_usage(c), llm_backend_name(set.backend));
+			out->failure_warned = g.warned && out->failure != NULL;
+		}
 	}
 	cJSON_Delete(self);
 	llm_client_free(c);
+	free(g.dir);
 	return rc;
 }

@@ -49,6 +49,7 @@ struct llm_client {
 	char *key;    /* NULL: none; cleared before it is freed */
 	struct curl_slist *headers; /* holds the key: cleared before it is freed */
 	double timeout_s, backoff_s, max_backoff_s, temperature;
+	double deadline; /* CLOCK_MONOTONIC seconds; 0: none */
 	double price_in, price_out;
 	int max_retries, max_tokens;
 	int completion_limit; /* the server wants max_completion_tokens */
@@ -64,6 +65,7 @@ struct attempt {
 	long status;
 	struct strbuf body;
 	int too_big;
+	int cut;            /* its limit was the deadline's, shorter than timeout_s */
 	double retry_after; /* < 0: none */
 };
 
@@ -128,6 +130,7 @@ llm_status_name(enum llm_status s)
 	case LLM_E_NETWORK: return "network";
 	case LLM_E_TIMEOUT: return "timeout";
 	case LLM_E_PROTOCOL: return "protocol";
+	case LLM_E_DEADLINE: return "deadline";
 	}
 	return "unknown";
 }
@@ -452,6 +455,18 @@ llm_client_free(struct llm_client *c)
 	free(c);
 }
 
+void
+llm_client_set_deadline(struct llm_client *c, double deadline)
+{
+	c->deadline = deadline > 0 ? deadline : 0;
+}
+
+const char *
+llm_client_endpoint(const struct llm_client *c)
+{
+	return c->url;
+}
+
 const struct llm_usage *
 llm_client_usage(const struct llm_client *c)
 {
@@ -511,14 +526,16 @@ perform_without_sigpipe(CURL *h)
 	return cc;
 }
 
+/* One attempt, limited to limit_s (timeout_s, or less when the deadline is
+ * nearer). */
 static void
-perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
+perform(struct llm_client *c, const struct strbuf *req, double limit_s, struct attempt *a)
 {
 	CURL *h = c->curl;
 	curl_easy_reset(h);
 	/* Beyond a few weeks a limit means none (and would overflow a 32-bit long). */
-	long timeout_ms = c->timeout_s < 2e6 ? (long)(c->timeout_s * 1000) + 1 : 0;
-	double connect_s = c->timeout_s < MAX_CONNECT_S ? c->timeout_s : MAX_CONNECT_S;
+	long timeout_ms = limit_s < 2e6 ? (long)(limit_s * 1000) + 1 : 0;
+	double connect_s = limit_s < MAX_CONNECT_S ? limit_s : MAX_CONNECT_S;
 	curl_easy_setopt(h, CURLOPT_URL, c->url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
@@ -534,11 +551,15 @@ perform(struct llm_client *c, const struct strbuf *req, struct attempt *a)
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, a);
 	a->status = 0;
 	a->too_big = 0;
+	a->cut = limit_s < c->timeout_s;
 	a->retry_after = -1;
 	strbuf_reset(&a->body);
 	a->cc = perform_without_sigpipe(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
 	c->usage.requests++;
+	if ((a->cc == CURLE_OPERATION_TIMEDOUT && !a->cut && !a->status) ||
+	    a->cc == CURLE_COULDNT_CONNECT || a->cc == CURLE_COULDNT_RESOLVE_HOST)
+		c->usage.stalls++;
 }
 
 /* Transport failures that another attempt will not mend. */
@@ -645,6 +666,10 @@ describe(const struct llm_client *c, enum llm_status st, const struct attempt *a
 		strbuf_addf(err, "could not reach the %s backend at %s (%d attempts): %s", b,
 		            c->host, attempts, curl_easy_strerror(a->cc));
 		break;
+	case LLM_E_DEADLINE:
+		strbuf_addf(err, "the time budget ran out waiting for the %s backend at %s (%d "
+		                 "attempt%s)", b, c->host, attempts, attempts == 1 ? "" : "s");
+		break;
 	case LLM_E_PROTOCOL:
 		if (a->too_big)
 			strbuf_addf(err, "the %s backend at %s answered with more than %zu MiB", b,
@@ -714,9 +739,21 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	enum llm_status st;
 	struct strbuf sentence = STRBUF_INIT;
 	for (int attempt = 0;; attempt++) {
-		perform(c, &req, &a);
+		double limit = c->timeout_s;
+		if (c->deadline > 0 && c->deadline - now_s() < limit)
+			limit = c->deadline - now_s();
+		if (limit <= 0) {
+			st = LLM_E_DEADLINE;
+			describe(c, st, &a, "", attempt, &sentence);
+			break;
+		}
+		perform(c, &req, limit, &a);
 		int retry;
 		st = classify(&a, &retry);
+		if (st == LLM_E_TIMEOUT && a.cut) { /* the deadline's limit, not the server's */
+			st = LLM_E_DEADLINE;
+			retry = 0;
+		}
 		if (st == LLM_OK) {
 			strbuf_reset(&why);
 			if (llm_parse_reply(c->backend, a.body.buf, a.body.len, out, &why) == 0) {
@@ -734,9 +771,16 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}
+		double wait = llm_backoff_delay(c->backoff_s, c->max_backoff_s, attempt,
+		                                next_uniform(c), a.retry_after);
+		if (c->deadline > 0 && now_s() + wait >= c->deadline) {
+			/* no wait past the deadline: there would be no time left to ask */
+			st = LLM_E_DEADLINE;
+			describe(c, st, &a, "", attempt + 1, &sentence);
+			break;
+		}
 		c->usage.retries++;
-		sleep_s(llm_backoff_delay(c->backoff_s, c->max_backoff_s, attempt, next_uniform(c),
-		                          a.retry_after));
+		sleep_s(wait);
 	}
 	if (st != LLM_OK) {
 		/* A server may echo the key in its message; it never reaches err. */

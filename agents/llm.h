@@ -30,6 +30,12 @@
  * (refused request: the server's own error message is quoted) are not.  Every
  * error is one sentence in err, naming the backend and the host, never the key.
  *
+ * Deadline: a client may be given an absolute deadline (the kernel's search
+ * budget, max_search_time).  Each attempt's transfer limit is then the smaller
+ * of timeout_s and what is left, no retry waits past it, and a chat that meets
+ * it ends with LLM_E_DEADLINE at once: model calls and their retries never
+ * outlast the kernel's budget.
+ *
  * Secrets: the key is read from the settings (api_key, or the first line of
  * api_key_file) and goes only into the request header.  It never appears in
  * err, in the usage record, in transcripts or in the process list (it is never
@@ -82,6 +88,7 @@ enum llm_status {
 	LLM_E_NETWORK,   /* no connection after every retry */
 	LLM_E_TIMEOUT,   /* the request took longer than timeout_s, after every retry */
 	LLM_E_PROTOCOL,  /* 2xx with a body that is not the protocol's answer */
+	LLM_E_DEADLINE,  /* the client's deadline came before an answer */
 };
 
 struct llm_reply {
@@ -97,6 +104,9 @@ struct llm_usage {
 	long retries;
 	long input_tokens;
 	long output_tokens;
+	long stalls;         /* attempts the server never answered: a full timeout_s
+	                        without a response, or no connection (an attempt cut
+	                        short by the deadline is not one) */
 	double seconds;      /* wall time spent in requests and waits */
 	double cost_usd;     /* from the prices in the settings; 0 when unknown */
 };
@@ -128,6 +138,14 @@ void llm_client_free(struct llm_client *c);
  * sentence. */
 enum llm_status llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n,
                          struct llm_reply *out, struct strbuf *err);
+
+/* Bounds every later chat of c by deadline, in seconds of CLOCK_MONOTONIC (see
+ * "Deadline" above); 0: none. */
+void llm_client_set_deadline(struct llm_client *c, double deadline);
+
+/* The endpoint's URL (without credentials), e.g. to name the server in a record
+ * of its outages.  Owned by c. */
+const char *llm_client_endpoint(const struct llm_client *c);
 
 void llm_reply_release(struct llm_reply *r);
 const struct llm_usage *llm_client_usage(const struct llm_client *c);

@@ -94,6 +94,8 @@ struct agents_result {
 	char *transcript;     /* the JSON array above */
 	char *stopped_by;     /* the budget that stopped the search ("max_model_calls", ...), or NULL */
 	char *failure;        /* why there is no verdict (one sentence), or NULL */
+	int failure_warned;   /* the failure was already warned about in this build (the
+	                         model backend's outage): the caller says nothing more */
 	char gpu[128];        /* the device's name from the results */
 	long model_calls, tokens_in, tokens_out, candidates;
 };
@@ -111,7 +113,13 @@ void agents_result_release(struct agents_result *r);
  * from cfg.  The reference is evaluated alone first (ev with no candidate: the
  * harness's self-check), which gives the agents the device profile and the
  * reference's own numbers, and ends the search before any model call when
- * there is no GPU or the harness fails (no verdict).  Returns as agents_search; -1
+ * there is no GPU or the harness fails (no verdict).  The search's budget
+ * (max_search_time) is also the model client's deadline, so that no request or
+ * retry outlasts it.  A backend that stops answering (a full timeout, no
+ * connection) is recorded as an outage in the cache directory (common/outage.h):
+ * one warning, and the build's later kernels, for skip_after_timeout, keep what
+ * the builtin found without asking it (failure_warned: no warning of theirs).
+ * Returns as agents_search; -1
  * also when the backend cannot be set up (no model, an unreadable key file, a
  * bad base URL), with the sentence in err. */
 int agents_search_configured(const struct egg_config *cfg, const struct egg_bundle *b,

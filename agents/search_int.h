@@ -61,6 +61,11 @@ void search_progress(struct search *s, const char *fmt, ...) __attribute__((form
  * and token budgets do not count: an answer already paid for is evaluated. */
 int search_may_go_on(struct search *s, int to_ask);
 
+/* Stops the search for the budget key ("max_search_time"), what being its
+ * name in words and when what it was doing (" waiting for the model", or ""):
+ * the transcript's note and one progress line. */
+void search_stop(struct search *s, const char *key, const char *what, const char *when);
+
 /* One call to the model: the role's template (template_role) rendered with v
  * and h under the prompt budget, after the system prompt.  Returns the answer
  * (caller frees) or NULL when the search must stop. */

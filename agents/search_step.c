@@ -106,12 +106,19 @@ search_may_go_on(struct search *s, int to_ask)
 		key = "max_candidates", what = "the candidate budget";
 	if (!key)
 		return 1;
+	search_stop(s, key, what, "");
+	return 0;
+}
+
+void
+search_stop(struct search *s, const char *key, const char *what, const char *when)
+{
 	s->stopped = key;
-	char *text = egg_xasprintf("stopped: %s ran out (%s); keeping the best so far", what, key);
+	char *text = egg_xasprintf("stopped: %s ran out%s (%s); keeping the best so far", what, when,
+	                           key);
 	search_step(s, s->stage, "search", "note", text, NULL, NULL, -1, -1, 0);
 	search_progress(s, "%s", text);
 	free(text);
-	return 0;
 }
 
 char *
@@ -133,7 +140,10 @@ search_ask(struct search *s, const char *role, const char *template_role,
 	s->calls++;
 	enum llm_status st = s->chat.chat(s->chat.ctx, msgs, 2, &reply, &err);
 	char *answer = NULL;
-	if (st != LLM_OK) {
+	if (st == LLM_E_DEADLINE) {
+		/* the model's time is the kernel's budget: a stop, not a failure */
+		search_stop(s, "max_search_time", "the time budget", " waiting for the model");
+	} else if (st != LLM_OK) {
 		s->failure = egg_xasprintf("%s", err.len ? err.buf : llm_status_name(st));
 		search_step(s, s->stage, "search", "note", s->failure, NULL, NULL, -1, -1, 0);
 	} else {

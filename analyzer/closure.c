@@ -201,31 +201,85 @@ add_include(char ***v, size_t *n, const char *spelling)
 	(*v)[(*n)++] = egg_xstrdup(spelling);
 }
 
-struct name_probe {
-	const char *name;
-	size_t len;
-	int found;
+struct named_builder {
+	struct az_tu *t;
+	size_t group, cap;
 };
 
-static int
-spelled(CXCursor c, const char *name, size_t len)
+static void
+add_named(struct named_builder *nb, CXCursor c)
 {
 	CXString s = clang_getCursorSpelling(c);
 	const char *cs = clang_getCString(s);
-	int eq = cs && strlen(cs) == len && strncmp(cs, name, len) == 0;
+	if (cs && *cs) {
+		struct az_tu *t = nb->t;
+		if (t->n_named == nb->cap) {
+			nb->cap = nb->cap ? 2 * nb->cap : 256;
+			t->named = egg_xrealloc(t->named, nb->cap * sizeof *t->named);
+		}
+		t->named[t->n_named++] = (struct az_named){ egg_xstrdup(cs), nb->group };
+	}
 	clang_disposeString(s);
-	return eq;
 }
 
 static enum CXChildVisitResult
-enumerator_probe(CXCursor c, CXCursor parent, CXClientData data)
+enumerator_visitor(CXCursor c, CXCursor parent, CXClientData data)
 {
-	struct name_probe *p = data;
-	if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl && spelled(c, p->name, p->len)) {
-		p->found = 1;
-		return CXChildVisit_Break;
-	}
+	if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl)
+		add_named(data, c);
 	return CXChildVisit_Continue;
+}
+
+static int
+named_cmp(const void *a, const void *b)
+{
+	const struct az_named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : x->group < y->group ? -1 : x->group > y->group;
+}
+
+/* The index of the names groups declare (internal.h), once per translation
+ * unit: one spelling per group and per enumerator. */
+static void
+build_named(struct az_tu *t)
+{
+	if (t->named_built)
+		return;
+	t->named_built = 1;
+	struct named_builder nb = { t, 0, 0 };
+	for (nb.group = 0; nb.group < t->n_groups; nb.group++) {
+		CXCursor c = t->groups[nb.group].cursors[0];
+		add_named(&nb, c);
+		if (clang_getCursorKind(c) == CXCursor_EnumDecl)
+			clang_visitChildren(c, enumerator_visitor, &nb);
+	}
+	if (t->n_named > 1)
+		qsort(t->named, t->n_named, sizeof *t->named, named_cmp);
+}
+
+/* The first entry of the index whose name is name[0, len), or n_named. */
+static size_t
+first_named(const struct az_tu *t, const char *name, size_t len)
+{
+	size_t lo = 0, hi = t->n_named;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *m = t->named[mid].name;
+		int c = strncmp(m, name, len);
+		if (c == 0 && m[len]) /* longer than name: after it */
+			c = 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int
+named_is(const struct az_named *e, const char *name, size_t len)
+{
+	return strncmp(e->name, name, len) == 0 && e->name[len] == '\0';
 }
 
 /* Clause expressions may name the file's constants and enumerators
@@ -248,12 +302,15 @@ select_named_in(struct closure_walk *w, const char *s, int functions)
 		size_t b = i;
 		while (ident_char(s[i]))
 			i++;
-		for (size_t g = 0; g < t->n_groups; g++) {
-			CXCursor c = t->groups[g].cursors[0];
-			struct name_probe p = { s + b, i - b, spelled(c, s + b, i - b) };
-			if (!p.found && clang_getCursorKind(c) == CXCursor_EnumDecl)
-				clang_visitChildren(c, enumerator_probe, &p);
-			if (p.found && (functions || clang_getCursorKind(c) != CXCursor_FunctionDecl))
+		build_named(t);
+		size_t prev = (size_t)-1;
+		for (size_t k = first_named(t, s + b, i - b);
+		     k < t->n_named && named_is(&t->named[k], s + b, i - b); k++) {
+			size_t g = t->named[k].group;
+			if (g == prev) /* the enum and one of its enumerators share a name */
+				continue;
+			prev = g;
+			if (functions || clang_getCursorKind(t->groups[g].cursors[0]) != CXCursor_FunctionDecl)
 				select_group(w, g);
 		}
 	}

@@ -26,6 +26,9 @@ struct az_file {
 	int is_main;
 	size_t anchor;      /* offset in the main file of the #include that brought it in */
 	int depth;          /* include depth (main file: 0) */
+	size_t *bols;       /* offsets where its lines begin (bols[0] = 0), for
+			       az_line_col in log time; owned */
+	size_t n_bols;
 };
 
 struct az_group {
@@ -57,6 +60,13 @@ struct az_include {
 	int system;         /* the included file is a system header */
 };
 
+/* A name a group declares (its first declaration's, or an enumerator of its
+ * enum), for finding groups by name (closure.c). */
+struct az_named {
+	char *name;         /* owned */
+	size_t group;
+};
+
 struct az_tu {
 	CXIndex index;
 	CXTranslationUnit tu;
@@ -72,6 +82,12 @@ struct az_tu {
 				    file-scope name: what a clause expression may use;
 				    NULL-terminated, owned */
 	size_t n_names;
+	struct az_named *named;  /* sorted by (name, group); built by closure.c on its
+				    first use, once per translation unit: looking a
+				    name up must not cost a pass over every group
+				    (that made analysis quadratic in the functions) */
+	size_t n_named;
+	int named_built;
 };
 
 /* symbols.c: the CUDA attributes of a declaration, as a mask. */

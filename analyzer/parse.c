@@ -165,17 +165,21 @@ az_locate(const struct az_tu *t, CXSourceLocation loc, size_t *file, size_t *off
 	return 0;
 }
 
+/* A binary search of the line starts: the analyzer asks for every pragma,
+ * and a scan from the file's start each time made analysis quadratic. */
 void
 az_line_col(const struct az_file *f, size_t offset, unsigned *line, unsigned *col)
 {
-	unsigned l = 1;
-	size_t bol = 0;
-	for (size_t i = 0; i < offset && i < f->len; i++)
-		if (f->text[i] == '\n') {
-			l++;
-			bol = i + 1;
-		}
-	*line = l;
+	size_t lo = 0, hi = f->n_bols; /* the last line start <= offset */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->bols[mid] <= offset)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	size_t bol = f->n_bols ? f->bols[lo] : 0;
+	*line = (unsigned)lo + 1;
 	*col = (unsigned)(offset - bol) + 1;
 }
 
@@ -229,6 +233,16 @@ inclusion_visitor(CXFile included, CXSourceLocation *stack, unsigned depth, CXCl
 	if (!f->text) {
 		f->text = "";
 		f->len = 0;
+	}
+	size_t cap = 64;
+	f->bols = egg_xcalloc(cap, sizeof *f->bols);
+	f->n_bols = 1;
+	for (size_t i = 0; i < f->len; i++) {
+		if (f->text[i] != '\n')
+			continue;
+		if (f->n_bols == cap)
+			f->bols = egg_xrealloc(f->bols, (cap *= 2) * sizeof *f->bols);
+		f->bols[f->n_bols++] = i + 1;
 	}
 }
 
@@ -688,8 +702,10 @@ az_group_at(const struct az_tu *t, size_t file, size_t offset)
 void
 az_free(struct az_tu *t)
 {
-	for (size_t i = 0; i < t->n_files; i++)
+	for (size_t i = 0; i < t->n_files; i++) {
 		free(t->files[i].name);
+		free(t->files[i].bols);
+	}
 	free(t->files);
 	for (size_t i = 0; i < t->n_groups; i++) {
 		for (size_t k = 0; k < t->groups[i].n_ns; k++)
@@ -707,6 +723,9 @@ az_free(struct az_tu *t)
 	for (size_t i = 0; i < t->n_names; i++)
 		free(t->names[i]);
 	free(t->names);
+	for (size_t i = 0; i < t->n_named; i++)
+		free(t->named[i].name);
+	free(t->named);
 	if (t->tu)
 		clang_disposeTranslationUnit(t->tu);
 	if (t->index)

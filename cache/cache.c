@@ -85,6 +85,7 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	memset(s, 0, sizeof *s);
 	s->max_size = CACHE_STORE_DEFAULT_MAX_SIZE;
 	s->lock_timeout_ms = CACHE_DEFAULT_LOCK_TIMEOUT_MS;
+	s->skip_ms = CACHE_DEFAULT_SKIP_MS;
 	s->dir = env_or_null("EGG_CACHE_DIR");
 	if (!s->dir) {
 		const char *home = getenv("HOME");
@@ -101,6 +102,18 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	if (v && *v && cache_parse_duration_ms(v, &s->lock_timeout_ms) < 0) {
 		strbuf_addf(err, "environment EGG_LOCK_TIMEOUT: '%s' is not a duration (examples: 300s, 500ms, 5m)", v);
 		return -1;
+	}
+	const struct { const char *name; long *out; } ms[] = {
+		{ "EGG_TIMEOUT", &s->remote_timeout_ms },
+		{ "EGG_SKIP_AFTER_TIMEOUT", &s->skip_ms },
+	};
+	for (size_t i = 0; i < sizeof ms / sizeof *ms; i++) {
+		v = getenv(ms[i].name);
+		if (v && *v && cache_parse_duration_ms(v, ms[i].out) < 0) {
+			strbuf_addf(err, "environment %s: '%s' is not a duration (examples: 10s, 500ms, 1m)",
+				    ms[i].name, v);
+			return -1;
+		}
 	}
 	v = getenv("EGG_REMOTE_READ_ONLY");
 	s->remote_read_only = v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "yes") == 0);
@@ -127,6 +140,14 @@ cache_settings_from_config(struct cache_settings *s, const struct egg_config *cf
 	s->remote_read_only = egg_config_bool(cfg, "remote_read_only");
 	s->secret = dup_or_null(egg_config_get(cfg, "cache_secret"));
 	s->lock_timeout_ms = (long)egg_config_seconds(cfg, "lock_timeout") * 1000;
+	/* timeout bounds a remote's transfers only when the user set it: its default
+	 * (120 s, for model requests and candidate runs) is far too long for a cache */
+	struct strbuf origin = STRBUF_INIT;
+	egg_config_origin(cfg, "timeout", &origin);
+	if (strcmp(origin.buf, "default") != 0)
+		s->remote_timeout_ms = (long)egg_config_seconds(cfg, "timeout") * 1000;
+	strbuf_release(&origin);
+	s->skip_ms = (long)egg_config_seconds(cfg, "skip_after_timeout") * 1000;
 }
 
 void
@@ -166,6 +187,10 @@ cache_open(const struct cache_settings *s, struct strbuf *err)
 		cache_store_close(store);
 		return NULL;
 	}
+	cache_remote_set_timeout(remote, s->remote_timeout_ms);
+	char *outages = fs_join(cache_store_dir(store), "outages");
+	cache_remote_set_outages(remote, outages, s->skip_ms);
+	free(outages);
 	struct cache *c = egg_xcalloc(1, sizeof *c);
 	c->store = store;
 	c->remote = remote;

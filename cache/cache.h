@@ -31,6 +31,7 @@
 #include "common/strbuf.h"
 
 #define CACHE_DEFAULT_LOCK_TIMEOUT_MS (300L * 1000)
+#define CACHE_DEFAULT_SKIP_MS (60L * 1000)
 
 struct cache_settings {
 	char *dir;            /* cache_dir; NULL: $HOME/.cache/egg */
@@ -39,18 +40,23 @@ struct cache_settings {
 	int remote_read_only; /* applies |read-only to every remote */
 	char *secret;         /* cache_secret or NULL */
 	long lock_timeout_ms; /* how long to wait for another process's search */
+	long remote_timeout_ms; /* timeout, when the user set it: the limit of a remote
+	                           transfer whose URL has no |timeout=; 0: remote.h's default */
+	long skip_ms;         /* skip_after_timeout: how long later compiles skip a
+	                         remote that timed out (outages in DIR/outages) */
 };
 
 /* Fills s from the environment (EGG_CACHE_DIR, EGG_MAX_SIZE,
  * EGG_REMOTE_STORAGE, EGG_REMOTE_READ_ONLY, EGG_CACHE_SECRET,
- * EGG_LOCK_TIMEOUT) over the defaults, until the configuration module provides
+ * EGG_LOCK_TIMEOUT, EGG_TIMEOUT, EGG_SKIP_AFTER_TIMEOUT) over the defaults, until the configuration module provides
  * them.  -1 with a sentence in err for a malformed value.  Release with
  * cache_settings_release. */
 int cache_settings_from_env(struct cache_settings *s, struct strbuf *err);
 void cache_settings_release(struct cache_settings *s);
 
 /* Fills s from egg's configuration (cache_dir, max_size, remote_storage,
- * remote_read_only, cache_secret, lock_timeout), which already holds the
+ * remote_read_only, cache_secret, lock_timeout, timeout when it was set,
+ * skip_after_timeout), which already holds the
  * EGG_* variables and --egg-* options.  Never fails: the configuration checked
  * every value when it was loaded. */
 struct egg_config;

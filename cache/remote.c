@@ -7,12 +7,14 @@
  */
 #include "config.h"
 #include "cache/remote.h"
+#include "common/outage.h"
 #include "common/sigpipe.h"
 #include "common/strvec.h"
 #include "common/util.h"
 
 #include <curl/curl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +26,11 @@ struct endpoint {
 	char *auth_header;
 	int read_only;
 	long connect_timeout_ms, timeout_ms;
+	int connect_timeout_set, timeout_set; /* given on the URL: the settings do not apply */
 	int warned;    /* one warning per remote per process */
 	int disabled;  /* failed once: not asked again by this process */
+	int checked;   /* its outage record was read (once per process) */
+	int recorded;  /* there was one: cleared after an answer */
 	CURL *curl;
 };
 
@@ -33,6 +38,8 @@ struct cache_remote {
 	struct endpoint *ep;
 	int n;
 	char *secret;
+	char *outage_dir;  /* NULL: no records (every process decides alone) */
+	int64_t skip_ms;
 };
 
 static char *
@@ -85,9 +92,11 @@ parse_endpoint(char *spec, struct endpoint *ep, struct strbuf *err)
 		} else if (egg_str_starts(p, "connect-timeout=")) {
 			if (parse_ms(p + 16, &ep->connect_timeout_ms) < 0)
 				goto bad_value;
+			ep->connect_timeout_set = 1;
 		} else if (egg_str_starts(p, "timeout=")) {
 			if (parse_ms(p + 8, &ep->timeout_ms) < 0)
 				goto bad_value;
+			ep->timeout_set = 1;
 		} else {
 			size_t name = strcspn(p, "=");
 			strbuf_addf(err, "remote storage %s: unknown property '%.*s' (known: read-only, "
@@ -146,7 +155,29 @@ cache_remote_free(struct cache_remote *r)
 		endpoint_free(&r->ep[i]);
 	free(r->ep);
 	free(r->secret);
+	free(r->outage_dir);
 	free(r);
+}
+
+void
+cache_remote_set_timeout(struct cache_remote *r, long timeout_ms)
+{
+	for (int i = 0; r && timeout_ms > 0 && i < r->n; i++) {
+		struct endpoint *ep = &r->ep[i];
+		if (!ep->timeout_set)
+			ep->timeout_ms = timeout_ms;
+		/* connecting is part of the transfer: never allowed longer than it */
+		if (!ep->connect_timeout_set && ep->connect_timeout_ms > ep->timeout_ms)
+			ep->connect_timeout_ms = ep->timeout_ms;
+	}
+}
+
+void
+cache_remote_set_outages(struct cache_remote *r, const char *dir, long skip_ms)
+{
+	free(r->outage_dir);
+	r->outage_dir = dir ? egg_xstrdup(dir) : NULL;
+	r->skip_ms = skip_ms;
 }
 
 int
@@ -208,10 +239,47 @@ on_upload(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
+/* Whether ep may be asked: not given up by this process, and not skipped
+ * because another compile of the build saw it time out (outage.h: that one
+ * warned, so this one says nothing). */
+static int
+usable(struct cache_remote *r, struct endpoint *ep)
+{
+	if (ep->disabled)
+		return 0;
+	if (!ep->checked && r->outage_dir) {
+		ep->checked = 1;
+		if (outage_skipping(r->outage_dir, ep->display, r->skip_ms, NULL, &ep->recorded)) {
+			ep->disabled = 1;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* A transfer that timed out: recorded for the build's later compiles, and one
+ * warning for the whole outage (outage_record decides). */
+static void
+timed_out(struct cache_remote *r, struct endpoint *ep, const char *method, int64_t started)
+{
+	ep->disabled = 1;
+	if (r->outage_dir && !outage_record(r->outage_dir, ep->display, r->skip_ms, started)) {
+		ep->warned = 1;
+		return;
+	}
+	char later[64] = "";
+	if (r->outage_dir && r->skip_ms > 0)
+		snprintf(later, sizeof later, " (later compiles skip it for %ld s)",
+			 (r->skip_ms + 999) / 1000);
+	warn_once(ep, "%s timed out (connect-timeout %ld ms, timeout %ld ms); building without it%s",
+		  method, ep->connect_timeout_ms, ep->timeout_ms, later);
+}
+
 /* One request.  Returns the HTTP status, or -1 after a transport failure
  * (warned about; the endpoint is disabled). */
 static long
-request(struct endpoint *ep, const char *method, const char *key, struct body *body)
+request(struct cache_remote *r, struct endpoint *ep, const char *method, const char *key,
+	struct body *body)
 {
 	if (!ep->curl && !(ep->curl = curl_easy_init())) {
 		warn_once(ep, "libcurl could not create a handle");
@@ -242,16 +310,19 @@ request(struct endpoint *ep, const char *method, const char *key, struct body *b
 	}
 	/* A remote that hangs up mid-upload must cost a warning, not the build. */
 	struct sigpipe_guard guard;
+	int64_t started = outage_now_ms();
 	sigpipe_guard_begin(&guard);
 	CURLcode rc = curl_easy_perform(c);
 	sigpipe_guard_end(&guard);
 	long status = -1;
 	if (rc == CURLE_OK) {
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (ep->recorded) { /* it answers again: the outage is over */
+			outage_clear(r->outage_dir, ep->display);
+			ep->recorded = 0;
+		}
 	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
-		warn_once(ep, "%s timed out (connect-timeout %ld ms, timeout %ld ms); building without it",
-			  method, ep->connect_timeout_ms, ep->timeout_ms);
-		ep->disabled = 1;
+		timed_out(r, ep, method, started);
 	} else {
 		warn_once(ep, "%s failed: %s; building without it", method, curl_easy_strerror(rc));
 		ep->disabled = 1;
@@ -279,10 +350,10 @@ cache_remote_get(struct cache_remote *r, const char *key, struct cache_entry **o
 	*out = NULL;
 	for (int i = 0; r && i < r->n; i++) {
 		struct endpoint *ep = &r->ep[i];
-		if (ep->disabled)
+		if (!usable(r, ep))
 			continue;
 		struct body b = { STRBUF_INIT, NULL, 0, 0 };
-		long status = request(ep, "GET", key, &b);
+		long status = request(r, ep, "GET", key, &b);
 		if (status == 200) {
 			struct strbuf err = STRBUF_INIT;
 			*out = cache_entry_parse(b.sb.buf, b.sb.len, key, r->secret, &err);
@@ -304,10 +375,10 @@ cache_remote_has(struct cache_remote *r, const char *key)
 {
 	for (int i = 0; r && i < r->n; i++) {
 		struct endpoint *ep = &r->ep[i];
-		if (ep->disabled)
+		if (!usable(r, ep))
 			continue;
 		struct body b = { STRBUF_INIT, NULL, 0, 0 };
-		long status = request(ep, "HEAD", key, &b);
+		long status = request(r, ep, "HEAD", key, &b);
 		strbuf_release(&b.sb);
 		if (status == 200)
 			return 1;
@@ -327,10 +398,10 @@ cache_remote_put(struct cache_remote *r, const struct cache_entry *e)
 	int stored = 0;
 	for (int i = 0; i < r->n; i++) {
 		struct endpoint *ep = &r->ep[i];
-		if (ep->disabled || ep->read_only)
+		if (ep->read_only || !usable(r, ep))
 			continue;
 		struct body b = { STRBUF_INIT, data.buf, data.len, 0 };
-		long status = request(ep, "PUT", cache_entry_key(e), &b);
+		long status = request(r, ep, "PUT", cache_entry_key(e), &b);
 		strbuf_release(&b.sb);
 		if (status >= 200 && status < 300)
 			stored++;

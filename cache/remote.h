@@ -13,8 +13,10 @@
  *   http://user:password@host:port/path   basic auth from the URL's user info
  *   |read-only                            never PUT (CI consumers)
  *   |bearer-token=TOKEN                   "Authorization: Bearer TOKEN"
- *   |connect-timeout=MS                   default 1000
- *   |timeout=MS                           whole transfer; default 10000
+ *   |connect-timeout=MS                   default 1000 (at most the timeout)
+ *   |timeout=MS                           whole transfer; default 10000, or
+ *                                         the timeout setting when it is set
+ *                                         (cache_remote_set_timeout)
  *
  * Credentials never appear in a message: remotes are named by their URL with
  * the user info removed, and tokens are never printed.
@@ -26,7 +28,11 @@
  * Failure policy: a remote that is down, slow, refuses credentials or answers
  * 5xx is a miss, never an error: the first failure of each remote prints one
  * warning, later ones are silent, and that remote is not asked again by this
- * process.  404 is an ordinary miss.
+ * process.  404 is an ordinary miss.  A remote that timed out is also recorded
+ * in the outage directory (common/outage.h), when one is set: the build's later
+ * compiles skip it for skip_ms without a word, the compiles that time out
+ * together or in one continuing outage warn once in all, and the first answer
+ * after the skip clears the record.
  */
 #ifndef EGG_CACHE_REMOTE_H
 #define EGG_CACHE_REMOTE_H
@@ -42,6 +48,14 @@ struct cache_remote;
  * cache_remote_free. */
 struct cache_remote *cache_remote_new(const char *spec, const char *secret, struct strbuf *err);
 void cache_remote_free(struct cache_remote *r);
+
+/* The timeout setting (ms; 0: leave the default of 10 s) for every remote
+ * whose URL has no |timeout=; the connect timeout is cut to it. */
+void cache_remote_set_timeout(struct cache_remote *r, long timeout_ms);
+
+/* Where outages are recorded (NULL: nowhere) and how long a remote that timed
+ * out is skipped by later processes (0: never skipped, only one warning). */
+void cache_remote_set_outages(struct cache_remote *r, const char *dir, long skip_ms);
 
 /* Number of remotes configured. */
 int cache_remote_count(const struct cache_remote *r);

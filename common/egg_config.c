@@ -86,8 +86,11 @@ static const struct key keys[] = {
 	  "run candidates' programs confined by the kernel (Landlock, seccomp): no network, "
 	  "writes only in their own directory, no other programs; false: unconfined" },
 	{ "timeout", T_DURATION, NULL, "120s",
-	  "time limit of one step egg waits for: a backend request, a remote transfer, a "
-	  "candidate's run (0: none)" },
+	  "time limit of one step egg waits for: a backend request, a remote transfer (unset: "
+	  "10 s there), a candidate's run (0: none)" },
+	{ "skip_after_timeout", T_DURATION, NULL, "60s",
+	  "how long a build's later compiles skip a remote cache or model backend that timed "
+	  "out (one warning in all; 0: never skip)" },
 	{ "lock_timeout", T_DURATION, NULL, "300s",
 	  "how long a build waits for another build's search of the same kernel before it "
 	  "uses the reference" },

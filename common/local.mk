@@ -7,6 +7,7 @@ libeggcommon_a_SOURCES = \
 	common/fsutil.c common/fsutil.h \
 	common/child.c common/child.h \
 	common/sigpipe.c common/sigpipe.h \
+	common/outage.c common/outage.h \
 	common/hoist.c common/hoist.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
@@ -32,3 +33,9 @@ tests_unit_test_sigpipe_SOURCES = tests/unit/test_sigpipe.c
 tests_unit_test_sigpipe_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sigpipe_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_sigpipe
+
+check_PROGRAMS += tests/unit/test_outage
+tests_unit_test_outage_SOURCES = tests/unit/test_outage.c
+tests_unit_test_outage_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_outage_LDADD = $(UNIT_LDADD)
+UNIT_TESTS += tests/unit/test_outage

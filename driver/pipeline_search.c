@@ -111,9 +111,11 @@ search_with_model(const struct pipeline_search_request *req, struct pipeline_out
 	if (agents_search_configured(req->cfg, b, ev, &r, &err) < 0) {
 		egg_warn("egg: %s: %s; compiling the reference", b->name, err.buf);
 	} else if (!r.verdict) {
-		egg_warn("egg: %s: no verdict (%s); compiling the reference", b->name,
-		         r.failure ? r.failure : r.stopped_by ? "a budget ran out before any evaluation"
-		                                              : "nothing was evaluated");
+		if (!r.failure_warned) /* else the backend's outage was the build's one warning */
+			egg_warn("egg: %s: no verdict (%s); compiling the reference", b->name,
+			         r.failure ? r.failure : r.stopped_by ? "a budget ran out before any "
+			                                                "evaluation"
+			                                              : "nothing was evaluated");
 	} else {
 		cJSON *transcript = cJSON_Parse(r.transcript);
 		snprintf(out->gpu, sizeof out->gpu, "%s", r.gpu);

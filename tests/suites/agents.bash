@@ -212,3 +212,44 @@ test_a_kernel_the_builtin_runs_at_the_roofline_costs_no_model_call() {
 		-arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r2.err)"
 	[ "$(logq 'len(l)')" -gt 0 ] || fail "no model request without the stop"
 }
+
+# A model server that accepts and never answers: the kernel's search ends
+# within max_search_time (3 s here), not after attempts x timeout (5 x 120 s by
+# default), keeps the builtin's best and says so in one line.  (`timeout 60`:
+# without the deadline the compile would take ten minutes.)
+test_a_model_that_never_answers_ends_the_search_within_max_search_time() {
+	serve openai <(echo '[{"delay_s": 600, "reply": "too late", "repeat": 20}]')
+	FIXTURE_BUILTIN="pass 2.0" EGG_MAX_SEARCH_TIME=3s run_cmd r timeout 60 "$EGG_CC" -O3 \
+		-arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
+	expect_file_contains r.err "egg: scale_forward: stopped: the time budget ran out waiting for the model (max_search_time); keeping the best so far"
+	expect_file_contains r.err "2.0x over reference (openai, verified on Recorded GPU), cached"
+	expect_file_lacks r.err "warning"
+	has_symbol scale.o 'egg_winner__scale_forward' || fail "the builtin's winner is not linked"
+	# the search's own clock (builtin stage included) and the backend's
+	entry_decisions >d.txt
+	python3 -c 'import re, sys
+t = open(sys.argv[1]).read()
+s = float(re.search(r"candidates evaluated, ([0-9.]+) s; stopped by max_search_time", t).group(1))
+b = float(re.search(r"openai backend: 1 requests \(0 retries\), .*, ([0-9.]+) s, cost", t).group(1))
+assert s < 3.5 and b < 3.5, (s, b)' d.txt || fail "the search outlasted its budget: $(grep -E ' s[;,]' d.txt)"
+}
+
+# A backend that stops answering (full timeouts) warns once for the build; the
+# build's next kernel does not ask it at all and builds without a warning.
+test_a_model_that_stops_answering_warns_once_and_later_kernels_skip_it() {
+	serve openai <(echo '[{"delay_s": 600, "reply": "too late", "repeat": 20}]')
+	sed 's/scale_forward/scale_backward/' scale.cu >other.cu
+	EGG_TIMEOUT=1s EGG_MAX_SEARCH_TIME=4s run_cmd r1 timeout 60 "$EGG_CC" -O3 -arch=sm_90 \
+		-c scale.cu -o scale.o || fail "$(cat r1.err)"
+	grep warning r1.err >w1.txt
+	expect_file_lines w1.txt 1
+	expect_file_contains w1.txt "egg-cc: warning: egg: scale_forward: "
+	expect_file_contains w1.txt "; the build's later kernels skip it for 60 s"
+	local asked
+	asked=$(logq 'len(l)')
+	EGG_TIMEOUT=1s EGG_MAX_SEARCH_TIME=4s run_cmd r2 timeout 60 "$EGG_CC" -O3 -arch=sm_90 \
+		-c other.cu -o other.o || fail "$(cat r2.err)"
+	expect_file_lacks r2.err "warning"
+	expect_eq "$(logq 'len(l)')" "$asked" "requests of the second kernel"
+	ls "$EGG_CACHE_DIR"/outages/ | grep -qv lock || fail "no outage was recorded"
+}

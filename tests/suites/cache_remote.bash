@@ -168,33 +168,202 @@ test_remote_answering_500_is_one_warning_and_a_miss() {
 	expect_file_lines p.err 1
 }
 
-test_stalled_remote_times_out_with_one_warning() {
-	local port
-	port=$(free_port)
+# start_staller PORT: a remote that accepts connections and never answers,
+# counting them in $T/stall.count (SPID: its pid).  start_answerer PORT: one
+# that answers 404 to everything (a reachable remote without the entry).
+start_staller() {
+	rm -f "$T/stall.count"
 	python3 -c "$PY_LISTEN"'
 held = []
-end = time.time() + 20
-s.settimeout(0.5)
+open(sys.argv[2], "w").write("0\n")  # listening (no probe: it would count)
+end = time.time() + 30
+s.settimeout(0.2)
 while time.time() < end:
     try:
         c, _ = s.accept()
         held.append(c)  # read nothing, answer nothing
+        open(sys.argv[2], "w").write("%d\n" % len(held))
     except socket.timeout:
         pass
-' "$port" &
-	local spid=$!
-	wait_for_port "$port"
-	export EGG_REMOTE_STORAGE="http://127.0.0.1:$port/rw|timeout=400"
-	local start end
+' "$1" "$T/stall.count" &
+	SPID=$!
+	local i
+	for i in $(seq 100); do
+		[ -s "$T/stall.count" ] && return 0
+		sleep 0.05
+	done
+	fail "the stalling server did not start"
+}
+
+start_answerer() {
+	python3 -c "$PY_LISTEN"'
+end = time.time() + 30
+s.settimeout(0.2)
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    c.settimeout(2)
+    try:
+        c.recv(65536)
+        c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    except OSError:
+        pass
+    c.close()
+' "$1" &
+	SPID=$!
+	wait_for_port "$1"
+}
+
+stop_stub() { kill $SPID 2>/dev/null; wait $SPID 2>/dev/null; }
+
+connections() { cat "$T/stall.count"; }
+
+# stalled_remote [|PROPERTIES]: a stalling server on a free port (STALL_PORT) as
+# the only remote
+stalled_remote() {
+	STALL_PORT=$(free_port)
+	start_staller "$STALL_PORT"
+	export EGG_REMOTE_STORAGE="http://127.0.0.1:$STALL_PORT/rw${1:-}"
+}
+
+# timed PREFIX CMD...: run_cmd, and the milliseconds it took in PREFIX.ms
+timed() {
+	local p=$1 start rc
 	start=$(date +%s%N)
-	run_cmd g "$CACHE_TOOL" get stall
-	end=$(date +%s%N)
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
+	run_cmd "$@"
+	rc=$?
+	echo $((($(date +%s%N) - start) / 1000000)) >"$p.ms"
+	return $rc
+}
+
+expect_faster_than() { # PREFIX MS
+	[ "$(cat "$1.ms")" -lt "$2" ] || fail "$1 took $(cat "$1.ms") ms (at most $2 expected): $(cat "$1.err")"
+}
+
+test_stalled_remote_times_out_with_one_warning() {
+	stalled_remote "|timeout=400"
+	timed g "$CACHE_TOOL" get stall
+	stop_stub
 	expect_eq "$(cat g.rc)" 1 "lookup status"
-	[ $(((end - start) / 1000000)) -lt 3000 ] || fail "took $(((end - start) / 1000000)) ms"
+	expect_faster_than g 3000
 	expect_file_lines g.err 1
 	expect_file_contains g.err "timed out"
+}
+
+# The timeout setting (EGG_TIMEOUT, timeout in egg.conf) bounds a remote's
+# transfers when its URL names none: 1 s here, against the remote default of 10 s.
+test_the_timeout_setting_bounds_a_remote_without_its_own() {
+	stalled_remote
+	export EGG_TIMEOUT=1s
+	timed g "$CACHE_TOOL" get slow
+	stop_stub
+	expect_eq "$(cat g.rc)" 1 "lookup status"
+	expect_faster_than g 4000
+	expect_file_contains g.err "timeout 1000 ms"
+	# a |timeout= on the URL still wins over the setting
+	stalled_remote "|timeout=300"
+	export EGG_TIMEOUT=20s
+	timed g2 "$CACHE_TOOL" get slow2
+	stop_stub
+	expect_faster_than g2 3000
+	expect_file_contains g2.err "timeout 300 ms"
+}
+
+# One compile pays the timeout and warns; the build's next compiles (separate
+# processes, as egg-cc's are) skip the remote without a connection or a word.
+test_a_remote_that_timed_out_is_skipped_by_later_compiles_with_one_warning() {
+	stalled_remote "|timeout=2000"
+	timed g1 "$CACHE_TOOL" get a
+	expect_file_lines g1.err 1
+	expect_file_contains g1.err "timed out"
+	expect_file_contains g1.err "later compiles skip it for 60 s"
+	expect_eq "$(connections)" 1 "connections after the first compile"
+	timed g2 "$CACHE_TOOL" get b
+	timed p3 "$CACHE_TOOL" put c 100
+	timed g4 "$CACHE_TOOL" get d
+	stop_stub
+	local x
+	for x in g2 p3 g4; do
+		expect_file_lines $x.err 0
+		expect_faster_than $x 1500 # waiting for the remote would take 2000
+	done
+	expect_eq "$(cat p3.rc)" 0 "the local store's status"
+	expect_eq "$(connections)" 1 "connections after four compiles"
+}
+
+# make -j: compiles that time out together warn once in all.
+test_compiles_timing_out_together_warn_once() {
+	local i pids=()
+	stalled_remote "|timeout=1000"
+	for i in 1 2 3 4; do
+		"$CACHE_TOOL" get par$i >/dev/null 2>par$i.err &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	stop_stub
+	cat par?.err >all.err
+	expect_file_lines all.err 1
+	expect_file_contains all.err "timed out"
+}
+
+# After skip_after_timeout the remote is asked again; a remote that answers
+# again clears the record (no skipping afterwards), without a warning.
+test_a_skipped_remote_is_asked_again_after_the_skip_period() {
+	stalled_remote "|timeout=500"
+	export EGG_SKIP_AFTER_TIMEOUT=1s
+	run_cmd g1 "$CACHE_TOOL" get a
+	run_cmd g2 "$CACHE_TOOL" get a
+	expect_eq "$(connections)" 1 "connections within the skip period"
+	expect_file_lines g2.err 0
+	ls "$EGG_CACHE_DIR"/outages/ | grep -qv lock || fail "no outage was recorded"
+	sleep 1.1
+	run_cmd g3 "$CACHE_TOOL" get a
+	expect_eq "$(connections)" 2 "connections after the skip period"
+	expect_file_lines g3.err 0 # the same outage goes on: no second warning
+	stop_stub
+	sleep 1.1
+	start_answerer "$STALL_PORT"
+	run_cmd g4 "$CACHE_TOOL" get a
+	stop_stub
+	expect_eq "$(cat g4.rc)" 1 "a miss"
+	expect_file_lines g4.err 0
+	[ -z "$(ls "$EGG_CACHE_DIR"/outages/ | grep -v lock)" ] || fail "the answer did not clear the outage"
+}
+
+# The real build: timeout in egg.conf bounds the remote (1 s, not the 10 s
+# default), and the build's second compile does not wait for it at all.
+test_timeout_in_egg_conf_applies_to_remotes_in_a_build() {
+	[ -x "$REAL_NVCC" ] || skip "no nvcc"
+	stalled_remote
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	cat >k.cu <<'CU'
+__global__ void twice_k(const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = 2.0f * x[i];
+}
+
+#pragma egg optimize in(x[n]) out(y[n]) workload(n = 1024)
+void twice(const float *x, float *y, int n)
+{
+	twice_k<<<(n + 127) / 128, 128>>>(x, y, n);
+}
+CU
+	printf 'mode = cache\ntimeout = 1s\nremote_storage = %s\n' "$EGG_REMOTE_STORAGE" >egg.conf
+	unset EGG_REMOTE_STORAGE
+	timed b1 "$EGG_CC" -arch=sm_90 -c k.cu -o one.o || fail "the build broke: $(cat b1.err)"
+	expect_file_lines b1.err 1
+	expect_file_contains b1.err "timed out (connect-timeout 1000 ms, timeout 1000 ms)"
+	timed b2 "$EGG_CC" -arch=sm_90 -c k.cu -o two.o || fail "the build broke: $(cat b2.err)"
+	stop_stub
+	expect_file_lines b2.err 0
+	expect_eq "$(connections)" 1 "connections in two compiles"
+	# the first compile paid about the timeout once (not 10 s, not once per kernel)
+	[ $(($(cat b1.ms) - $(cat b2.ms))) -lt 4000 ] ||
+		fail "the timed-out compile took $(cat b1.ms) ms, the next $(cat b2.ms) ms"
 }
 
 # A remote that accepts an upload and hangs up in the middle of it (unread data

@@ -184,6 +184,42 @@ test_stall_past_timeout_is_retried_then_fails_as_timeout() {
 	expect_eq "$(python3 -c "print($t1 - $t0 < 2.5)")" True "gave up at the timeout"
 }
 
+# The kernel's budget (a deadline) bounds a request the server never answers
+# and every retry after it: 120 s x 5 attempts become the 1.5 s left.
+test_a_deadline_ends_a_stalled_request_and_its_retries() {
+	start_server openai '[{"delay_s": 30, "reply": "too late", "repeat": 5}]'
+	local t0 t1
+	t0=$(date +%s.%N)
+	chat --timeout=120 --retries=4 --deadline=1.5 -u hi
+	t1=$(date +%s.%N)
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "error: deadline: the time budget ran out waiting for the openai backend at 127.0.0.1:$PORT (1 attempt)"
+	expect_eq "$(python3 -c "print($t1 - $t0 < 4)")" True "ended at the deadline ($(python3 -c "print($t1 - $t0)") s)"
+	expect_eq "$(usage_field stalls)" 0 "stalls (a request cut by the deadline proves nothing)"
+}
+
+# No retry waits past the deadline: a Retry-After of 30 s ends the chat at once.
+test_no_retry_waits_past_the_deadline() {
+	start_server openai '[{"status": 503, "headers": {"Retry-After": "30"}, "error": "busy", "repeat": 5}]'
+	local t0 t1
+	t0=$(date +%s.%N)
+	chat --max-backoff=60 --deadline=10 -u hi
+	t1=$(date +%s.%N)
+	expect_rc 1
+	expect_file_contains "$T/chat.err" "error: deadline: the time budget ran out waiting"
+	expect_eq "$(requests)" 1 "requests"
+	expect_eq "$(python3 -c "print($t1 - $t0 < 5)")" True "did not wait ($(python3 -c "print($t1 - $t0)") s)"
+}
+
+# A request that runs its full timeout without an answer is a stall (what the
+# build's outage record counts), and so is a closed port.
+test_a_full_timeout_without_an_answer_counts_as_a_stall() {
+	start_server openai '[{"delay_s": 30, "reply": "too late", "repeat": 5}]'
+	chat --timeout=0.5 --retries=1 -u hi
+	expect_rc 1
+	expect_eq "$(usage_field stalls)" 2 "stalls"
+}
+
 test_stall_then_answer_succeeds_on_retry() {
 	start_server anthropic '[{"delay_s": 2, "reply": "late"}, {"reply": "on time"}]'
 	chat --timeout=0.4 -u hi

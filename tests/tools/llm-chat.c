@@ -3,14 +3,15 @@
  * tests/suites/llm.bash (and for trying a backend by hand).
  *
  *   llm-chat [--backoff=S] [--max-backoff=S] [--retries=N] [--timeout=S]
- *            [--max-tokens=N] [--temperature=T]
+ *            [--deadline=S] [--max-tokens=N] [--temperature=T]
  *            [--header='Name: value']... [-s SYSTEM] [-u USER] [-a ASSISTANT]...
  *
  * The backend, model, api_base and key come from egg's configuration (egg.conf,
  * EGG_BACKEND, EGG_MODEL, EGG_API_BASE, EGG_API_KEY_FILE, ...), as for egg-cc;
  * the options override the retry and timing settings, which have no
  * configuration keys (tests want small backoffs, users want the defaults);
- * --header adds to the configuration's api_headers.
+ * --header adds to the configuration's api_headers; --deadline gives the client
+ * a deadline S seconds from its start (as a kernel's max_search_time does).
  * Messages keep their order; with no -u the user message is read from stdin.
  *
  * Prints the reply's text on stdout, and on stderr "stop: REASON",
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int
 opt_value(const char *arg, const char *name, const char **v)
@@ -41,9 +43,10 @@ static void
 print_usage_json(const struct llm_usage *u)
 {
 	fprintf(stderr,
-	        "usage: {\"requests\": %ld, \"retries\": %ld, \"input_tokens\": %ld, "
-	        "\"output_tokens\": %ld, \"seconds\": %.3f, \"cost_usd\": %.6f}\n",
-	        u->requests, u->retries, u->input_tokens, u->output_tokens, u->seconds,
+	        "usage: {\"requests\": %ld, \"retries\": %ld, \"stalls\": %ld, "
+	        "\"input_tokens\": %ld, \"output_tokens\": %ld, \"seconds\": %.3f, "
+	        "\"cost_usd\": %.6f}\n",
+	        u->requests, u->retries, u->stalls, u->input_tokens, u->output_tokens, u->seconds,
 	        u->cost_usd);
 }
 
@@ -69,6 +72,7 @@ main(int argc, char **argv)
 	for (; nh < s.n_headers; nh++)
 		headers[nh] = s.headers[nh];
 	int has_user = 0;
+	double deadline = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		if (opt_value(a, "--backoff", &v))
@@ -79,6 +83,8 @@ main(int argc, char **argv)
 			s.max_retries = atoi(v);
 		else if (opt_value(a, "--timeout", &v))
 			s.timeout_s = atof(v);
+		else if (opt_value(a, "--deadline", &v))
+			deadline = atof(v);
 		else if (opt_value(a, "--max-tokens", &v))
 			s.max_tokens = atoi(v);
 		else if (opt_value(a, "--temperature", &v))
@@ -109,6 +115,11 @@ main(int argc, char **argv)
 	if (!c) {
 		fprintf(stderr, "error: config: %s\n", err.buf);
 		return 2;
+	}
+	if (deadline > 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		llm_client_set_deadline(c, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + deadline);
 	}
 	struct llm_reply r;
 	enum llm_status st = llm_chat(c, msgs, n, &r, &err);
