@@ -320,7 +320,7 @@ cache_evict(struct cache_store *s, int argc, char **argv)
 		return 2;
 	}
 	if (cache_parse_size(v, &max) < 0) {
-		egg_error("--max-size: '%s' is not a size (examples: 2G, 500M, 64K, 0)", v);
+		egg_error("--max-size: '%s' is not a size (examples: 500Mi, 1.5G, 2GiB, 0)", v);
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT;

@@ -26,28 +26,7 @@ struct cache {
 int
 cache_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s)
-		return -1;
-	uint64_t mult = 1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': mult = 1ULL << 10; end++; break;
-	case 'M': mult = 1ULL << 20; end++; break;
-	case 'G': mult = 1ULL << 30; end++; break;
-	case 'T': mult = 1ULL << 40; end++; break;
-	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || (mult > 1 && *end == 'b'))
-		end++;
-	if (*end || v * (double)mult >= 18446744073709551615.0)
-		return -1;
-	*out = (uint64_t)(v * (double)mult);
-	return 0;
+	return s ? egg_config_parse_size(s, out) : -1;
 }
 
 int
@@ -94,7 +73,7 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	s->secret = env_or_null("EGG_CACHE_SECRET");
 	const char *v = getenv("EGG_MAX_SIZE");
 	if (v && *v && cache_parse_size(v, &s->max_size) < 0) {
-		strbuf_addf(err, "environment EGG_MAX_SIZE: '%s' is not a size (examples: 2G, 500M, 0)", v);
+		strbuf_addf(err, "environment EGG_MAX_SIZE: '%s' is not a size (examples: 500Mi, 1.5G, 2GiB, 0)", v);
 		return -1;
 	}
 	v = getenv("EGG_LOCK_TIMEOUT");

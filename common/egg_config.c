@@ -49,7 +49,7 @@ static const struct key keys[] = {
 	{ "nvcc", T_PATH, NULL, NULL,
 	  "the real nvcc (default: the first nvcc on PATH that is not egg-cc)" },
 	{ "cache_dir", T_PATH, NULL, "~/.cache/egg", "directory of the local kernel cache" },
-	{ "max_size", T_SIZE, NULL, "2G",
+	{ "max_size", T_SIZE, NULL, "2GiB",
 	  "size limit of the local cache; least recently used entries go first (0: no limit)" },
 	{ "remote_storage", T_LIST, NULL, NULL,
 	  "URLs of remote caches (HTTP GET/HEAD/PUT), separated by spaces, tried in order" },
@@ -298,18 +298,65 @@ parse_scaled(const char *v, const char *const *units, const uint64_t *factors, s
 	return 0;
 }
 
-/* Bytes; K, M, G and T are powers of 1024, written alone or with B or iB. */
+/* Bytes, by ccache's rules: a number, optionally with a fraction, then optional spaces
+ * and a unit: k, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), each
+ * alone or followed by B, or B alone; in any case.  A bare number is whole bytes (where
+ * ccache reads GiB), a fraction is rounded down to whole bytes. */
+int
+egg_config_parse_size(const char *v, uint64_t *out)
+{
+	static const char prefixes[] = "kmgt";
+	const char *p = v;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	unsigned __int128 whole = 0, frac = 0, frac_scale = 1;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (unsigned)(*p - '0');
+		if (whole > UINT64_MAX)
+			return -1;
+	}
+	int has_frac = *p == '.';
+	if (has_frac) {
+		if (!isdigit((unsigned char)*++p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (frac_scale < (unsigned __int128)1000000000000000000ull) {
+				frac = frac * 10 + (unsigned)(*p - '0');
+				frac_scale *= 10;
+			}
+		}
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	unsigned __int128 factor = 1;
+	const char *prefix = *p ? strchr(prefixes, tolower((unsigned char)*p)) : NULL;
+	if (prefix) {
+		p++;
+		unsigned base = 1000;
+		if (*p == 'i' || *p == 'I') {
+			base = 1024;
+			p++;
+		}
+		for (const char *q = prefixes; q <= prefix; q++)
+			factor *= base;
+	} else if (has_frac) {
+		return -1; /* a fraction of a byte */
+	}
+	if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p)
+		return -1;
+	unsigned __int128 bytes = whole * factor + frac * factor / frac_scale;
+	if (bytes > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)bytes;
+	return 0;
+}
+
 static int
 parse_size(const char *v, uint64_t *out)
 {
-	static const char *const units[] = {
-		"b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib",
-	};
-	static const uint64_t f[] = {
-		1, 1ull << 10, 1ull << 10, 1ull << 10, 1ull << 20, 1ull << 20, 1ull << 20,
-		1ull << 30, 1ull << 30, 1ull << 30, 1ull << 40, 1ull << 40, 1ull << 40,
-	};
-	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
+	return egg_config_parse_size(v, out);
 }
 
 /* A count; k and M are thousands and millions. */
@@ -408,7 +455,7 @@ describe_type(const struct key *k, struct strbuf *out)
 	if (k->type == T_BOOL)
 		strbuf_addstr(out, "true or false (or yes/no, on/off, 1/0)");
 	else if (k->type == T_SIZE)
-		strbuf_addstr(out, "a size such as 500M or 2G");
+		strbuf_addstr(out, "a size such as 500Mi, 1.5G or 2GiB");
 	else if (k->type == T_DURATION)
 		strbuf_addstr(out, "a duration such as 90, 90s, 5m or 1h");
 	else if (k->type == T_COUNT)

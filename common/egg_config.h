@@ -108,6 +108,11 @@ uint64_t egg_config_count(const struct egg_config *cfg, const char *key);    /* 
 /* Appends the items of a list key (whitespace-separated) to out. */
 void egg_config_list(const struct egg_config *cfg, const char *key, struct strvec *out);
 
+/* A size as the size keys take it (egg.conf(5)): "500Mi", "1.5G", "2GiB", "10M", "1T",
+ * "4096"; k, M, G, T are powers of 1000, Ki, Mi, Gi, Ti powers of 1024, B is optional,
+ * a bare number is bytes.  0 with *out, or -1 (out untouched) if v is not a size. */
+int egg_config_parse_size(const char *v, uint64_t *out);
+
 /* "search", "cache", "verify", "off". */
 const char *egg_mode_name(enum egg_mode mode);
 

@@ -102,6 +102,21 @@ test_evict_keeps_the_most_recent_within_the_size() {
 	expect_file_contains bad.err "is not a size"
 }
 
+test_max_size_takes_ccaches_decimal_and_binary_suffixes() {
+	local v want
+	for v in 1.5G:1500000000 500Mi:524288000 2GiB:2147483648 10M:10000000 1T:1000000000000 4096:4096; do
+		want=${v#*:}
+		EGG_MAX_SIZE=${v%%:*} run_cmd s "$EGG" cache stats --json || fail "${v%%:*}: $(cat s.err)"
+		expect_eq "$(json_field s.out max_size)" "$want" "max_size ${v%%:*}"
+	done
+	# evict --max-size reads sizes the same way (an entry here is some 650 bytes)
+	"$CACHE_TOOL" put a 300 && "$CACHE_TOOL" put b 300 || fail "put failed"
+	run_cmd ev "$EGG" cache evict --max-size 1.2Ki || fail "evict: $(cat ev.err)"
+	expect_file_contains ev.out "removed 1 entries"
+	EGG_MAX_SIZE=1.5 run_cmd bad "$EGG" cache stats && fail "a fraction of a byte was accepted"
+	expect_file_contains bad.err "max_size must be a size"
+}
+
 test_size_limit_evicts_on_store() {
 	export EGG_MAX_SIZE=8K
 	for i in $(seq 1 20); do "$CACHE_TOOL" put "s$i" 1000; done
