@@ -494,14 +494,15 @@ key_of_sources(const struct key_opts *o)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct egg_config *cfg = egg_config_new();
-	if (egg_config_load(cfg, NULL, &err) < 0) {
+	struct args *a = args_parse(o->flags, (size_t)o->n_flags, getenv("NVCC_PREPEND_FLAGS"),
+	                            getenv("NVCC_APPEND_FLAGS"), NULL);
+	if (egg_config_load_for(cfg, NULL, args_first_source(a), &err) < 0) {
 		egg_error("%s", err.buf);
 		egg_config_free(cfg);
+		args_free(a);
 		strbuf_release(&err);
 		return 1;
 	}
-	struct args *a = args_parse(o->flags, (size_t)o->n_flags, getenv("NVCC_PREPEND_FLAGS"),
-	                            getenv("NVCC_APPEND_FLAGS"), NULL);
 	const char *nvcc = egg_config_get(cfg, "nvcc");
 	char *found = nvcc && *nvcc ? NULL : fs_find_in_path("nvcc", getenv("PATH"), NULL);
 	char *release = pipeline_nvcc_release(nvcc && *nvcc ? nvcc : found ? found : "nvcc");

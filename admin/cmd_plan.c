@@ -51,11 +51,11 @@ cmd_plan(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT;
 	struct egg_config *cfg = egg_config_new();
 	int status = 1;
-	if (egg_config_load(cfg, &egg_opts, &err) < 0) {
+	struct args *a = args_parse(argv + i, (size_t)(argc - i), getenv("NVCC_PREPEND_FLAGS"),
+	                            getenv("NVCC_APPEND_FLAGS"), NULL);
+	if (egg_config_load_for(cfg, &egg_opts, args_first_source(a), &err) < 0) {
 		egg_error("%s", err.buf);
 	} else {
-		struct args *a = args_parse(argv + i, (size_t)(argc - i), getenv("NVCC_PREPEND_FLAGS"),
-		                            getenv("NVCC_APPEND_FLAGS"), NULL);
 		struct pipeline_request req = { nvcc, tmpdir, cfg, a };
 		if (pipeline_plan(&req, &plan, &err) < 0) {
 			egg_warn("egg: %s; compiling the reference", err.buf);
@@ -64,8 +64,8 @@ cmd_plan(int argc, char **argv)
 		}
 		fputs(plan.buf, stdout);
 		status = fflush(stdout) == 0 ? 0 : 1;
-		args_free(a);
 	}
+	args_free(a);
 	egg_config_free(cfg);
 	strvec_clear(&egg_opts);
 	strbuf_release(&err);

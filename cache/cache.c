@@ -51,6 +51,17 @@ cache_parse_duration_ms(const char *s, long *out)
 	return 0;
 }
 
+/* The default cache_dir: $XDG_CACHE_HOME/egg, else ~/.cache/egg (egg_config's). */
+static char *
+default_dir(void)
+{
+	struct egg_config *cfg = egg_config_new();
+	const char *d = egg_config_get(cfg, "cache_dir");
+	char *dir = egg_xstrdup(d && *d ? d : "./.cache/egg");
+	egg_config_free(cfg);
+	return dir;
+}
+
 static char *
 env_or_null(const char *name)
 {
@@ -65,10 +76,8 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	s->max_size = CACHE_STORE_DEFAULT_MAX_SIZE;
 	s->lock_timeout_ms = CACHE_DEFAULT_LOCK_TIMEOUT_MS;
 	s->dir = env_or_null("EGG_CACHE_DIR");
-	if (!s->dir) {
-		const char *home = getenv("HOME");
-		s->dir = egg_xasprintf("%s/.cache/egg", home && *home ? home : ".");
-	}
+	if (!s->dir)
+		s->dir = default_dir();
 	s->remote = env_or_null("EGG_REMOTE_STORAGE");
 	s->secret = env_or_null("EGG_CACHE_SECRET");
 	const char *v = getenv("EGG_MAX_SIZE");
@@ -97,10 +106,8 @@ cache_settings_from_config(struct cache_settings *s, const struct egg_config *cf
 {
 	memset(s, 0, sizeof *s);
 	s->dir = dup_or_null(egg_config_get(cfg, "cache_dir"));
-	if (!s->dir) {
-		const char *home = getenv("HOME");
-		s->dir = egg_xasprintf("%s/.cache/egg", home && *home ? home : ".");
-	}
+	if (!s->dir)
+		s->dir = default_dir();
 	s->max_size = egg_config_size(cfg, "max_size");
 	s->remote = dup_or_null(egg_config_get(cfg, "remote_storage"));
 	s->remote_read_only = egg_config_bool(cfg, "remote_read_only");

@@ -33,7 +33,7 @@
 #define CACHE_DEFAULT_LOCK_TIMEOUT_MS (300L * 1000)
 
 struct cache_settings {
-	char *dir;            /* cache_dir; NULL: $HOME/.cache/egg */
+	char *dir;            /* cache_dir; NULL: $XDG_CACHE_HOME/egg, else ~/.cache/egg */
 	uint64_t max_size;    /* 0: no limit */
 	char *remote;         /* remote_storage (remote.h's syntax) or NULL */
 	int remote_read_only; /* applies |read-only to every remote */

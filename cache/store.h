@@ -1,8 +1,8 @@
 /*
  * store.h -- the local cache directory.
  *
- * Layout under the directory (EGG_CACHE_DIR, default ~/.cache/egg; the caller
- * resolves it and passes it in):
+ * Layout under the directory (cache_dir, EGG_CACHE_DIR; default $XDG_CACHE_HOME/egg,
+ * else ~/.cache/egg; the caller resolves it and passes it in):
  *
  *   ab/cdef0123...     an entry (entry.h): its key's first two hex digits name
  *                      the fan-out directory, the other 62 the file

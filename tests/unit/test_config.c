@@ -52,6 +52,7 @@ setup(void **state)
 	setenv("HOME", tmp, 1);
 	char *xdg = egg_xasprintf("%s/xdg", tmp);
 	setenv("XDG_CONFIG_HOME", xdg, 1);
+	unsetenv("XDG_CACHE_HOME"); /* the default cache_dir is then ~/.cache/egg */
 	free(xdg);
 	char *sys = egg_xasprintf("%s/system.conf", tmp);
 	setenv("EGG_SYSTEM_CONFIG", sys, 1);
