@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "common/egg_config.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -56,9 +57,14 @@ cmd_plan(int argc, char **argv)
 	if (egg_config_load_for(cfg, &egg_opts, args_first_source(a), &err) < 0) {
 		egg_error("%s", err.buf);
 	} else {
+		/* egg-cc opened the same log_file first and warned if it could not */
+		struct strbuf ignored = STRBUF_INIT;
+		egg_log_open(egg_config_get(cfg, "log_file"), "egg plan", &ignored);
+		strbuf_release(&ignored);
 		struct pipeline_request req = { nvcc, tmpdir, cfg, a };
 		if (pipeline_plan(&req, &plan, &err) < 0) {
 			egg_warn("egg: %s; compiling the reference", err.buf);
+			egg_log("the plan failed: %s; egg-cc compiles the reference", err.buf);
 			strbuf_reset(&plan);
 			strbuf_addstr(&plan, "egg-plan 1\nend\n");
 		}
@@ -66,6 +72,7 @@ cmd_plan(int argc, char **argv)
 		status = fflush(stdout) == 0 ? 0 : 1;
 	}
 	args_free(a);
+	egg_log_close();
 	egg_config_free(cfg);
 	strvec_clear(&egg_opts);
 	strbuf_release(&err);

@@ -9,6 +9,7 @@
 #include "cache/cache.h"
 #include "common/egg_config.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -175,13 +176,34 @@ cache_local(struct cache *c)
 	return c->store;
 }
 
+/* The log line of one lookup that the local store missed: each remote asked and
+ * what it answered. */
+static void
+log_remotes(const struct cache *c, const char *key)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < cache_remote_count(c->remote); i++) {
+		int ro;
+		const char *asked = cache_remote_asked(c->remote, i);
+		if (asked)
+			strbuf_addf(&sb, "; remote %s: %s", cache_remote_display(c->remote, i, &ro), asked);
+	}
+	egg_log("lookup %.16s: local: miss%s", key, sb.len ? sb.buf : "; no remote storage");
+	strbuf_release(&sb);
+}
+
 /* Local, then remote (copied to local); a miss is counted unless quiet. */
 static int
 lookup(struct cache *c, const char *key, int quiet, struct cache_entry **out)
 {
-	if (cache_store_get(c->store, key, 1, out))
+	if (cache_store_get(c->store, key, 1, out)) {
+		egg_log("lookup %.16s: local: hit", key);
 		return 1;
-	if (cache_remote_count(c->remote) > 0 && cache_remote_get(c->remote, key, out)) {
+	}
+	int remote_hit = cache_remote_count(c->remote) > 0 && cache_remote_get(c->remote, key, out);
+	if (egg_log_enabled())
+		log_remotes(c, key);
+	if (remote_hit) {
 		struct strbuf err = STRBUF_INIT;
 		if (cache_store_put(c->store, *out, &err) < 0 && !c->put_warned) {
 			c->put_warned = 1;

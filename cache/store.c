@@ -11,6 +11,7 @@
 #include "cache/store.h"
 #include "cache/lock.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -301,6 +302,7 @@ cache_store_get(struct cache_store *s, const char *key, int quiet_miss, struct c
 	int r = read_entry(s, path, key, &seen, out, &err);
 	if (r < 0) {
 		egg_warn("ignoring the invalid cache entry %s: %s", path, err.buf);
+		egg_log("lookup %.16s: local: invalid entry removed: %s", key, err.buf);
 		drop_invalid(s, path, &seen);
 	}
 	if (r == 1) {

@@ -94,8 +94,11 @@ static const struct key keys[] = {
 	  "how long a build waits for another build's search of the same kernel before it "
 	  "uses the reference" },
 	{ "log_file", T_PATH, NULL, NULL,
-	  "file to which egg appends what it did and why (secrets never appear in it)" },
-	{ "debug", T_BOOL, NULL, "false", "keep temporary files and log every step" },
+	  "file to which egg-cc and egg plan append one line per step of an annotated compile: "
+	  "keys, hits and misses and why, remotes asked, timings, fallbacks (no secrets)" },
+	{ "debug", T_BOOL, NULL, "false",
+	  "keep OUTPUT.egg-key.txt (the key texts) and OUTPUT.egg-rewritten.cu (the source "
+	  "given to nvcc) beside each output, and the temporary directory" },
 	{ "prompts_dir", T_PATH, NULL, NULL,
 	  "directory of the agents' prompts and expert principles (default: the installed ones); "
 	  "their version and contents are part of the cache key" },

@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "common/egg_config.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 #include "driver/args.h"
@@ -78,6 +79,11 @@ main(int argc, char **argv)
 		return 127;
 	}
 	if (mode != EGG_MODE_OFF && wants_egg(a)) {
+		/* the log is for annotated compiles: the fast path never opens it */
+		if (egg_log_open(egg_config_get(cfg, "log_file"), "egg-cc", &err) < 0) {
+			egg_warn("egg: %s; going on without it", err.buf);
+			strbuf_reset(&err);
+		}
 		int rc = driver_compile_annotated(&inv, a, egg_config_bool(cfg, "debug"));
 		args_free(a);
 		return rc;
