@@ -6,6 +6,8 @@
  *   egg cache show KEY [--json|--source]  an entry's report (KEY may be a unique prefix)
  *   egg cache clear                       remove every entry
  *   egg cache evict --max-size SIZE       remove LRU entries down to SIZE
+ *   egg cache evict --older-than AGE      remove entries not used for AGE (30d, 12h, ...)
+ *   egg cache verify [--repair]           check every entry and orphan (cache/verify.h)
  *   egg cache export FILE                 every entry into one archive file
  *   egg cache import FILE                 entries from such a file
  *   egg cache key --bundle FILE [--arch SM] [--explain] [-- FLAGS...]
@@ -19,7 +21,9 @@
  */
 #include "config.h"
 #include "cache/cache.h"
+#include "cache/verify.h"
 #include "driver/pipeline.h"
+#include "harness/screen.h"
 #include "driver/args.h"
 #include "analyzer/analyzer.h"
 #include "common/egg_config.h"
@@ -28,6 +32,7 @@
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,7 +49,8 @@ static const char usage[] =
 	"       egg cache ls [--json]\n"
 	"       egg cache show KEY [--json | --source]\n"
 	"       egg cache clear\n"
-	"       egg cache evict --max-size SIZE\n"
+	"       egg cache evict --max-size SIZE | --older-than AGE\n"
+	"       egg cache verify [--repair]\n"
 	"       egg cache export FILE\n"
 	"       egg cache import FILE\n"
 	"       egg cache key --bundle FILE [--arch SM] [--nvcc-version V] [--explain]\n"
@@ -306,27 +312,141 @@ cache_clear(struct cache_store *s, int argc, char **argv)
 	return report_removal(r, removed, &err);
 }
 
+/* "30d", "12h", "90m", "3600s" (ccache's --evict-older-than takes d and s): seconds. */
+static int
+parse_age(const char *v, uint64_t *out)
+{
+	static const struct { char unit; uint64_t seconds; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	char *end;
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	for (size_t i = 0; i < sizeof units / sizeof *units && errno == 0; i++)
+		if (end[0] == units[i].unit && end[1] == '\0' && n <= UINT64_MAX / units[i].seconds) {
+			*out = n * units[i].seconds;
+			return 0;
+		}
+	return -1;
+}
+
+/* --older-than AGE: removes what was not used for AGE and names each entry. */
+static int
+evict_older(struct cache_store *s, const char *v)
+{
+	uint64_t age;
+	if (parse_age(v, &age) < 0) {
+		egg_error("--older-than: '%s' is not an age (a number and s, m, h or d: 30d, 12h, 90m, 3600s)",
+		          v);
+		return 2;
+	}
+	struct strbuf err = STRBUF_INIT;
+	struct cache_store_item *gone;
+	size_t n;
+	/* the names, read before the entries go */
+	struct cache_store_item *items;
+	size_t n_items;
+	cJSON *names = cJSON_CreateObject();
+	if (cache_store_list(s, &items, &n_items, &err) == 0) {
+		for (size_t i = 0; i < n_items; i++) {
+			struct cache_entry *e = NULL;
+			if (cache_store_read(s, items[i].key, &e, &err) == 1 && cache_entry_name(e))
+				cJSON_AddStringToObject(names, items[i].key, cache_entry_name(e));
+			cache_entry_free(e);
+		}
+		free(items);
+	}
+	strbuf_reset(&err);
+	int r = cache_store_evict_older(s, age, &gone, &n, &err);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char when[32];
+		format_time(&gone[i].used, when, sizeof when);
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(names, gone[i].key);
+		printf("removed %s  %s  last used %s\n", gone[i].key,
+		       cJSON_IsString(name) ? name->valuestring : "-", when);
+	}
+	cJSON_Delete(names);
+	if (r == 0)
+		free(gone);
+	return report_removal(r, n, &err);
+}
+
 static int
 cache_evict(struct cache_store *s, int argc, char **argv)
 {
 	uint64_t max;
 	const char *v = NULL;
+	if (argc == 2 && strcmp(argv[0], "--older-than") == 0)
+		return evict_older(s, argv[1]);
+	if (argc == 1 && egg_str_starts(argv[0], "--older-than="))
+		return evict_older(s, argv[0] + 13);
 	if (argc == 2 && strcmp(argv[0], "--max-size") == 0)
 		v = argv[1];
 	else if (argc == 1 && egg_str_starts(argv[0], "--max-size="))
 		v = argv[0] + 11;
 	if (!v) {
-		egg_error("egg cache evict needs --max-size SIZE\n%s", usage);
+		egg_error("egg cache evict needs --max-size SIZE or --older-than AGE\n%s", usage);
 		return 2;
 	}
 	if (cache_parse_size(v, &max) < 0) {
-		egg_error("--max-size: '%s' is not a size (examples: 2G, 500M, 64K, 0)", v);
+		egg_error("--max-size: '%s' is not a size (examples: 500Mi, 1.5G, 2GiB, 0)", v);
 		return 2;
 	}
 	struct strbuf err = STRBUF_INIT;
 	size_t removed;
 	int r = cache_store_evict(s, max, &removed, &err);
 	return report_removal(r, removed, &err);
+}
+
+/* The screen verify holds winners to: the lexer screen (harness/screen.h), with
+ * the source's own quoted includes of plain file names allowed, as a bundle's
+ * would be (entries do not keep their bundle; a build screens again with it). */
+static int
+screen_winner(const char *src, struct strbuf *why)
+{
+	struct strvec own = STRVEC_INIT;
+	for (const char *p = strstr(src, "#include \""); p; p = strstr(p + 1, "#include \"")) {
+		const char *name = p + 10, *end = strchr(name, '"');
+		size_t n = end ? (size_t)(end - name) : 0;
+		if (n && !memchr(name, '/', n) && !memchr(name, '\n', n) && name[0] != '.')
+			strvec_push_owned(&own, egg_xasprintf("\"%.*s\"", (int)n, name));
+	}
+	int r = screen_candidate(src, own.v, own.n, why);
+	strvec_clear(&own);
+	return r;
+}
+
+static void
+print_problem(void *ctx, const char *path, const char *problem, int removed)
+{
+	(void)ctx;
+	printf("%s: %s%s\n", path, problem, removed ? "; removed" : "");
+}
+
+static int
+cache_verify(struct cache_store *s, int argc, char **argv)
+{
+	static const char *const ok[] = { "--repair", NULL };
+	if (check_flags("verify", argc, argv, ok) < 0)
+		return 2;
+	int repair = has_flag(argc, argv, "--repair");
+	struct strbuf err = STRBUF_INIT;
+	struct cache_verify_summary sum;
+	if (cache_store_verify(s, repair, screen_winner, print_problem, NULL, &sum, &err) < 0) {
+		egg_error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	strbuf_release(&err);
+	printf("%zu entries checked, %zu valid%s; %zu problems", sum.entries, sum.valid,
+	       cache_store_secret(s) ? " (signatures checked)" : " (no cache_secret: signatures not checked)",
+	       sum.problems);
+	if (repair)
+		printf(", %zu removed", sum.removed);
+	printf("\n");
+	return sum.problems > sum.removed;
 }
 
 static int
@@ -494,14 +614,15 @@ key_of_sources(const struct key_opts *o)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct egg_config *cfg = egg_config_new();
-	if (egg_config_load(cfg, NULL, &err) < 0) {
+	struct args *a = args_parse(o->flags, (size_t)o->n_flags, getenv("NVCC_PREPEND_FLAGS"),
+	                            getenv("NVCC_APPEND_FLAGS"), NULL);
+	if (egg_config_load_for(cfg, NULL, args_first_source(a), &err) < 0) {
 		egg_error("%s", err.buf);
 		egg_config_free(cfg);
+		args_free(a);
 		strbuf_release(&err);
 		return 1;
 	}
-	struct args *a = args_parse(o->flags, (size_t)o->n_flags, getenv("NVCC_PREPEND_FLAGS"),
-	                            getenv("NVCC_APPEND_FLAGS"), NULL);
 	const char *nvcc = egg_config_get(cfg, "nvcc");
 	char *found = nvcc && *nvcc ? NULL : fs_find_in_path("nvcc", getenv("PATH"), NULL);
 	char *release = pipeline_nvcc_release(nvcc && *nvcc ? nvcc : found ? found : "nvcc");
@@ -590,7 +711,8 @@ cmd_cache(int argc, char **argv)
 	const char *sub = argv[0];
 	if (strcmp(sub, "key") == 0)
 		return cache_key_cmd(argc - 1, argv + 1);
-	static const char *const known[] = { "stats", "ls", "show", "clear", "evict", "export", "import", NULL };
+	static const char *const known[] = { "stats", "ls", "show", "clear", "evict", "verify",
+		                             "export", "import", NULL };
 	int found = 0;
 	for (const char *const *k = known; *k; k++)
 		found |= strcmp(sub, *k) == 0;
@@ -626,6 +748,8 @@ cmd_cache(int argc, char **argv)
 		status = cache_clear(s, argc - 1, argv + 1);
 	else if (strcmp(sub, "evict") == 0)
 		status = cache_evict(s, argc - 1, argv + 1);
+	else if (strcmp(sub, "verify") == 0)
+		status = cache_verify(s, argc - 1, argv + 1);
 	else if (strcmp(sub, "export") == 0)
 		status = cache_export(s, argc - 1, argv + 1);
 	else

@@ -1,8 +1,9 @@
 /*
- * cmd_config.c -- `egg config [--json] [--egg-KEY=VALUE...] [KEY]`: the effective
- * configuration and where each value came from.
+ * cmd_config.c -- `egg config [--json] [--source FILE] [--egg-KEY=VALUE...] [KEY]`: the
+ * effective configuration and where each value came from.
  *
- * It reads exactly what egg-cc reads (egg_config_load, from the working directory), so
+ * It reads exactly what egg-cc reads (egg_config_load_for, from the working directory
+ * and, with --source, from that source's directory as egg-cc compiling it would), so
  * running it next to a build answers "why did egg do that?".  The text form is itself
  * a valid egg.conf: values that the parser would cut or trim are quoted, and each
  * origin is a trailing comment.  Secrets show as "<set>".  A configuration with an
@@ -24,9 +25,11 @@ int cmd_config(int argc, char **argv);
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: egg config [--json] [--egg-KEY=VALUE...] [KEY]\n"
+	fprintf(f, "usage: egg config [--json] [--source FILE] [--egg-KEY=VALUE...] [KEY]\n"
 	           "Prints the effective configuration (every key, or KEY's value), with where\n"
 	           "each value came from: default, FILE:LINE, environment EGG_KEY or option.\n"
+	           "--source FILE: as egg-cc compiling FILE reads it (the project's egg.conf is\n"
+	           "also looked for from FILE's directory).\n"
 	           "Keys and files: man 5 egg.conf.\n");
 }
 
@@ -108,13 +111,17 @@ int
 cmd_config(int argc, char **argv)
 {
 	int json = 0;
-	const char *only = NULL;
+	const char *only = NULL, *source = NULL;
 	struct strvec opts = STRVEC_INIT;
 	int status = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0) {
 			json = 1;
+		} else if (strcmp(a, "--source") == 0 && i + 1 < argc) {
+			source = argv[++i];
+		} else if (egg_str_starts(a, "--source=")) {
+			source = a + 9;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
 			goto out;
@@ -140,7 +147,7 @@ cmd_config(int argc, char **argv)
 	}
 	struct egg_config *cfg = egg_config_new();
 	struct strbuf err = STRBUF_INIT;
-	if (egg_config_load(cfg, &opts, &err) < 0) {
+	if (egg_config_load_for(cfg, &opts, source, &err) < 0) {
 		egg_error("%s", err.buf);
 		status = 1;
 	} else if (json) {

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "common/egg_config.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/strvec.h"
 #include "common/util.h"
@@ -51,21 +52,27 @@ cmd_plan(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT;
 	struct egg_config *cfg = egg_config_new();
 	int status = 1;
-	if (egg_config_load(cfg, &egg_opts, &err) < 0) {
+	struct args *a = args_parse(argv + i, (size_t)(argc - i), getenv("NVCC_PREPEND_FLAGS"),
+	                            getenv("NVCC_APPEND_FLAGS"), NULL);
+	if (egg_config_load_for(cfg, &egg_opts, args_first_source(a), &err) < 0) {
 		egg_error("%s", err.buf);
 	} else {
-		struct args *a = args_parse(argv + i, (size_t)(argc - i), getenv("NVCC_PREPEND_FLAGS"),
-		                            getenv("NVCC_APPEND_FLAGS"), NULL);
+		/* egg-cc opened the same log_file first and warned if it could not */
+		struct strbuf ignored = STRBUF_INIT;
+		egg_log_open(egg_config_get(cfg, "log_file"), "egg plan", &ignored);
+		strbuf_release(&ignored);
 		struct pipeline_request req = { nvcc, tmpdir, cfg, a };
 		if (pipeline_plan(&req, &plan, &err) < 0) {
 			egg_warn("egg: %s; compiling the reference", err.buf);
+			egg_log("the plan failed: %s; egg-cc compiles the reference", err.buf);
 			strbuf_reset(&plan);
 			strbuf_addstr(&plan, "egg-plan 1\nend\n");
 		}
 		fputs(plan.buf, stdout);
 		status = fflush(stdout) == 0 ? 0 : 1;
-		args_free(a);
 	}
+	args_free(a);
+	egg_log_close();
 	egg_config_free(cfg);
 	strvec_clear(&egg_opts);
 	strbuf_release(&err);

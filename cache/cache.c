@@ -9,6 +9,7 @@
 #include "cache/cache.h"
 #include "common/egg_config.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -26,28 +27,7 @@ struct cache {
 int
 cache_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s)
-		return -1;
-	uint64_t mult = 1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': mult = 1ULL << 10; end++; break;
-	case 'M': mult = 1ULL << 20; end++; break;
-	case 'G': mult = 1ULL << 30; end++; break;
-	case 'T': mult = 1ULL << 40; end++; break;
-	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || (mult > 1 && *end == 'b'))
-		end++;
-	if (*end || v * (double)mult >= 18446744073709551615.0)
-		return -1;
-	*out = (uint64_t)(v * (double)mult);
-	return 0;
+	return s ? egg_config_parse_size(s, out) : -1;
 }
 
 int
@@ -72,6 +52,17 @@ cache_parse_duration_ms(const char *s, long *out)
 	return 0;
 }
 
+/* The default cache_dir: $XDG_CACHE_HOME/egg, else ~/.cache/egg (egg_config's). */
+static char *
+default_dir(void)
+{
+	struct egg_config *cfg = egg_config_new();
+	const char *d = egg_config_get(cfg, "cache_dir");
+	char *dir = egg_xstrdup(d && *d ? d : "./.cache/egg");
+	egg_config_free(cfg);
+	return dir;
+}
+
 static char *
 env_or_null(const char *name)
 {
@@ -87,15 +78,13 @@ cache_settings_from_env(struct cache_settings *s, struct strbuf *err)
 	s->lock_timeout_ms = CACHE_DEFAULT_LOCK_TIMEOUT_MS;
 	s->skip_ms = CACHE_DEFAULT_SKIP_MS;
 	s->dir = env_or_null("EGG_CACHE_DIR");
-	if (!s->dir) {
-		const char *home = getenv("HOME");
-		s->dir = egg_xasprintf("%s/.cache/egg", home && *home ? home : ".");
-	}
+	if (!s->dir)
+		s->dir = default_dir();
 	s->remote = env_or_null("EGG_REMOTE_STORAGE");
 	s->secret = env_or_null("EGG_CACHE_SECRET");
 	const char *v = getenv("EGG_MAX_SIZE");
 	if (v && *v && cache_parse_size(v, &s->max_size) < 0) {
-		strbuf_addf(err, "environment EGG_MAX_SIZE: '%s' is not a size (examples: 2G, 500M, 0)", v);
+		strbuf_addf(err, "environment EGG_MAX_SIZE: '%s' is not a size (examples: 500Mi, 1.5G, 2GiB, 0)", v);
 		return -1;
 	}
 	v = getenv("EGG_LOCK_TIMEOUT");
@@ -131,10 +120,8 @@ cache_settings_from_config(struct cache_settings *s, const struct egg_config *cf
 {
 	memset(s, 0, sizeof *s);
 	s->dir = dup_or_null(egg_config_get(cfg, "cache_dir"));
-	if (!s->dir) {
-		const char *home = getenv("HOME");
-		s->dir = egg_xasprintf("%s/.cache/egg", home && *home ? home : ".");
-	}
+	if (!s->dir)
+		s->dir = default_dir();
 	s->max_size = egg_config_size(cfg, "max_size");
 	s->remote = dup_or_null(egg_config_get(cfg, "remote_storage"));
 	s->remote_read_only = egg_config_bool(cfg, "remote_read_only");
@@ -214,13 +201,34 @@ cache_local(struct cache *c)
 	return c->store;
 }
 
+/* The log line of one lookup that the local store missed: each remote asked and
+ * what it answered. */
+static void
+log_remotes(const struct cache *c, const char *key)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < cache_remote_count(c->remote); i++) {
+		int ro;
+		const char *asked = cache_remote_asked(c->remote, i);
+		if (asked)
+			strbuf_addf(&sb, "; remote %s: %s", cache_remote_display(c->remote, i, &ro), asked);
+	}
+	egg_log("lookup %.16s: local: miss%s", key, sb.len ? sb.buf : "; no remote storage");
+	strbuf_release(&sb);
+}
+
 /* Local, then remote (copied to local); a miss is counted unless quiet. */
 static int
 lookup(struct cache *c, const char *key, int quiet, struct cache_entry **out)
 {
-	if (cache_store_get(c->store, key, 1, out))
+	if (cache_store_get(c->store, key, 1, out)) {
+		egg_log("lookup %.16s: local: hit", key);
 		return 1;
-	if (cache_remote_count(c->remote) > 0 && cache_remote_get(c->remote, key, out)) {
+	}
+	int remote_hit = cache_remote_count(c->remote) > 0 && cache_remote_get(c->remote, key, out);
+	if (egg_log_enabled())
+		log_remotes(c, key);
+	if (remote_hit) {
 		struct strbuf err = STRBUF_INIT;
 		if (cache_store_put(c->store, *out, &err) < 0 && !c->put_warned) {
 			c->put_warned = 1;

@@ -34,7 +34,7 @@
 #define CACHE_DEFAULT_SKIP_MS (60L * 1000)
 
 struct cache_settings {
-	char *dir;            /* cache_dir; NULL: $HOME/.cache/egg */
+	char *dir;            /* cache_dir; NULL: $XDG_CACHE_HOME/egg, else ~/.cache/egg */
 	uint64_t max_size;    /* 0: no limit */
 	char *remote;         /* remote_storage (remote.h's syntax) or NULL */
 	int remote_read_only; /* applies |read-only to every remote */
@@ -62,8 +62,8 @@ void cache_settings_release(struct cache_settings *s);
 struct egg_config;
 void cache_settings_from_config(struct cache_settings *s, const struct egg_config *cfg);
 
-/* "2G", "500M", "64k", "1024": bytes (binary multiples; an optional trailing
- * "B" or "iB" is accepted).  -1 if s is not a size. */
+/* A size by the rules of the size keys (egg_config_parse_size: "500Mi", "1.5G",
+ * "2GiB", "1024" bytes).  -1 if s is not a size. */
 int cache_parse_size(const char *s, uint64_t *out);
 /* "30s", "1500ms", "5m", "90" (seconds) in milliseconds; -1 if not a duration. */
 int cache_parse_duration_ms(const char *s, long *out);

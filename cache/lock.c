@@ -114,6 +114,15 @@ cache_lock_release(struct cache_lock *lock)
 }
 
 int
+cache_lock_is_stale(const char *path)
+{
+	int fd, r = try_lock(path, &fd);
+	if (r > 0)
+		close(fd);
+	return r;
+}
+
+int
 cache_lock_sweep(const char *dir)
 {
 	char *locks = fs_join(dir, "locks");

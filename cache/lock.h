@@ -40,6 +40,11 @@ enum cache_lock_status cache_lock_acquire(const char *dir, const char *key, long
 /* Releases and frees the lock; NULL is fine. */
 void cache_lock_release(struct cache_lock *lock);
 
+/* 1 when the lock file at path is held by no process (left by a killed one,
+ * safe to remove), 0 when a process holds it, -1 when it cannot be checked.
+ * Removes nothing. */
+int cache_lock_is_stale(const char *path);
+
 /* Removes the lock files under dir that nobody holds (left by killed
  * processes: harmless, but they would accumulate); returns how many. */
 int cache_lock_sweep(const char *dir);

@@ -31,6 +31,7 @@ struct endpoint {
 	int disabled;  /* failed once: not asked again by this process */
 	int checked;   /* its outage record was read (once per process) */
 	int recorded;  /* there was one: cleared after an answer */
+	const char *asked; /* the last lookup's outcome, for the log: static text or NULL */
 	CURL *curl;
 };
 
@@ -344,19 +345,31 @@ status_failure(struct endpoint *ep, const char *method, long status)
 	ep->disabled = 1;
 }
 
+const char *
+cache_remote_asked(const struct cache_remote *r, int i)
+{
+	return r->ep[i].asked;
+}
+
 int
 cache_remote_get(struct cache_remote *r, const char *key, struct cache_entry **out)
 {
 	*out = NULL;
+	for (int i = 0; r && i < r->n; i++)
+		r->ep[i].asked = r->ep[i].disabled ? "not asked (it failed earlier)" : NULL;
 	for (int i = 0; r && i < r->n; i++) {
 		struct endpoint *ep = &r->ep[i];
-		if (!usable(r, ep))
+		if (!usable(r, ep)) {
+			ep->asked = "not asked (it failed or timed out earlier)";
 			continue;
+		}
 		struct body b = { STRBUF_INIT, NULL, 0, 0 };
 		long status = request(r, ep, "GET", key, &b);
+		ep->asked = status == 404 || status == 410 ? "miss" : "failed (see the warning)";
 		if (status == 200) {
 			struct strbuf err = STRBUF_INIT;
 			*out = cache_entry_parse(b.sb.buf, b.sb.len, key, r->secret, &err);
+			ep->asked = *out ? "hit" : "entry refused (checksum, signature or schema)";
 			if (!*out)
 				warn_once(ep, "refusing entry %.16s...: %s", key, err.buf);
 			strbuf_release(&err);

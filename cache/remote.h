@@ -68,6 +68,11 @@ const char *cache_remote_display(const struct cache_remote *r, int i, int *read_
  * valid entry, 0 if none has one (failures warned about once). */
 int cache_remote_get(struct cache_remote *r, const char *key, struct cache_entry **out);
 
+/* What the last cache_remote_get did with the i-th remote, in a few words for the
+ * log ("hit", "miss", "failed ...", "entry refused ...", "not asked ..."), or NULL
+ * when it was not reached (an earlier remote answered).  Static text. */
+const char *cache_remote_asked(const struct cache_remote *r, int i);
+
 /* 1 if some remote has key (HEAD), else 0. */
 int cache_remote_has(struct cache_remote *r, const char *key);
 

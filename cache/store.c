@@ -11,6 +11,7 @@
 #include "cache/store.h"
 #include "cache/lock.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -301,6 +302,7 @@ cache_store_get(struct cache_store *s, const char *key, int quiet_miss, struct c
 	int r = read_entry(s, path, key, &seen, out, &err);
 	if (r < 0) {
 		egg_warn("ignoring the invalid cache entry %s: %s", path, err.buf);
+		egg_log("lookup %.16s: local: invalid entry removed: %s", key, err.buf);
 		drop_invalid(s, path, &seen);
 	}
 	if (r == 1) {
@@ -445,6 +447,55 @@ cache_store_evict(struct cache_store *s, uint64_t max_size, size_t *removed, str
 		stats_save(fd, &st);
 	close(fd);
 	return r;
+}
+
+int
+cache_store_evict_older(struct cache_store *s, uint64_t age, struct cache_store_item **gone,
+			size_t *n_gone, struct strbuf *err)
+{
+	*gone = NULL;
+	*n_gone = 0;
+	struct cache_stats st;
+	int fd = stats_lock_load(s, &st, err);
+	if (fd < 0)
+		return -1;
+	struct cache_store_item *items;
+	size_t n;
+	int r = scan(s, STALE_TMP_SECONDS, &items, &n, err);
+	if (r == 0) {
+		time_t now = time(NULL);
+		uint64_t total = 0;
+		for (size_t i = 0; i < n; i++)
+			total += items[i].size;
+		/* items are most recent first: the old ones are at the end */
+		size_t first_old = n;
+		while (first_old > 0 && items[first_old - 1].used.tv_sec < now &&
+		       (uint64_t)(now - items[first_old - 1].used.tv_sec) > age)
+			first_old--;
+		*gone = egg_xcalloc(n - first_old + 1, sizeof **gone);
+		for (size_t i = n; i > first_old; i--) {
+			char *path = cache_store_path(s, items[i - 1].key);
+			if (unlink(path) == 0 || errno == ENOENT) {
+				total -= items[i - 1].size;
+				(*gone)[(*n_gone)++] = items[i - 1];
+			}
+			free(path);
+		}
+		st.v[CACHE_STAT_ENTRIES] = n - *n_gone;
+		st.v[CACHE_STAT_BYTES] = total;
+		st.v[CACHE_STAT_EVICTIONS] += *n_gone;
+		stats_save(fd, &st);
+		free(items);
+	}
+	close(fd);
+	return r;
+}
+
+int
+cache_store_recount(struct cache_store *s, struct strbuf *err)
+{
+	size_t removed;
+	return cache_store_evict(s, UINT64_MAX, &removed, err);
 }
 
 int

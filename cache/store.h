@@ -1,8 +1,8 @@
 /*
  * store.h -- the local cache directory.
  *
- * Layout under the directory (EGG_CACHE_DIR, default ~/.cache/egg; the caller
- * resolves it and passes it in):
+ * Layout under the directory (cache_dir, EGG_CACHE_DIR; default $XDG_CACHE_HOME/egg,
+ * else ~/.cache/egg; the caller resolves it and passes it in):
  *
  *   ab/cdef0123...     an entry (entry.h): its key's first two hex digits name
  *                      the fan-out directory, the other 62 the file
@@ -118,6 +118,17 @@ char *cache_store_resolve_key(struct cache_store *s, const char *arg, struct str
  * *removed counts them.  Recounts entries and bytes from the directory. */
 int cache_store_evict(struct cache_store *s, uint64_t max_size, size_t *removed,
 		      struct strbuf *err);
+
+/* Removes the entries not used (stored or hit: their modification time, see
+ * above) for more than age seconds, oldest first; *gone (caller frees) lists
+ * them, *n_gone counts them.  Counted as evictions; entries and bytes are
+ * recounted from the directory. */
+int cache_store_evict_older(struct cache_store *s, uint64_t age, struct cache_store_item **gone,
+			    size_t *n_gone, struct strbuf *err);
+
+/* Recounts entries and bytes from the directory (after files were removed by
+ * hand or by egg cache verify --repair). */
+int cache_store_recount(struct cache_store *s, struct strbuf *err);
 
 /* Removes every entry and temporary file; counters other than entries and
  * bytes are kept. */

@@ -48,8 +48,10 @@ static const struct key keys[] = {
 	  "verify: re-check cached winners on this GPU; off: plain nvcc" },
 	{ "nvcc", T_PATH, NULL, NULL,
 	  "the real nvcc (default: the first nvcc on PATH that is not egg-cc)" },
-	{ "cache_dir", T_PATH, NULL, "~/.cache/egg", "directory of the local kernel cache" },
-	{ "max_size", T_SIZE, NULL, "2G",
+	{ "cache_dir", T_PATH, NULL, "~/.cache/egg",
+	  "directory of the local kernel cache (default: $XDG_CACHE_HOME/egg when XDG_CACHE_HOME "
+	  "is set)" },
+	{ "max_size", T_SIZE, NULL, "2GiB",
 	  "size limit of the local cache; least recently used entries go first (0: no limit)" },
 	{ "remote_storage", T_LIST, NULL, NULL,
 	  "URLs of remote caches (HTTP GET/HEAD/PUT), separated by spaces, tried in order" },
@@ -95,8 +97,11 @@ static const struct key keys[] = {
 	  "how long a build waits for another build's search of the same kernel before it "
 	  "uses the reference" },
 	{ "log_file", T_PATH, NULL, NULL,
-	  "file to which egg appends what it did and why (secrets never appear in it)" },
-	{ "debug", T_BOOL, NULL, "false", "keep temporary files and log every step" },
+	  "file to which egg-cc and egg plan append one line per step of an annotated compile: "
+	  "keys, hits and misses and why, remotes asked, timings, fallbacks (no secrets)" },
+	{ "debug", T_BOOL, NULL, "false",
+	  "keep OUTPUT.egg-key.txt (the key texts) and OUTPUT.egg-rewritten.cu (the source "
+	  "given to nvcc) beside each output, and the temporary directory" },
 	{ "prompts_dir", T_PATH, NULL, NULL,
 	  "directory of the agents' prompts and expert principles (default: the installed ones); "
 	  "their version and contents are part of the cache key" },
@@ -301,18 +306,65 @@ parse_scaled(const char *v, const char *const *units, const uint64_t *factors, s
 	return 0;
 }
 
-/* Bytes; K, M, G and T are powers of 1024, written alone or with B or iB. */
+/* Bytes, by ccache's rules: a number, optionally with a fraction, then optional spaces
+ * and a unit: k, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), each
+ * alone or followed by B, or B alone; in any case.  A bare number is whole bytes (where
+ * ccache reads GiB), a fraction is rounded down to whole bytes. */
+int
+egg_config_parse_size(const char *v, uint64_t *out)
+{
+	static const char prefixes[] = "kmgt";
+	const char *p = v;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	unsigned __int128 whole = 0, frac = 0, frac_scale = 1;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (unsigned)(*p - '0');
+		if (whole > UINT64_MAX)
+			return -1;
+	}
+	int has_frac = *p == '.';
+	if (has_frac) {
+		if (!isdigit((unsigned char)*++p))
+			return -1;
+		for (; isdigit((unsigned char)*p); p++) {
+			if (frac_scale < (unsigned __int128)1000000000000000000ull) {
+				frac = frac * 10 + (unsigned)(*p - '0');
+				frac_scale *= 10;
+			}
+		}
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	unsigned __int128 factor = 1;
+	const char *prefix = *p ? strchr(prefixes, tolower((unsigned char)*p)) : NULL;
+	if (prefix) {
+		p++;
+		unsigned base = 1000;
+		if (*p == 'i' || *p == 'I') {
+			base = 1024;
+			p++;
+		}
+		for (const char *q = prefixes; q <= prefix; q++)
+			factor *= base;
+	} else if (has_frac) {
+		return -1; /* a fraction of a byte */
+	}
+	if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p)
+		return -1;
+	unsigned __int128 bytes = whole * factor + frac * factor / frac_scale;
+	if (bytes > UINT64_MAX)
+		return -1;
+	*out = (uint64_t)bytes;
+	return 0;
+}
+
 static int
 parse_size(const char *v, uint64_t *out)
 {
-	static const char *const units[] = {
-		"b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib",
-	};
-	static const uint64_t f[] = {
-		1, 1ull << 10, 1ull << 10, 1ull << 10, 1ull << 20, 1ull << 20, 1ull << 20,
-		1ull << 30, 1ull << 30, 1ull << 30, 1ull << 40, 1ull << 40, 1ull << 40,
-	};
-	return parse_scaled(v, units, f, sizeof units / sizeof *units, out);
+	return egg_config_parse_size(v, out);
 }
 
 /* A count; k and M are thousands and millions. */
@@ -361,13 +413,24 @@ expand_path(const char *v, const char *file)
 	return egg_xstrdup(v);
 }
 
+/* A path default under ~/.cache/ follows the XDG base directory rules: it lies in
+ * $XDG_CACHE_HOME instead when that is set to an absolute path. */
+static char *
+default_path(const char *def)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (egg_str_starts(def, "~/.cache/") && xdg && xdg[0] == '/')
+		return egg_xasprintf("%s/%s", xdg, def + 9);
+	return expand_path(def, NULL);
+}
+
 static void
 setting_reset(struct setting *s, const struct key *k)
 {
 	free(s->value);
 	s->value = NULL;
 	if (k->def)
-		s->value = k->type == T_PATH ? expand_path(k->def, NULL) : egg_xstrdup(k->def);
+		s->value = k->type == T_PATH ? default_path(k->def) : egg_xstrdup(k->def);
 }
 
 /* The normal form of v for key k (owned), or NULL if v does not fit the key's type.
@@ -411,7 +474,7 @@ describe_type(const struct key *k, struct strbuf *out)
 	if (k->type == T_BOOL)
 		strbuf_addstr(out, "true or false (or yes/no, on/off, 1/0)");
 	else if (k->type == T_SIZE)
-		strbuf_addstr(out, "a size such as 500M or 2G");
+		strbuf_addstr(out, "a size such as 500Mi, 1.5G or 2GiB");
 	else if (k->type == T_DURATION)
 		strbuf_addstr(out, "a duration such as 90, 90s, 5m or 1h");
 	else if (k->type == T_COUNT)
@@ -660,27 +723,64 @@ user_file(void)
 	return home ? egg_xasprintf("%s/.config/egg/egg.conf", home) : NULL;
 }
 
-/* The nearest egg.conf in the working directory or above it, or NULL. */
+/* The nearest egg.conf in dir (an absolute path) or a directory above it, or NULL.  With
+ * stop_at_repo, the search ends at the first directory that holds .git (the root of a
+ * repository), so that a source's search never leaves its repository. */
 static char *
-project_file(void)
+find_upward(const char *start, int stop_at_repo)
 {
 	char dir[PATH_MAX];
-	if (!getcwd(dir, sizeof dir))
+	size_t n = strlen(start);
+	if (start[0] != '/' || n >= sizeof dir)
 		return NULL;
-	size_t n = strlen(dir);
+	memcpy(dir, start, n + 1);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
 	char path[PATH_MAX + 16];
 	for (;;) {
-		snprintf(path, sizeof path, "%.*s/egg.conf", (int)(n == 1 ? 0 : n), dir);
 		struct stat st;
+		snprintf(path, sizeof path, "%.*s/egg.conf", (int)(n == 1 ? 0 : n), dir);
 		if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
 			return egg_xstrdup(path);
-		if (n <= 1)
+		snprintf(path, sizeof path, "%.*s/.git", (int)(n == 1 ? 0 : n), dir);
+		if (n <= 1 || (stop_at_repo && lstat(path, &st) == 0))
 			return NULL;
 		while (n > 1 && dir[n - 1] != '/')
 			n--;
 		if (n > 1)
 			n--; /* the slash, unless it is the root */
 	}
+}
+
+/* The nearest egg.conf in the working directory or above it, or NULL. */
+static char *
+project_file(void)
+{
+	char dir[PATH_MAX];
+	return getcwd(dir, sizeof dir) ? find_upward(dir, 0) : NULL;
+}
+
+/* The nearest egg.conf in the directory of source or above it, up to the root of its
+ * repository, or NULL. */
+static char *
+source_project_file(const char *source)
+{
+	if (!source || !*source)
+		return NULL;
+	char *dir = fs_dirname(source);
+	char *real = realpath(dir, NULL);
+	char *found = real ? find_upward(real, 1) : NULL;
+	free(real);
+	free(dir);
+	return found;
+}
+
+/* 1 when the file a lies in a directory above (or the same as) b's directory. */
+static int
+file_is_above(const char *a, const char *b)
+{
+	size_t n = strrchr(a, '/') - a;
+	return strncmp(a, b, n) == 0 && (n == 0 || b[n] == '/');
 }
 
 /* --- public ---------------------------------------------------------------------- */
@@ -708,6 +808,23 @@ egg_config_free(struct egg_config *cfg)
 int
 egg_config_load(struct egg_config *cfg, const struct strvec *opts, struct strbuf *err)
 {
+	return egg_config_load_for(cfg, opts, NULL, err);
+}
+
+/* 1 when path is none of the files already in read (a NULL-terminated list). */
+static int
+not_read(const char *path, const char *const *read)
+{
+	for (; *read; read++)
+		if (strcmp(path, *read) == 0)
+			return 0;
+	return 1;
+}
+
+int
+egg_config_load_for(struct egg_config *cfg, const struct strvec *opts, const char *source,
+                    struct strbuf *err)
+{
 	struct reader r = { .cfg = cfg, .err = err };
 	const char *sys = getenv("EGG_SYSTEM_CONFIG");
 	char *sys_default = NULL;
@@ -715,16 +832,30 @@ egg_config_load(struct egg_config *cfg, const struct strvec *opts, struct strbuf
 		sys = sys_default = egg_xasprintf("%s/egg.conf", EGG_SYSCONFDIR);
 	char *user = user_file();
 	char *project = project_file();
+	char *from_source = source_project_file(source);
+	/* Of the two project files, the one deeper in a common tree is read last and wins;
+	 * unrelated ones (a build directory outside the sources): the working directory's. */
+	char *first = from_source, *second = project;
+	if (project && from_source && file_is_above(project, from_source)) {
+		first = project;
+		second = from_source;
+	}
+	const char *read[5] = { sys };
+	size_t n_read = 1;
 	reader_file(&r, sys);
-	if (user && strcmp(user, sys) != 0)
-		reader_file(&r, user);
-	if (project && strcmp(project, sys) != 0 && !(user && strcmp(project, user) == 0))
-		reader_file(&r, project);
+	char *layers[] = { user, first, second };
+	for (size_t i = 0; i < sizeof layers / sizeof *layers; i++) {
+		if (layers[i] && not_read(layers[i], read)) {
+			reader_file(&r, layers[i]);
+			read[n_read++] = layers[i];
+		}
+	}
 	reader_env(&r);
 	reader_options(&r, opts);
 	free(sys_default);
 	free(user);
 	free(project);
+	free(from_source);
 	return r.failed ? -1 : 0;
 }
 

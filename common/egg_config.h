@@ -8,7 +8,10 @@
  *   1. defaults (the table)
  *   2. the system file   $EGG_SYSTEM_CONFIG, else $(sysconfdir)/egg.conf
  *   3. the user file     $XDG_CONFIG_HOME/egg/egg.conf, else ~/.config/egg/egg.conf
- *   4. the project file  the nearest egg.conf in the working directory or above it
+ *   4. the project files the nearest egg.conf at or above the source's directory, up to
+ *                        its repository's root (a directory holding .git), and the nearest
+ *                        at or above the working directory; when one lies above the other,
+ *                        the deeper one wins, else the working directory's
  *   5. the environment   EGG_<KEY> (EGG_MODE, EGG_MAX_SIZE, ...)
  *   6. options           --egg-<key>=VALUE (dashes or underscores: --egg-max-size=1G)
  *
@@ -27,9 +30,10 @@
  * once and compiles with plain nvcc (mode off), because a configuration egg cannot read
  * entirely is one it must not act on.
  *
- * Cost: loading does a getcwd, one failed open per directory above the working
- * directory, at most three small file reads, a getenv per key and a few dozen small
- * allocations: microseconds, on egg-cc's path for every compile.  libc only.
+ * Cost: loading does a getcwd, a realpath, one or two failed stats per directory above
+ * the working directory and the source's, at most four small file reads, a getenv per
+ * key and a few dozen small allocations: microseconds, on egg-cc's path for every
+ * compile.  libc only.
  *
  * Secrets (api_key, cache_secret) are returned by egg_config_get for the code that uses
  * them and shown by egg_config_show as "<set>", never as their value.
@@ -68,6 +72,11 @@ void egg_config_free(struct egg_config *cfg);
  * Returns 0, or -1 with the first error in err (one sentence, see above); cfg then holds
  * every valid setting of every layer. */
 int egg_config_load(struct egg_config *cfg, const struct strvec *opts, struct strbuf *err);
+/* egg_config_load for a compile of source (a file name, may be NULL): the project file
+ * is also looked for from the source's directory (layer 4), so that an out-of-tree
+ * build (egg-cc run in build/, sources in ../src) finds the project's egg.conf. */
+int egg_config_load_for(struct egg_config *cfg, const struct strvec *opts, const char *source,
+                        struct strbuf *err);
 
 /* The single layers, for tests and for programs that want one.  Same return and error
  * convention as egg_config_load.  A file that does not exist is not an error (nothing
@@ -107,6 +116,11 @@ uint64_t egg_config_seconds(const struct egg_config *cfg, const char *key);  /* 
 uint64_t egg_config_count(const struct egg_config *cfg, const char *key);    /* k, M: 1e3, 1e6 */
 /* Appends the items of a list key (whitespace-separated) to out. */
 void egg_config_list(const struct egg_config *cfg, const char *key, struct strvec *out);
+
+/* A size as the size keys take it (egg.conf(5)): "500Mi", "1.5G", "2GiB", "10M", "1T",
+ * "4096"; k, M, G, T are powers of 1000, Ki, Mi, Gi, Ti powers of 1024, B is optional,
+ * a bare number is bytes.  0 with *out, or -1 (out untouched) if v is not a size. */
+int egg_config_parse_size(const char *v, uint64_t *out);
 
 /* "search", "cache", "verify", "off". */
 const char *egg_mode_name(enum egg_mode mode);

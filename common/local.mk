@@ -8,7 +8,8 @@ libeggcommon_a_SOURCES = \
 	common/child.c common/child.h \
 	common/sigpipe.c common/sigpipe.h \
 	common/outage.c common/outage.h \
-	common/hoist.c common/hoist.h
+	common/hoist.c common/hoist.h \
+	common/log.c common/log.h
 
 # The bundle (JSON through cJSON) in its own library, so that programs which never
 # read a bundle (egg-cc's fast path) do not link cJSON.

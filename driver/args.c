@@ -646,6 +646,15 @@ args_input_at(const struct args *a, size_t i)
 	return i < a->ninputs ? &a->inputs[i] : NULL;
 }
 
+const char *
+args_first_source(const struct args *a)
+{
+	for (size_t i = 0; i < a->ninputs; i++)
+		if (a->inputs[i].lang == ARGS_LANG_CU)
+			return a->inputs[i].path;
+	return a->ninputs ? a->inputs[0].path : NULL;
+}
+
 const struct args_option *
 args_option_at(const struct args *a, size_t i)
 {

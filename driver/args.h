@@ -146,6 +146,9 @@ int args_deps_phony(const struct args *a);
 size_t args_input_count(const struct args *a);
 /* i < args_input_count(a); owned by a. */
 const struct args_input *args_input_at(const struct args *a, size_t i);
+/* The source whose directory egg.conf(5) searches for a project file: the first CUDA
+ * input, else the first input; NULL when there is none.  Owned by a. */
+const char *args_first_source(const struct args *a);
 
 /* The single file a dlink, lib, link or run command writes (-o, else a_dlink.o,
  * a.a or a.out under -odir); NULL for per-input phases.  Owned by a. */

@@ -38,6 +38,7 @@
 #include "driver/interface.h"
 #include "common/fsutil.h"
 #include "common/child.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 
@@ -452,19 +453,34 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 	struct plan p = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	int status = -1;
+	double t0 = egg_log_now();
+	egg_log("%s (%s, %zu inputs): annotated; asking egg plan", args_first_source(a),
+	        args_phase_name(args_phase(a)), args_input_count(a));
 	if (run_planner(inv, a, tmpdir, keep_temps, &p, &err) < 0) {
 		egg_warn("egg: %s; compiling the reference", err.buf);
+		egg_log("fallback: %s; compiling the reference", err.buf);
 	} else if (p.fail) {
+		egg_log("planned in %.3f s; strict mode: %s; the build fails", egg_log_now() - t0, p.fail);
 		egg_error("egg: %s", p.fail);
 		status = 1;
 	} else if (p.n > 0 && !rewritable(a, &p)) {
 		egg_warn("egg: an annotated source was named in an options file or NVCC_*_FLAGS, "
 		         "which egg does not rewrite; compiling the reference");
+		egg_log("fallback: %s", PLAN_REPORT_FALLBACK_OPTIONS_WHY);
 		report_outcome(&p, tmpdir, PLAN_REPORT_FALLBACK_OPTIONS);
 	} else if (p.n > 0) {
 		struct child_status st;
 		struct strbuf why = STRBUF_INIT;
+		egg_log("planned in %.3f s: %zu inputs rewritten", egg_log_now() - t0, p.n);
+		double t_compile = egg_log_now();
 		int r = compile_rewritten(inv, a, &p, tmpdir, &st, &why);
+		if (r == 0)
+			egg_log("compiled the rewritten sources in %.3f s", egg_log_now() - t_compile);
+		else if (r == -2)
+			egg_log("fallback: %s; compiling the reference", why.buf);
+		else if (!st.signaled)
+			egg_log("fallback: %s (nvcc %s %d)", PLAN_REPORT_FALLBACK_COMPILE_WHY,
+			        st.exited ? "exit status" : "failed,", st.exited ? st.code : -1);
 		if (r == 0) {
 			report_outcome(&p, tmpdir, PLAN_REPORT_USED);
 			strbuf_release(&why);
@@ -489,6 +505,8 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 				egg_error("%s", err.buf);
 				status = 127;
 			} else {
+				egg_log("the reference compiled in %.3f s: %s %d", egg_log_now() - t_compile,
+				        ref.signaled ? "signal" : "exit status", ref.signaled ? ref.sig : ref.code);
 				if (ref.exited && ref.code == 0)
 					egg_warn("egg: the optimized code did not compile in this build "
 					         "(kept in %s with EGG_DEBUG=1); compiled the reference", tmpdir);
@@ -503,6 +521,13 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 	else
 		egg_warn("egg: temporary files kept in %s", tmpdir);
 	free(tmpdir);
+	if (status < 0 && p.n == 0 && !err.len)
+		egg_log("planned in %.3f s: nothing rewritten; nvcc compiles the sources as they are",
+		        egg_log_now() - t0);
+	if (status < 0)
+		egg_log("running nvcc on the build's own command line");
+	else if (status == 0)
+		egg_log("done in %.3f s", egg_log_now() - t0);
 	plan_release(&p);
 	strbuf_release(&err);
 	if (status >= 0)

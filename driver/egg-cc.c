@@ -18,6 +18,7 @@
  */
 #include "config.h"
 #include "common/egg_config.h"
+#include "common/log.h"
 #include "common/strbuf.h"
 #include "common/util.h"
 #include "driver/args.h"
@@ -60,11 +61,14 @@ main(int argc, char **argv)
 		egg_error("%s", err.buf);
 		return 127;
 	}
+	struct args *a = args_parse(strvec_argv(&inv.args), inv.args.n,
+	                            getenv("NVCC_PREPEND_FLAGS"), getenv("NVCC_APPEND_FLAGS"), NULL);
 	/* A configuration egg cannot read entirely must not break the build: one warning,
-	 * then plain nvcc.  The valid settings (nvcc among them) still apply. */
+	 * then plain nvcc.  The valid settings (nvcc among them) still apply.  The project's
+	 * egg.conf is found from the source's directory too (an out-of-tree build). */
 	struct egg_config *cfg = egg_config_new();
 	enum egg_mode mode = EGG_MODE_OFF;
-	if (egg_config_load(cfg, &inv.egg_opts, &err) < 0) {
+	if (egg_config_load_for(cfg, &inv.egg_opts, args_first_source(a), &err) < 0) {
 		egg_warn("%s; egg is off for this compilation", err.buf);
 		strbuf_reset(&err);
 	} else {
@@ -74,9 +78,12 @@ main(int argc, char **argv)
 		egg_error("%s", err.buf);
 		return 127;
 	}
-	struct args *a = args_parse(strvec_argv(&inv.args), inv.args.n,
-	                            getenv("NVCC_PREPEND_FLAGS"), getenv("NVCC_APPEND_FLAGS"), NULL);
 	if (mode != EGG_MODE_OFF && wants_egg(a)) {
+		/* the log is for annotated compiles: the fast path never opens it */
+		if (egg_log_open(egg_config_get(cfg, "log_file"), "egg-cc", &err) < 0) {
+			egg_warn("egg: %s; going on without it", err.buf);
+			strbuf_reset(&err);
+		}
 		int rc = driver_compile_annotated(&inv, a, egg_config_bool(cfg, "debug"));
 		args_free(a);
 		return rc;

@@ -16,6 +16,7 @@
 #include "analyzer/analyzer.h"
 #include "cache/cache.h"
 #include "common/fsutil.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "agents/prompts.h"
 #include "builtin/builtin.h"
@@ -32,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 char *
 pipeline_nvcc_release(const char *nvcc)
@@ -177,6 +179,7 @@ struct kernel_plan {
 	const char *arch_name;   /* the key's architecture, borrowed from the arch list */
 	char *result_json;       /* owned or NULL: the evaluation result behind the outcome */
 	double wall_s;
+	double lookup_s, search_s; /* for the log */
 };
 
 /* Notes the kernel's outcome (replacing an earlier note); reason may be NULL. */
@@ -210,6 +213,7 @@ take_winner(struct kernel_plan *k, const struct cache_entry *e, const char *arch
 		 * screened as a candidate is before it runs */
 		egg_warn("egg: %s: the cached winner is refused by the screen (%s); compiling the reference",
 		         k->bundle->name, why.buf);
+		egg_log("%s: the cached winner is refused by the screen: %s", k->bundle->name, why.buf);
 		note(k, "fallback", why.buf);
 		strbuf_release(&why);
 		return;
@@ -238,6 +242,7 @@ struct plan_ctx {
 	const char *hit_reason;  /* why a hit was not verified in verify mode */
 	int report_failed;       /* the report could not be written (warned once) */
 	int report_pending;      /* records wait in the temporary directory for egg-cc */
+	struct strbuf *key_text; /* debug: the key texts of the input being planned, or NULL */
 };
 
 /* The request to search or verify k under key: the build's nvcc and flags, the
@@ -279,7 +284,10 @@ search_kernel(const struct plan_ctx *c, const char *key, const char *arch,
 	struct pipeline_search_request sr;
 	evaluation_request(c, k, key, flags, &gen, &sr);
 	struct pipeline_outcome out;
+	double t0 = egg_log_now();
+	egg_log("%s: searching (key %.16s, %s, backend %s)", k->bundle->name, key, arch, gen.backend);
 	e = pipeline_search(&sr, &out);
+	k->search_s += egg_log_now() - t0;
 	if (e) {
 		int stored = cache_put(c->cache, e) == 0;
 		take_winner(k, e, arch, "searched-winner");
@@ -366,6 +374,27 @@ same_generator(const struct plan_ctx *c, const struct cache_entry *e)
 	       same_field(g.recipe, cache_entry_generator_field(e, "recipe"));
 }
 
+/* The kernel's line in the log: its key, what became of it and why, and the time
+ * its lookups and search took. */
+static void
+log_kernel(const struct plan_ctx *c, const struct kernel_plan *k)
+{
+	if (!egg_log_enabled())
+		return;
+	const char *why = k->reason;
+	if (strcmp(k->outcome, "cache-miss") == 0)
+		why = "no entry"; /* why it did not search: the next line */
+	char search[48] = "";
+	if (k->search_s > 0)
+		snprintf(search, sizeof search, ", search %.3f s", k->search_s);
+	egg_log("%s: key %s (%s): %s%s%s%s; lookup %.3f s%s, total %.3f s", k->bundle->name,
+	        k->key[0] ? k->key : "-", k->arch_name ? k->arch_name : "-", k->outcome,
+	        why ? " (" : "", why ? why : "", why ? ")" : "", k->lookup_s, search, k->wall_s);
+	if (strcmp(k->outcome, "cache-miss") == 0)
+		egg_log("%s: not searched: %s", k->bundle->name,
+		        c->miss_reason ? c->miss_reason : "the mode does not search");
+}
+
 static void
 plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 {
@@ -377,16 +406,27 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 		char key[CACHE_KEY_HEX_LEN + 1];
 		in.arch = c->archs.v[i];
 		cache_key_compute(&in, key);
+		if (c->key_text) {
+			strbuf_addf(c->key_text, "# key text of %s\n", k->bundle->name);
+			cache_key_text(&in, c->key_text);
+			strbuf_addf(c->key_text, "# key: %s\n", key);
+		}
 		struct cache_entry *e = NULL;
+		double t_lookup = egg_log_now();
 		int hit = cache_lookup(c->cache, key, &e) == 1;
+		k->lookup_s += egg_log_now() - t_lookup;
 		if (i == 0 || hit || c->may_search) {
 			memcpy(k->key, key, sizeof key);
 			k->arch_name = c->archs.v[i];
 		}
-		if (hit && c->may_search && cache_entry_is_negative(e) && !same_generator(c, e))
+		if (hit && c->may_search && cache_entry_is_negative(e) && !same_generator(c, e)) {
 			/* nothing beat the reference as another generator searched: this one
 			 * may do better (a winner of another generator is used as it is) */
+			egg_log("%s: a negative entry of an older generator (%s recipe %s): searching again",
+			        k->bundle->name, cache_entry_generator_field(e, "backend"),
+			        cache_entry_generator_field(e, "recipe"));
 			search_kernel(c, key, c->archs.v[i], &flags, k, 1);
+		}
 		else if (hit && c->may_verify && !cache_entry_is_negative(e))
 			verify_hit(c, key, c->archs.v[i], &flags, e, k);
 		else if (hit) { /* a negative entry is an answer too */
@@ -402,6 +442,7 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 		note(k, "cache-miss", c->miss_reason);
 	strvec_clear(&flags);
 	k->wall_s = now_s() - t0;
+	log_kernel(c, k);
 }
 
 /* Appends each kernel's record to path; with fallback_why, a kernel that would
@@ -581,10 +622,43 @@ plan_modes(struct plan_ctx *c)
 	}
 }
 
+/* debug: beside the input's output (OUTPUT.egg-key.txt, OUTPUT.egg-rewritten.cu; the
+ * input's own name in the working directory when the command names no output of its
+ * own), what a surprising result needs explaining: the exact key texts looked up (as
+ * `egg cache key --explain` prints them) and the source given to nvcc. */
+static void
+keep_debug_files(const struct pipeline_request *req, const struct args_input *in,
+                 const struct strbuf *key_text, int rewritten)
+{
+	char *base = in->output && !in->output_stdout ? egg_xstrdup(in->output) : fs_basename(in->path);
+	char *key_path = egg_xasprintf("%s.egg-key.txt", base);
+	char *src_path = egg_xasprintf("%s.egg-rewritten.cu", base);
+	char *tmp_src = NULL, *text = NULL;
+	size_t len = 0;
+	if (fs_write_atomic(key_path, key_text->buf, key_text->len) < 0)
+		egg_warn("egg: debug: cannot write %s: %s", key_path, strerror(errno));
+	if (rewritten) {
+		char *name = fs_basename(in->path);
+		tmp_src = fs_join(req->tmpdir, name);
+		free(name);
+		if (fs_read_file(tmp_src, 0, &text, &len) < 0 || fs_write_atomic(src_path, text, len) < 0)
+			egg_warn("egg: debug: cannot write %s: %s", src_path, strerror(errno));
+	} else {
+		unlink(src_path); /* an older compile's would mislead */
+	}
+	egg_log("%s: debug: kept %s%s%s", in->path, key_path, rewritten ? " and " : "",
+	        rewritten ? src_path : "");
+	free(text);
+	free(tmp_src);
+	free(key_path);
+	free(src_path);
+	free(base);
+}
+
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0, 0 };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0, 0, NULL };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
@@ -615,6 +689,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	struct strvec clang_args = STRVEC_INIT;
 	args_preprocessor_flags(req->args, &clang_args);
 	int strict = egg_config_bool(req->cfg, "strict");
+	int debug = egg_config_bool(req->cfg, "debug");
 	strbuf_addstr(plan, "egg-plan 1\n");
 	int rc = 0;
 	for (size_t i = 0; i < args_input_count(req->args) && rc == 0; i++) {
@@ -622,12 +697,19 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		if (in->lang != ARGS_LANG_CU || scan_has_annotation(in->path) != SCAN_YES)
 			continue;
 		struct analyzer_result res;
+		double t_analysis = egg_log_now();
 		if (analyzer_analyze_file(in->path, (const char *const *)strvec_argv(&clang_args), &res,
 		                          err) < 0) {
+			egg_log("%s: the analysis failed: %s", in->path, err->buf);
 			report_source_failure(&c, in->path, err->buf);
 			rc = -1;
 			break;
 		}
+		egg_log("%s: analyzed in %.3f s: %zu kernels of %zu annotations (mode %s)", in->path,
+		        egg_log_now() - t_analysis, res.n_bundles, res.n_pragmas,
+		        egg_mode_name(egg_config_mode(req->cfg)));
+		struct strbuf key_text = STRBUF_INIT;
+		c.key_text = debug ? &key_text : NULL;
 		if (strict && res.n_bundles < res.n_pragmas)
 			analyzer_diags_as_errors(&res.diags);
 		fputs(res.diags.buf, stderr);
@@ -653,6 +735,13 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 				strbuf_addf(plan, "known\t%zu\t%s\n", i, res.known.v[s]);
 		}
 		report_kernels(&c, in->path, kp, res.n_bundles, plan->len > plan_len);
+		if (rc == 0)
+			egg_log("%s: %s", in->path, plan->len > plan_len ? "rewritten with its winners"
+			                                                  : "nothing to rewrite: nvcc compiles it as it is");
+		if (debug)
+			keep_debug_files(req, in, &key_text, plan->len > plan_len);
+		strbuf_release(&key_text);
+		c.key_text = NULL;
 		for (size_t b = 0; b < res.n_bundles; b++) {
 			free(kp[b].winner);
 			free(kp[b].reason);

@@ -41,6 +41,9 @@ run_cache_dir(void)
 	const char *c = getenv("EGG_CACHE_DIR");
 	if (c && *c)
 		return fs_join(c, "gpu");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		return egg_xasprintf("%s/egg/gpu", xdg);
 	const char *home = getenv("HOME");
 	return egg_xasprintf("%s/.cache/egg/gpu", home && *home ? home : "/tmp");
 }

@@ -102,6 +102,93 @@ test_evict_keeps_the_most_recent_within_the_size() {
 	expect_file_contains bad.err "is not a size"
 }
 
+test_max_size_takes_ccaches_decimal_and_binary_suffixes() {
+	local v want
+	for v in 1.5G:1500000000 500Mi:524288000 2GiB:2147483648 10M:10000000 1T:1000000000000 4096:4096; do
+		want=${v#*:}
+		EGG_MAX_SIZE=${v%%:*} run_cmd s "$EGG" cache stats --json || fail "${v%%:*}: $(cat s.err)"
+		expect_eq "$(json_field s.out max_size)" "$want" "max_size ${v%%:*}"
+	done
+	# evict --max-size reads sizes the same way (an entry here is some 650 bytes)
+	"$CACHE_TOOL" put a 300 && "$CACHE_TOOL" put b 300 || fail "put failed"
+	run_cmd ev "$EGG" cache evict --max-size 1.2Ki || fail "evict: $(cat ev.err)"
+	expect_file_contains ev.out "removed 1 entries"
+	EGG_MAX_SIZE=1.5 run_cmd bad "$EGG" cache stats && fail "a fraction of a byte was accepted"
+	expect_file_contains bad.err "max_size must be a size"
+}
+
+test_evict_older_than_removes_what_was_not_used_for_that_long_and_names_it() {
+	local e
+	for e in old older recent used; do "$CACHE_TOOL" put "$e" 300 || fail "put $e"; done
+	touch -d '40 days ago' "$(entry_path older)"
+	touch -d '2 hours ago' "$(entry_path old)"
+	touch -d '40 days ago' "$(entry_path used)"
+	"$CACHE_TOOL" get used >/dev/null || fail "miss on used" # a hit is a use
+	run_cmd ev "$EGG" cache evict --older-than 30d || fail "evict: $(cat ev.err)"
+	expect_file_contains ev.out "removed $("$CACHE_TOOL" key older)  older  last used"
+	expect_file_contains ev.out "removed 1 entries"
+	[ ! -e "$(entry_path older)" ] || fail "the 40-day-old entry is still there"
+	run_cmd ev "$EGG" cache evict --older-than=90m || fail "evict: $(cat ev.err)"
+	expect_file_contains ev.out "removed 1 entries"
+	[ ! -e "$(entry_path old)" ] || fail "the 2-hour-old entry is still there"
+	"$CACHE_TOOL" get recent >/dev/null || fail "a recent entry was evicted"
+	"$CACHE_TOOL" get used >/dev/null || fail "an entry hit just now was evicted"
+	run_cmd s "$EGG" cache stats --json
+	expect_eq "$(json_field s.out entries)" 2 "entries counted after eviction"
+	expect_eq "$(json_field s.out evictions)" 2 "evictions counted"
+	run_cmd bad "$EGG" cache evict --older-than 30y && fail "a bad age was accepted"
+	expect_eq "$(cat bad.rc)" 2 "exit status of a bad age"
+	expect_file_contains bad.err "is not an age"
+}
+
+# A store with one problem of each kind beside two good entries.
+damage_store() {
+	local k dead
+	for k in good1 good2 torn evil; do "$CACHE_TOOL" put "$k" 200 || fail "put $k"; done
+	sed -i 's/winner for torn/winner for TORN/' "$(entry_path torn)"
+	python3 "$EDIT_ENTRY" --name evil --source 's + "\nvoid f() { system(\"id\"); }\n"' \
+		"$(entry_path evil)" || fail "tamper"
+	dead=$(sh -c 'echo $$')
+	k=$("$CACHE_TOOL" key good1)
+	echo partial >"$EGG_CACHE_DIR/${k:0:2}/${k:2}.tmp.$dead.Ab12Cd"
+	echo junk >"$EGG_CACHE_DIR/${k:0:2}/notes.txt"
+	mkdir -p "$EGG_CACHE_DIR/locks" && : >"$EGG_CACHE_DIR/locks/$k"
+	echo "mine" >"$EGG_CACHE_DIR/README.user" # not the store's: left alone
+}
+
+test_verify_reports_each_damaged_entry_and_orphan_and_repair_removes_them() {
+	damage_store
+	run_cmd v "$EGG" cache verify && fail "verify passed a damaged store: $(cat v.out)"
+	expect_eq "$(cat v.rc)" 1 "exit status"
+	grep -q "$(entry_path torn): an invalid entry: .*checksum" v.out || fail "torn: $(cat v.out)"
+	grep -q "$(entry_path evil): a winner the screen refuses: .*system" v.out || fail "evil: $(cat v.out)"
+	grep -q '\.tmp\.[0-9]*\.Ab12Cd: a temporary file left by an interrupted write' v.out || fail "tmp: $(cat v.out)"
+	grep -q "notes.txt: not a cache entry" v.out || fail "junk: $(cat v.out)"
+	grep -q "locks/$("$CACHE_TOOL" key good1): a lock no process holds" v.out || fail "lock: $(cat v.out)"
+	expect_file_lacks v.out "README.user"
+	expect_eq "$(tail -n 1 v.out)" "4 entries checked, 2 valid (no cache_secret: signatures not checked); 5 problems"
+	expect_file_lines v.out 6
+	run_cmd r "$EGG" cache verify --repair || fail "repair: $(cat r.out) $(cat r.err)"
+	expect_eq "$(tail -n 1 r.out)" "4 entries checked, 2 valid (no cache_secret: signatures not checked); 5 problems, 5 removed"
+	run_cmd v2 "$EGG" cache verify || fail "verify after repair: $(cat v2.out)"
+	expect_eq "$(cat v2.out)" "2 entries checked, 2 valid (no cache_secret: signatures not checked); 0 problems"
+	"$CACHE_TOOL" get good1 >/dev/null && "$CACHE_TOOL" get good2 >/dev/null || fail "a good entry was lost"
+	[ -f "$EGG_CACHE_DIR/README.user" ] || fail "repair removed a file that is not the store's"
+	run_cmd s "$EGG" cache stats --json
+	expect_eq "$(json_field s.out entries)" 2 "entries recounted"
+}
+
+test_verify_refuses_unsigned_entries_under_a_secret() {
+	"$CACHE_TOOL" put unsigned 100
+	EGG_CACHE_SECRET=s3cret "$CACHE_TOOL" put signed 100
+	EGG_CACHE_SECRET=s3cret run_cmd v "$EGG" cache verify && fail "an unsigned entry passed"
+	grep -q "$(entry_path unsigned): an invalid entry: .*sign" v.out || fail "$(cat v.out)"
+	expect_file_lacks v.out "$(entry_path signed)"
+	expect_eq "$(tail -n 1 v.out)" "2 entries checked, 1 valid (signatures checked); 1 problems"
+	EGG_CACHE_SECRET=other run_cmd v "$EGG" cache verify && fail "a wrongly signed entry passed"
+	grep -q "$(entry_path signed): an invalid entry: .*sign" v.out || fail "$(cat v.out)"
+}
+
 test_size_limit_evicts_on_store() {
 	export EGG_MAX_SIZE=8K
 	for i in $(seq 1 20); do "$CACHE_TOOL" put "s$i" 1000; done

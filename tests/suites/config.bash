@@ -166,3 +166,65 @@ test_bad_environment_value_is_named_by_egg_config() {
 	expect_eq "$(cat r.rc)" 1 "exit status"
 	expect_eq "$(cat r.err)" "egg: error: environment EGG_REMOTE_READ_ONLY: remote_read_only must be true or false (or yes/no, on/off, 1/0), not 'sometimes'"
 }
+
+test_default_cache_dir_follows_xdg_cache_home_and_egg_cache_dir_wins() {
+	unset EGG_CACHE_DIR XDG_CACHE_HOME
+	run_cmd r "$EGG" config cache_dir
+	expect_eq "$(cat r.out)" "$HOME/.cache/egg" "without XDG_CACHE_HOME"
+	XDG_CACHE_HOME=relative/dir run_cmd r "$EGG" config cache_dir
+	expect_eq "$(cat r.out)" "$HOME/.cache/egg" "a relative XDG_CACHE_HOME is ignored"
+	export XDG_CACHE_HOME=$T/xdg
+	run_cmd r "$EGG" config cache_dir
+	expect_eq "$(cat r.out)" "$T/xdg/egg"
+	# the store itself goes there, and egg cache says so
+	run_cmd r "$EGG" cache stats --json || fail "stats: $(cat r.err)"
+	expect_eq "$(jq -r .dir r.out)" "$T/xdg/egg" "the store's directory"
+	[ -d "$T/xdg/egg" ] || fail "the store was not created under XDG_CACHE_HOME"
+	printf 'cache_dir = from-file\n' >egg.conf
+	run_cmd r "$EGG" config cache_dir
+	expect_eq "$(cat r.out)" "$T/from-file" "cache_dir in egg.conf"
+	EGG_CACHE_DIR=$T/from-env run_cmd r "$EGG" config cache_dir
+	expect_eq "$(cat r.out)" "$T/from-env" "EGG_CACHE_DIR"
+}
+
+# An out-of-tree build: egg-cc runs in build/, the sources are in proj/src.
+make_project() { # the repository proj/ (with .git) and its egg.conf naming its nvcc
+	mkdir -p proj/.git proj/src build
+	make_fake_nvcc proj/tools
+	make_fake_nvcc elsewhere
+	printf 'nvcc = tools/nvcc\nmodel = top\n' >proj/egg.conf
+	printf '__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n' >proj/src/k.cu
+}
+
+test_an_out_of_tree_build_finds_the_projects_egg_conf_from_the_sources_directory() {
+	make_project
+	cd build || fail "cd"
+	PATH=$T/elsewhere:$PATH run_cmd r "$EGG_CC" -c ../proj/src/k.cu -o k.o
+	[ -f "$T/proj/tools/argv" ] || fail "the project's nvcc was not run: $(cat r.err)"
+	[ ! -f "$T/elsewhere/argv" ] || fail "the nvcc on PATH was run"
+	expect_eq "$(cat r.err)" "fake nvcc stderr"
+	run_cmd r "$EGG" config --json --source ../proj/src/k.cu model
+	expect_eq "$(jq -r .model.origin r.out)" "$T/proj/egg.conf:2"
+	# without a source, only the working directory counts
+	run_cmd r "$EGG" config model
+	expect_eq "$(cat r.out)" "" "model without --source"
+}
+
+test_the_nearer_project_file_wins_and_the_search_stops_at_the_repository() {
+	make_project
+	printf 'model = sub\n' >proj/src/egg.conf
+	# a build directory inside the project: its egg.conf is above the source's
+	mkdir proj/build && cd proj/build || fail "cd"
+	expect_eq "$("$EGG" config --source ../src/k.cu model)" "sub" "the source's nearer file"
+	# a build directory's own egg.conf, outside the sources, wins over theirs
+	cd "$T/build" || fail "cd"
+	printf 'model = build\n' >egg.conf
+	expect_eq "$("$EGG" config --source ../proj/src/k.cu model)" "build" "the build directory's file"
+	# nothing above the repository's root is read from the source's side
+	rm egg.conf "$T/proj/src/egg.conf" "$T/proj/egg.conf"
+	mkdir -p "$T/outer" && mv "$T/proj" "$T/outer/proj"
+	printf 'model = outer\n' >"$T/outer/egg.conf"
+	expect_eq "$("$EGG" config --source ../outer/proj/src/k.cu model)" "" "a file above the repository"
+	rm -r "$T/outer/proj/.git"
+	expect_eq "$("$EGG" config --source ../outer/proj/src/k.cu model)" "outer" "no repository: up to /"
+}

@@ -57,6 +57,25 @@ SH
 	chmod +x "$1/nvcc"
 }
 
+# make_quick_nvcc: quick/nvcc, a stand-in that answers --version as the real nvcc and
+# otherwise only creates -o's file and copies the last .cu it is given to
+# quick/given.cu: parallel builds then cost egg's work, not compilations.  Sets
+# EGG_CUDA_HOME, which egg plan would otherwise take from the stand-in's place.
+make_quick_nvcc() {
+	mkdir -p quick
+	cat >quick/nvcc <<SH
+#!/bin/sh
+[ "\$1" = --version ] && exec "$REAL_NVCC" --version
+while [ \$# -gt 0 ]; do
+	case "\$1" in -o) : >"\$2" ;; *.cu) cp "\$1" "$T/quick/given.cu" ;; esac
+	shift
+done
+exit 0
+SH
+	chmod +x quick/nvcc
+	export EGG_CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")")
+}
+
 EDIT_ENTRY=$EGG_SRCDIR/tests/tools/edit-entry.py
 
 # tamper_cached_winner NAME PYTHON_EXPR: replaces the source of every winner of

@@ -245,3 +245,84 @@ test_an_older_generators_winners_are_hits_and_its_negatives_are_searched_again()
 	EGG_EVAL_COMMAND=$RECORDED RECORDED_LOG=$T/evals3 "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k7.o 2>/dev/null
 	[ ! -s "$T/evals3" ] || fail "the current generator's negative entries were searched again"
 }
+
+# ---- log_file and debug (ccache's log_file and debug), with a stand-in nvcc ----
+
+LOG_LINE='^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} [0-9]+\] (egg-cc|egg plan): '
+
+seeded_quick_build() { # the seed's three winners in the cache, a stand-in nvcc
+	setup_example
+	make_quick_nvcc
+	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import failed"
+}
+
+key_of() { # KERNEL: its key for this build, as egg cache key prints it
+	EGG_NVCC=$T/quick/nvcc "$EGG" cache key -- -O3 -arch=sm_90 -c kernels.cu 2>/dev/null |
+		awk -v k="$1" '$2 == k { print $1 }'
+}
+
+test_log_file_says_each_kernels_key_outcome_and_why_with_timings() {
+	seeded_quick_build
+	tamper_cached_winner bias_gelu 's + "\nvoid f() { system(\"id\"); }\n"'
+	EGG_MODE=cache EGG_LOG_FILE=$T/egg.log run_cmd r "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 \
+		-c kernels.cu -o k.o || fail "build: $(cat r.err)"
+	grep -Evq "$LOG_LINE" egg.log && fail "a line is not a log line: $(grep -Ev "$LOG_LINE" egg.log)"
+	grep -Eq "egg plan: softmax_forward: key $(key_of softmax_forward) \(sm_90\): cache-hit; lookup [0-9.]+ s, total [0-9.]+ s$" egg.log ||
+		fail "softmax_forward's line: $(cat egg.log)"
+	grep -Eq "egg plan: bias_gelu: the cached winner is refused by the screen: .*system" egg.log ||
+		fail "the screen's refusal: $(cat egg.log)"
+	grep -Eq "egg plan: bias_gelu: key $(key_of bias_gelu) \(sm_90\): fallback \(" egg.log || fail "bias_gelu: $(cat egg.log)"
+	grep -Eq "egg plan: kernels.cu: analyzed in [0-9.]+ s: 3 kernels of 3 annotations \(mode cache\)" egg.log ||
+		fail "the analysis: $(cat egg.log)"
+	grep -Eq "egg-cc: compiled the rewritten sources in [0-9.]+ s$" egg.log || fail "the compile: $(cat egg.log)"
+	# a miss says why, and which remote was asked with what outcome
+	EGG_CACHE_DIR=$T/empty EGG_MODE=cache EGG_REMOTE_STORAGE='http://127.0.0.1:9/c|connect-timeout=200' \
+		EGG_LOG_FILE=$T/miss.log "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c kernels.cu -o k2.o 2>/dev/null ||
+		fail "the build with a miss failed"
+	grep -Eq "egg plan: row_sum: key $(key_of row_sum) \(sm_90\): cache-miss \(no entry\)" miss.log || fail "$(cat miss.log)"
+	grep -Eq "egg plan: row_sum: not searched: the mode does not search" miss.log || fail "$(cat miss.log)"
+	grep -Eq "egg plan: lookup $(key_of softmax_forward | cut -c1-16): local: miss; remote http://127.0.0.1:9/c: failed" miss.log ||
+		fail "the remote's outcome: $(cat miss.log)"
+	grep -Eq "egg plan: lookup $(key_of row_sum | cut -c1-16): local: miss; remote http://127.0.0.1:9/c: not asked" miss.log ||
+		fail "a remote that failed is not asked again: $(cat miss.log)"
+	grep -Eq "egg-cc: running nvcc on the build's own command line" miss.log || fail "$(cat miss.log)"
+}
+
+test_parallel_compiles_append_whole_log_lines() {
+	seeded_quick_build
+	local i
+	for i in 1 2 3 4 5 6; do
+		EGG_MODE=cache EGG_LOG_FILE=$T/egg.log "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 \
+			-c kernels.cu -o k$i.o 2>/dev/null &
+	done
+	wait
+	grep -Evq "$LOG_LINE" egg.log && fail "a torn line: $(grep -Ev "$LOG_LINE" egg.log | head -3)"
+	expect_eq "$(grep -c ': cache-hit; lookup' egg.log)" 18 "kernel lines"
+	expect_eq "$(grep -c 'egg-cc: done in' egg.log)" 6 "compiles"
+}
+
+test_a_log_file_that_cannot_be_opened_is_one_warning_and_the_build_goes_on() {
+	seeded_quick_build
+	EGG_MODE=cache EGG_LOG_FILE=$T/no/such/dir/egg.log run_cmd r "$EGG_CC" "$T/quick/nvcc" -O3 \
+		-arch=sm_90 -c kernels.cu -o k.o || fail "the build failed: $(cat r.err)"
+	expect_eq "$(cat r.err)" "egg-cc: warning: egg: cannot open the log file $T/no/such/dir/egg.log: No such file or directory; going on without it"
+	[ -f k.o ] || fail "no object"
+	[ -s quick/given.cu ] || fail "nvcc was not run"
+}
+
+test_debug_keeps_the_key_text_and_the_rewritten_source_beside_the_output() {
+	seeded_quick_build
+	export TMPDIR=$T/tmp
+	mkdir -p "$TMPDIR" out
+	EGG_MODE=cache EGG_DEBUG=1 run_cmd r "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c kernels.cu \
+		-o out/k.o || fail "build: $(cat r.err)"
+	EGG_NVCC=$T/quick/nvcc "$EGG" cache key --explain -- -O3 -arch=sm_90 -c kernels.cu >explain.txt
+	expect_same_file out/k.o.egg-key.txt explain.txt
+	expect_same_file out/k.o.egg-rewritten.cu quick/given.cu # what nvcc was given
+	cmp -s kernels.cu quick/given.cu && fail "nvcc was given the user's source: nothing was rewritten"
+	# a compile with nothing to rewrite keeps its key text and no stale rewritten source
+	EGG_CACHE_DIR=$T/empty EGG_MODE=cache EGG_DEBUG=1 "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 \
+		-c kernels.cu -o out/k.o 2>/dev/null || fail "build without winners"
+	[ -s out/k.o.egg-key.txt ] || fail "no key text"
+	[ ! -e out/k.o.egg-rewritten.cu ] || fail "a stale rewritten source was left"
+}

@@ -109,20 +109,6 @@ test_report_never_holds_the_api_key() {
 	expect_file_lacks rep.jsonl "SECRET-4711"
 }
 
-# A stand-in nvcc that answers --version as nvcc and otherwise only creates -o's
-# file: the parallel builds below then cost egg's work, not eight compilations.
-make_quick_nvcc() {
-	mkdir -p quick
-	cat >quick/nvcc <<SH
-#!/bin/sh
-[ "\$1" = --version ] && exec "$REAL_NVCC" --version
-while [ \$# -gt 0 ]; do [ "\$1" = -o ] && : >"\$2"; shift; done
-exit 0
-SH
-	chmod +x quick/nvcc
-	export EGG_CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")")
-}
-
 test_eight_parallel_builds_append_whole_lines() {
 	setup_example
 	make_quick_nvcc

@@ -52,6 +52,7 @@ setup(void **state)
 	setenv("HOME", tmp, 1);
 	char *xdg = egg_xasprintf("%s/xdg", tmp);
 	setenv("XDG_CONFIG_HOME", xdg, 1);
+	unsetenv("XDG_CACHE_HOME"); /* the default cache_dir is then ~/.cache/egg */
 	free(xdg);
 	char *sys = egg_xasprintf("%s/system.conf", tmp);
 	setenv("EGG_SYSTEM_CONFIG", sys, 1);
@@ -155,7 +156,7 @@ key_table_is_complete_and_documented(void **state)
 	assert_true(n >= 19);
 	assert_string_equal(egg_config_key_type("mode"), "search|cache|verify|off");
 	assert_string_equal(egg_config_key_type("max_size"), "size");
-	assert_string_equal(egg_config_key_default("max_size"), "2G");
+	assert_string_equal(egg_config_key_default("max_size"), "2GiB");
 	assert_string_equal(egg_config_key_default("model"), "");
 	assert_null(egg_config_key_doc("mdoe"));
 	assert_string_equal(egg_config_key_suggest("mdoe"), "mode");
@@ -316,7 +317,7 @@ each_error_names_file_and_line(void **state)
 	assert_file_error("backend = gemini\n", 1,
 	                  "backend must be builtin, openai or anthropic, not 'gemini'");
 	assert_file_error("max_size = lots\n", 1,
-	                  "max_size must be a size such as 500M or 2G, not 'lots'");
+	                  "max_size must be a size such as 500Mi, 1.5G or 2GiB, not 'lots'");
 	assert_file_error("strict = maybe\n", 1,
 	                  "strict must be true or false (or yes/no, on/off, 1/0), not 'maybe'");
 	assert_file_error("timeout = soon\n", 1,
@@ -451,27 +452,39 @@ size_of(const char *text, uint64_t *bytes)
 	return rc;
 }
 
+/* ccache's rules: k, M, G, T are powers of 1000 and Ki, Mi, Gi, Ti powers of 1024, each
+ * alone or with B, in any case; fractions are allowed with a unit and rounded down; a
+ * bare number is bytes (unlike ccache, where it means GiB: egg's 0 means no limit). */
 static void
-sizes_take_binary_suffixes(void **state)
+sizes_take_ccaches_decimal_and_binary_suffixes(void **state)
 {
 	static const struct { const char *text; uint64_t bytes; } good[] = {
-		{ "0", 0 }, { "10", 10 }, { "1k", 1024 }, { "1K", 1024 }, { "512M", 512ull << 20 },
-		{ "2G", 2ull << 30 }, { "3GiB", 3ull << 30 }, { "1 G", 1ull << 30 }, { "4gb", 4ull << 30 },
-		{ "1T", 1ull << 40 }, { "7B", 7 },
+		{ "0", 0 }, { "10", 10 }, { "1k", 1000 }, { "1K", 1000 }, { "1kB", 1000 },
+		{ "1Ki", 1024 }, { "1KiB", 1024 }, { "500Mi", 500ull << 20 }, { "10M", 10000000 },
+		{ "1.5G", 1500000000 }, { "2G", 2000000000 }, { "2GiB", 2ull << 30 },
+		{ "3gib", 3ull << 30 }, { "1 G", 1000000000 }, { "4gb", 4000000000ull },
+		{ "1T", 1000000000000ull }, { "1Ti", 1ull << 40 }, { "7B", 7 }, { "1.25Ki", 1280 },
+		{ "0.5Mi", 512ull << 10 }, { "1.0000001K", 1000 }, { "16000000Ti", 16000000ull << 40 },
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		uint64_t b = 1;
-		assert_int_equal(size_of(good[i].text, &b), 0);
-		assert_int_equal(b, good[i].bytes);
+		if (size_of(good[i].text, &b) != 0 || b != good[i].bytes)
+			fail_msg("'%s': got %llu, want %llu", good[i].text, (unsigned long long)b,
+			         (unsigned long long)good[i].bytes);
 	}
 	static const char *const bad[] = {
-		"G", "-1", "1.5G", "1X", "1 G B", "99999999999999T", "184467440737095516160", " 1G",
+		"G", "-1", "1.5", "1X", "1 G B", "99999999999999T", "184467440737095516160", " 1G",
+		"1.G", ".5G", "1e3", "1iB", "1KiBB", "1.5.5G", "17000000Ti", "1m5",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		uint64_t b = 0;
-		assert_int_equal(size_of(bad[i], &b), -1);
+		if (size_of(bad[i], &b) != -1)
+			fail_msg("'%s' was taken as %llu bytes", bad[i], (unsigned long long)b);
 		assert_int_equal(b, 2ull << 30); /* the bad value left the default */
 	}
+	uint64_t b;
+	assert_int_equal(egg_config_parse_size("1.5Gi", &b), 0);
+	assert_int_equal(b, 3ull << 29);
 }
 
 static void
@@ -551,7 +564,7 @@ static void
 options_take_dashes_bare_bools_and_suggestions(void **state)
 {
 	struct strvec opts = STRVEC_INIT;
-	strvec_push(&opts, "--egg-max-size=1G");
+	strvec_push(&opts, "--egg-max-size=1Gi");
 	strvec_push(&opts, "--egg-remote_read_only");
 	strvec_push(&opts, "--egg-report=r.json");
 	struct egg_config *cfg = egg_config_new();
@@ -612,7 +625,7 @@ an_empty_value_restores_the_default_from_its_layer(void **state)
 	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(egg_config_load(cfg, NULL, &err), 0);
 	assert_int_equal(egg_config_size(cfg, "max_size"), 2ull << 30);
-	assert_string_equal(egg_config_get(cfg, "max_size"), "2G");
+	assert_string_equal(egg_config_get(cfg, "max_size"), "2GiB");
 	char *want = egg_xasprintf("%s:1", user);
 	assert_origin(cfg, "max_size", want);
 	free(want);
@@ -665,7 +678,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(secrets_are_shown_masked, setup, teardown),
 		cmocka_unit_test_setup_teardown(secrets_never_appear_in_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_byte_order_mark_is_skipped, setup, teardown),
-		cmocka_unit_test_setup_teardown(sizes_take_binary_suffixes, setup, teardown),
+		cmocka_unit_test_setup_teardown(sizes_take_ccaches_decimal_and_binary_suffixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(bools_and_durations_take_their_spellings, setup, teardown),
 		cmocka_unit_test_setup_teardown(environment_sets_checks_and_resets, setup, teardown),
 		cmocka_unit_test_setup_teardown(options_take_dashes_bare_bools_and_suggestions, setup,
