@@ -190,6 +190,12 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		strvec_push(&args, "99");
 		strvec_push(&args, "--print-limit");
 		strvec_push(&args, "20");
+		/* it talks to its target over TCP: a port of its own, which the
+		 * sandbox opens for this run only */
+		c->tcp_port = (unsigned short)(20000 + (unsigned)getpid() % 20000 + 8u * (unsigned)t);
+		c->tcp_ports = 8;
+		strvec_push(&args, "--port");
+		strvec_push_owned(&args, egg_xasprintf("%u", c->tcp_port));
 		strvec_push(&args, exe);
 		strvec_push(&args, "--no-timing");
 		strvec_push(&args, "--no-guards");
@@ -205,6 +211,7 @@ run_sanitize(struct run_ctx *c, const char *stem, cJSON *cand)
 		cJSON *j = run_program(c, san, &args, tstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
 		                       (const char *const *)tree, &st, &output, &err);
 		proc_gpu_unlock(fd);
+		c->tcp_port = c->tcp_ports = 0;
 		const cJSON *status = cJSON_GetObjectItem(j, "status");
 		const char *state = "unavailable";
 		if (st.exited && st.code == 99) {

@@ -42,6 +42,7 @@
 /* Landlock's ABI (include/uapi/linux/landlock.h), as of ABI 6. */
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
 #define LL_FS_EXECUTE (1ULL << 0)
 #define LL_FS_WRITE_FILE (1ULL << 1)
 #define LL_FS_REMOVE_DIR (1ULL << 4)
@@ -59,6 +60,11 @@
 #define LL_NET_CONNECT_TCP (1ULL << 1)
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)
+
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -301,6 +307,15 @@ ll_prepare(struct sandbox *sb, const char *exe, const struct sandbox_spec *spec,
 	    ll_allow_devices(sb, LL_FS_WRITE_FILE | LL_FS_TRUNCATE, err) < 0 ||
 	    ll_allow(sb, "/dev/shm", write, 1, err) < 0)
 		return -1;
+	for (unsigned p = 0; (attr.handled_access_net & LL_NET_CONNECT_TCP) && p < spec->tcp_ports; p++) {
+		struct ll_net_port_attr rule = { LL_NET_BIND_TCP | LL_NET_CONNECT_TCP,
+			                         (uint64_t)spec->tcp_port + p };
+		if (syscall(__NR_landlock_add_rule, fd, LL_RULE_NET_PORT, &rule, 0) < 0) {
+			strbuf_addf(err, "cannot add a sandbox rule for TCP port %u: %s",
+			            spec->tcp_port + p, strerror(errno));
+			return -1;
+		}
+	}
 	for (size_t i = 0; spec->write_files && spec->write_files[i]; i++)
 		if (ll_allow(sb, spec->write_files[i], LL_FS_WRITE_FILE | LL_FS_TRUNCATE, 0, err) < 0)
 			return -1;
@@ -356,7 +371,7 @@ static const int denied[] = {
 };
 
 static void
-seccomp_prepare(struct sandbox *sb)
+seccomp_prepare(struct sandbox *sb, int inet)
 {
 	sb->n_filter = 0;
 	/* another architecture's system calls (i386's int 0x80): refused */
@@ -372,10 +387,13 @@ seccomp_prepare(struct sandbox *sb)
 		emit(sb, BPF_JMP | BPF_JEQ | BPF_K, (unsigned)denied[i], 0, 1);
 		DENY(EPERM);
 	}
-	/* socket(family, ...): AF_UNIX only */
-	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4);
+	/* socket(family, ...): AF_UNIX only; with inet (TCP ports Landlock opens to
+	 * compute-sanitizer) AF_INET and AF_INET6 too */
+	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 6);
 	LOAD(ARG0_LOW);
-	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
+	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 3, 0);
+	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, inet ? AF_INET : AF_UNIX, 2, 0);
+	emit(sb, BPF_JMP | BPF_JEQ | BPF_K, inet ? AF_INET6 : AF_UNIX, 1, 0);
 	DENY(EPERM);
 	RET(SECCOMP_RET_ALLOW);
 	/* clone(flags, ...): threads and processes, no new namespaces */
@@ -412,7 +430,7 @@ sandbox_prepare(struct sandbox *sb, const char *exe, const struct sandbox_spec *
 	}
 #ifdef SB_HAVE_SECCOMP
 	if (sb->layers & SANDBOX_SECCOMP)
-		seccomp_prepare(sb);
+		seccomp_prepare(sb, spec->tcp_ports > 0 && (sb->layers & SANDBOX_LANDLOCK_NET));
 	_Static_assert(sizeof(struct sandbox_insn) == sizeof(struct sock_filter), "a BPF instruction");
 	if (sb->n_filter == sizeof sb->filter / sizeof *sb->filter) /* cut short: not a filter */
 		sb->layers &= ~(unsigned)SANDBOX_SECCOMP;

@@ -52,6 +52,11 @@ struct sandbox_spec {
 	const char *const *write_files;  /* existing files it may write; NULL-terminated, may be NULL */
 	const char *const *exec;         /* more files, or directories, it may execute; may be NULL */
 	unsigned layers;                 /* which of sandbox_available() to apply */
+	/* TCP ports [tcp_port, tcp_port + tcp_ports) it may bind and connect to
+	 * (compute-sanitizer talks to its target over TCP); with Landlock's
+	 * network rules only (seccomp then lets AF_INET and AF_INET6 sockets be
+	 * made, and Landlock keeps them to these ports) */
+	unsigned short tcp_port, tcp_ports;
 };
 
 struct sandbox {

@@ -228,7 +228,9 @@ run_contain(struct run_ctx *c, const char *exe, const char *stem, const char *js
 	}
 	close(fd);
 	const char *files[] = { json_path, NULL };
-	struct sandbox_spec spec = { scratch, files, also_exec, c->sandbox };
+	struct sandbox_spec spec = { .scratch = scratch, .write_files = files, .exec = also_exec,
+		                     .layers = c->sandbox, .tcp_port = c->tcp_port,
+		                     .tcp_ports = c->tcp_ports };
 	if (sandbox_prepare(sb, exe, &spec, err) < 0)
 		goto out;
 	strvec_push_owned(env, egg_xasprintf("TMPDIR=%s", scratch));
