@@ -34,7 +34,8 @@ struct run_ctx {
 	cJSON *result, *ceilings;
 	int have_f64;             /* ref64.o (the reference's float64 twin) compiled */
 	unsigned short tcp_port, tcp_ports; /* TCP ports a confined program may use
-					       (compute-sanitizer's, while it runs) */
+					       (compute-sanitizer's, while it runs; then
+					       /proc is writable too: run_contain) */
 	unsigned sandbox;         /* the sandbox layers candidates' programs run under (0: none) */
 };
 

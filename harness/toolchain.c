@@ -227,7 +227,11 @@ run_contain(struct run_ctx *c, const char *exe, const char *stem, const char *js
 		goto out;
 	}
 	close(fd);
-	const char *files[] = { json_path, NULL };
+	/* under compute-sanitizer the program is the tool's child, whose thread
+	 * names (/proc/PID/task/TID/comm, which the CUDA runtime must write) no
+	 * rule can name in advance: existing files beneath /proc stay writable
+	 * for those runs (nothing can be created or removed there) */
+	const char *files[] = { json_path, c->tcp_ports ? "/proc" : NULL, NULL };
 	struct sandbox_spec spec = { .scratch = scratch, .write_files = files, .exec = also_exec,
 		                     .layers = c->sandbox, .tcp_port = c->tcp_port,
 		                     .tcp_ports = c->tcp_ports };
