@@ -738,6 +738,7 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	struct attempt a = { .body = STRBUF_INIT };
 	enum llm_status st;
 	struct strbuf sentence = STRBUF_INIT;
+	long stalls0 = c->usage.stalls;
 	for (int attempt = 0;; attempt++) {
 		double limit = c->timeout_s;
 		if (c->deadline > 0 && c->deadline - now_s() < limit)
@@ -767,7 +768,10 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 			attempt--; /* not a retry: the same request, in the server's dialect */
 			continue;
 		}
-		if (!retry || attempt >= c->max_retries) {
+		/* A server that let a whole timeout pass without a byte twice is not
+		 * waited for a third time in this call (with the defaults, 2 x 120 s
+		 * instead of 5 x 120 s); the outage record spares later calls. */
+		if (!retry || attempt >= c->max_retries || c->usage.stalls - stalls0 >= 2) {
 			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}

@@ -220,6 +220,14 @@ test_a_full_timeout_without_an_answer_counts_as_a_stall() {
 	expect_eq "$(usage_field stalls)" 2 "stalls"
 }
 
+test_a_server_that_stalls_twice_is_not_waited_for_a_third_time() {
+	start_server openai '[{"delay_s": 30, "reply": "too late", "repeat": 5}]'
+	chat --timeout=0.5 --retries=4 -u hi
+	expect_rc 1
+	expect_eq "$(requests)" 2 "requests"
+	expect_file_contains "$T/chat.err" "did not answer within 0.5 s (2 attempts)"
+}
+
 test_stall_then_answer_succeeds_on_retry() {
 	start_server anthropic '[{"delay_s": 2, "reply": "late"}, {"reply": "on time"}]'
 	chat --timeout=0.4 -u hi
