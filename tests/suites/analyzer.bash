@@ -280,3 +280,31 @@ test_a_crlf_file_with_a_continued_pragma_keeps_every_clause() {
 	expect_eq "$(jq -c '.[0].workloads' r.out)" '[[{"name":"n","value":"1 << 20"}]]' "workload"
 	expect_eq "$(jq -r '.[0].tolerance.rtol' r.out)" "1e-5" "tolerance"
 }
+
+# Issue 24: analysis grew with the square of the annotated functions (1k 1.5 s,
+# 4k 16.7 s).  Six times the functions must cost well under 36 times the CPU
+# (linear gives about 6, less with the fixed start-up; quadratic gave over 25):
+# a ratio of one run's CPU time to another's, so a loaded machine slows both.
+test_analysis_cpu_time_grows_linearly_with_the_annotated_functions() {
+	gen_launchers() { # N
+		echo '#include <cuda_runtime.h>'
+		local k
+		for ((k = 0; k < $1; k++)); do
+			echo "__global__ void k_$k(const float *x, float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i] * $k.0f; }"
+			echo "#pragma egg optimize in(x[n]) out(y[n]) workload(n = 1024)"
+			echo "void launch_$k(const float *x, float *y, int n) { k_$k<<<(n + 255) / 256, 256>>>(x, y, n); }"
+		done
+	}
+	gen_launchers 500 >small.cu
+	gen_launchers 3000 >large.cu
+	local TIMEFORMAT='%U %S' u s small large
+	{ time "$EGG" analyze small.cu >small.out 2>small.err; } 2>small.t || fail "analyze small: $(tail -3 small.err)"
+	{ time "$EGG" analyze large.cu >large.out 2>large.err; } 2>large.t || fail "analyze large: $(tail -3 large.err)"
+	expect_eq "$(grep -c '"schema"' large.out)" 3000 "bundles of the large file"
+	read -r u s <small.t
+	small=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+	read -r u s <large.t
+	large=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+	awk -v a="$small" -v b="$large" 'BEGIN { exit !(b < 12 * (a > 0.05 ? a : 0.05)) }' ||
+		fail "3000 functions took ${large} s of CPU against ${small} s for 500 (more than 12 times: quadratic?)"
+}
