@@ -5,6 +5,13 @@
 # (timings are meaningless; the timing loops are skipped).  For CPU CI: the candidates' results, tails and
 # barriers included, checked without a GPU.  Keep workloads small.
 #
+# A program is compiled in two parts (emu/prepare.py): its body, and the scalars
+# its main starts with.  The body's object is kept in EGG_EMU_CACHE (default:
+# OUTDIR/cache) under the SHA-256 of the compiler, its flags, the stand-in's
+# headers and the body, so that a program run at several sizes, or by several
+# tests sharing the cache, is compiled once.  A program without such a main, or
+# whose body does not compile alone, is compiled whole.
+#
 #   builtin/tests/emu-check.sh OUTDIR PROGRAM.cu...
 #
 # Exit status: 0 all candidates correct, 1 a failure (rewrite, compile, run, or
@@ -17,14 +24,35 @@ shift
 cxx=${CXX_EMU:-g++}
 command -v "$cxx" >/dev/null 2>&1 || { echo "emu-check: no $cxx; skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "emu-check: no python3; skipped"; exit 77; }
-mkdir -p "$out" || exit 1
+cache=${EGG_EMU_CACHE:-$out/cache}
+mkdir -p "$out" "$cache" || exit 1
+flags=(-std=c++20 -Og -w -I"$here/emu" -x c++)
+# what the body's object depends on besides the body itself
+toolchain=$({ command -v "$cxx"; "$cxx" --version; echo "${flags[*]}"; cat "$here"/emu/*.h; } | sha256sum | cut -d' ' -f1)
+
+# build N: $out/N from $out/N.cc, the body's object from the cache when it is there
+build() {
+	local n=$1 key obj tmp
+	if [ -f "$out/$n.body.cc" ]; then
+		key=$({ echo "$toolchain"; cat "$out/$n.body.cc"; } | sha256sum | cut -d' ' -f1)
+		obj=$cache/$key.o
+		if [ ! -f "$obj" ]; then
+			tmp=$(mktemp "$cache/.tmp.XXXXXX") &&
+				"$cxx" "${flags[@]}" -c "$out/$n.body.cc" -o "$tmp" >"$out/$n.compile.log" 2>&1 &&
+				mv -f "$tmp" "$obj" || rm -f "$tmp"
+		fi
+		[ -f "$obj" ] && "$cxx" "${flags[@]}" -c "$out/$n.sizes.cc" -o "$out/$n.sizes.o" >>"$out/$n.compile.log" 2>&1 &&
+			"$cxx" "$obj" "$out/$n.sizes.o" -o "$out/$n" >>"$out/$n.compile.log" 2>&1 && return 0
+	fi
+	"$cxx" "${flags[@]}" "$out/$n.cc" -o "$out/$n" >"$out/$n.compile.log" 2>&1
+}
+
 status=0
 : >"$out/checks.txt"
 for src in "$@"; do
 	n=$(basename "$src" .cu)
 	# launches become stand-in calls; the timing loops run no round
-	if ! { python3 "$here/emu/launches.py" "$src" | sed -E 's/egg_k < (3|20); egg_k\+\+\) /egg_k < 0; egg_k++) /'; } >"$out/$n.cc" ||
-	   ! "$cxx" -std=c++20 -Og -w -I"$here/emu" -x c++ "$out/$n.cc" -o "$out/$n" >"$out/$n.compile.log" 2>&1; then
+	if ! python3 "$here/emu/prepare.py" "$src" "$out/$n" || ! build "$n"; then
 		echo "CHECK-ERROR $n: compile failed: $(grep -m3 error "$out/$n.compile.log" | tr '\n' ' ')" >>"$out/checks.txt"
 		status=1
 		continue

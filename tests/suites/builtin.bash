@@ -196,6 +196,8 @@ test_gpu_check_runs_each_program_and_fails_on_a_wrong_result() {
 }
 
 EMU_CHECK=$EGG_SRCDIR/builtin/tests/emu-check.sh
+# the stand-in's compiled programs, shared by the run's jobs (tests/run)
+export EGG_EMU_CACHE=${EGG_TEST_RUN_DIR:+$EGG_TEST_RUN_DIR/emu}
 
 test_planes_of_shared_gathers_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
@@ -393,6 +395,27 @@ test_scatters_are_correct_on_a_cpu_stand_in() {
 	run_cmd f "$EMU_CHECK" "$T/emu3" nofold.cu
 	expect_eq "$(cat f.rc)" 1 "exit status with a copy left out of the fold"
 	expect_eq "$(grep -c 'correct=no scatter.*copies=lanes' f.out)" 3 "lane candidates found wrong"
+}
+
+test_the_cpu_stand_in_compiles_a_program_once_for_all_its_sizes() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# a program at three sizes (one of them in a second call sharing the cache),
+	# and the same program with one more statement: each run sees its own sizes,
+	# and the body is compiled once per text
+	printf '%s\n' '#include <cuda_runtime.h>' '__global__ void k(int *o, int n) { o[threadIdx.x] = n; }' \
+		'int main(void)' '{' '	int n = (5);' '	long long m = (1 << 20);' '	int *o = (int *)malloc(sizeof(int));' \
+		'	k<<<1, 1>>>(o, n);' '	printf("CHECK t 0 correct=yes n=%d m=%lld\n", o[0], m);' '	return 0;' '}' >n5.cu
+	sed 's/int n = (5);/int n = (7);/' n5.cu >n7.cu
+	sed 's/int n = (5);/int n = (9);/' n5.cu >n9.cu
+	sed 's/return 0;/fflush(stdout); return 0;/' n5.cu >other.cu
+	mkdir cache
+	run_cmd e env EGG_EMU_CACHE="$T/cache" "$EMU_CHECK" "$T/emu" n5.cu n7.cu other.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "failed: $(head -c 2000 e.out)"
+	run_cmd e2 env EGG_EMU_CACHE="$T/cache" "$EMU_CHECK" "$T/emu2" n9.cu
+	[ "$(cat e2.rc)" -eq 0 ] || fail "failed: $(head -c 2000 e2.out)"
+	expect_eq "$(grep -o 'n=[0-9]* m=[0-9]*' e.out e2.out | cut -d: -f2 | tr '\n' ' ')" \
+		"n=5 m=1048576 n=7 m=1048576 n=5 m=1048576 n=9 m=1048576 " "the sizes each run saw"
+	expect_eq "$(ls cache | wc -l)" 2 "bodies compiled"
 }
 
 test_the_cpu_stand_in_holds_a_cooperative_grid_at_its_barrier() {

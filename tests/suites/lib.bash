@@ -3,7 +3,10 @@
 # each named for the behaviour it proves; optional suite_probe prints a reason
 # and returns non-zero to skip the whole suite (a missing tool, no GPU).
 # Each test runs in a fresh bash, in a fresh temporary directory $T, with
-# EGG_CACHE_DIR and HOME inside it so no test sees the user's state.
+# EGG_CACHE_DIR and HOME inside it so no test sees the user's state.  What the
+# tests of one run may share (work whose result depends only on its inputs, such
+# as the CPU stand-in's compiled programs) lives under EGG_TEST_RUN_DIR, which
+# tests/run makes for the run.
 
 EGG_CC=$EGG_BUILDDIR/egg-cc
 EGG=$EGG_BUILDDIR/egg
