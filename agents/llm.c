@@ -738,7 +738,7 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 	struct attempt a = { .body = STRBUF_INIT };
 	enum llm_status st;
 	struct strbuf sentence = STRBUF_INIT;
-	long stalls0 = c->usage.stalls;
+	int silent = 0; /* attempts that let a whole timeout pass without a byte */
 	for (int attempt = 0;; attempt++) {
 		double limit = c->timeout_s;
 		if (c->deadline > 0 && c->deadline - now_s() < limit)
@@ -771,7 +771,9 @@ llm_chat(struct llm_client *c, const struct llm_message *msgs, size_t n, struct 
 		/* A server that let a whole timeout pass without a byte twice is not
 		 * waited for a third time in this call (with the defaults, 2 x 120 s
 		 * instead of 5 x 120 s); the outage record spares later calls. */
-		if (!retry || attempt >= c->max_retries || c->usage.stalls - stalls0 >= 2) {
+		if (a.cc == CURLE_OPERATION_TIMEDOUT && !a.cut && !a.status)
+			silent++;
+		if (!retry || attempt >= c->max_retries || silent >= 2) {
 			describe(c, st, &a, why.buf, attempt + 1, &sentence);
 			break;
 		}
