@@ -96,13 +96,17 @@ for b_name in $LIFTED; do
 done
 unset b_name
 
-# gpu-check.sh compiles a folder of programs, without a GPU too
+# gpu-check.sh compiles a folder of programs, without a GPU too (two small CUDA
+# programs: that the check programs themselves compile with the same command,
+# the tests of candidates_compile prove)
 test_gpu_check_compiles_the_programs_it_is_given() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	mkdir programs
-	local b
-	for b in relu sumsq; do
-		"$EGG" generate --check-program "$DATA/$b.json" >"programs/$b.cu" || fail "$b"
+	local op
+	for op in twice:2.0f square:x[threadIdx.x]; do
+		printf '%s\n' "__global__ void k(float *x) { x[threadIdx.x] *= ${op#*:}; }" \
+			'int main(void) { float *x; cudaMalloc(&x, 128); k<<<1, 32>>>(x); return cudaDeviceSynchronize(); }' \
+			>"programs/${op%%:*}.cu"
 	done
 	run_cmd gc env EGG_CHECK_PROGRAMS="$T/programs" NVCC="$REAL_NVCC" "$GPU_CHECK" --no-gpu "$T/gout"
 	[ "$(cat gc.rc)" -eq 0 ] || fail "compile failed: $(cat gc.out gc.err | head -c 2000)"
