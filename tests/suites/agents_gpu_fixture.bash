@@ -68,11 +68,13 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 }
 
 # A repair that fails too (a1 judged wrong) costs one more debug round, which
-# the fixture's fallbacks answer; the search still ends with a winner.
+# the fixture's fallbacks answer; the search still ends with a winner.  (The
+# code answers get the verdicts their compiles give without being compiled
+# again: the two tests above compile each of them.)
 test_fixture_fallbacks_answer_an_extra_debug_round() {
 	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$(dirname "$REAL_NVCC"):$PATH \
 		EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
-		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 \
+		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 CPU_EVAL_NO_COMPILE=1 \
 		run_cmd r "$DIR/run.sh" "$T/log"
 	expect_file_contains r.out ", 18 model requests, judged by EGG_EVAL_COMMAND (cpu-eval)"
 	expect_file_contains r.out "FAIL seed 1's repair s1.1-fix1 passed: wrong"

@@ -32,12 +32,19 @@ eq_fields() {
 }
 
 # eq_prepare: the case's inputs in the current (empty) directory, then its setup.
+# The setup runs once (in the first side's directory: nc_run gives both sides the
+# same path); the second side gets a copy of what it made.
 eq_prepare() {
+	if [ -d "$T/setup" ]; then
+		cp -R "$T/setup/." .
+		return
+	fi
 	cp -R "$EQ_DATA/src/." .
 	chmod -R u+w . # make distcheck's source tree is read-only
 	if [ -n "${eq_setup//[[:space:]]/}" ]; then
 		PATH=$(dirname "$REAL_NVCC"):$PATH eval "$eq_setup" >"$T/setup.log" 2>&1 ||
 			fail "setup '$eq_setup' failed: $(head -c 300 "$T/setup.log")"
+		mkdir "$T/setup" && cp -R . "$T/setup/"
 	fi
 }
 
