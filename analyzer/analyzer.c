@@ -23,9 +23,9 @@
 
 /* "file:line:col: warning: egg: MESSAGE", the source line, and a caret. */
 static void
-report(const struct az_tu *t, size_t offset, const char *msg, struct strbuf *out)
+report_in(const struct az_tu *t, size_t file, size_t offset, const char *msg, struct strbuf *out)
 {
-	const struct az_file *f = &t->files[0];
+	const struct az_file *f = &t->files[file];
 	if (offset > f->len)
 		offset = f->len;
 	unsigned line, col;
@@ -39,6 +39,37 @@ report(const struct az_tu *t, size_t offset, const char *msg, struct strbuf *out
 	for (size_t i = bol; i < offset; i++)
 		strbuf_addch(out, f->text[i] == '\t' ? '\t' : ' ');
 	strbuf_addstr(out, "^\n");
+}
+
+static void
+report(const struct az_tu *t, size_t offset, const char *msg, struct strbuf *out)
+{
+	report_in(t, 0, offset, msg, out);
+}
+
+/* The annotations of the user's headers: egg rewrites the file it compiles, not
+ * the headers it includes (another file may include them too), so each is one
+ * warning at the pragma, and counts as an annotation not used. */
+static size_t
+report_header_pragmas(const struct az_tu *t, struct strbuf *out)
+{
+	size_t count = 0;
+	for (size_t file = 1; file < t->n_files; file++) {
+		size_t n;
+		struct az_pragma *p = az_find_pragmas_in(t, file, &n);
+		for (size_t i = 0; i < n; i++) {
+			char *msg = egg_xasprintf(
+				"an annotation in a header ('%s', included by %s) is not used: egg optimizes "
+				"the launchers of the file it compiles; the launcher is built as written "
+				"(annotate it in the .cu file, or a launcher there that calls it)",
+				t->files[file].name, t->files[0].name);
+			report_in(t, file, p[i].offset, msg, out);
+			free(msg);
+		}
+		count += n;
+		az_pragmas_free(p, n);
+	}
+	return count;
 }
 
 void
@@ -440,6 +471,7 @@ analyzer_analyze_file(const char *path, const char *const *clang_args, struct an
 			add_bundle(res, b);
 	}
 	az_pragmas_free(pragmas, n);
+	res->n_pragmas += report_header_pragmas(&t, &res->diags);
 	if (res->n_bundles > 0)
 		az_collect_symbols(&t, &res->exports, &res->known);
 	az_free(&t);

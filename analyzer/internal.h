@@ -134,6 +134,9 @@ struct az_pragma {
  * not skip, in file order; *n receives their count.  Caller frees with
  * az_pragmas_free. */
 struct az_pragma *az_find_pragmas(const struct az_tu *t, size_t *n);
+/* The same for another of the user's files (t->files[file], a header): offsets
+ * are in that file; a `_Pragma` in one of its #defines is not counted. */
+struct az_pragma *az_find_pragmas_in(const struct az_tu *t, size_t file, size_t *n);
 void az_pragmas_free(struct az_pragma *p, size_t n);
 
 /* closure.c */

@@ -212,7 +212,13 @@ pragma_cmp(const void *pa, const void *pb)
 struct az_pragma *
 az_find_pragmas(const struct az_tu *t, size_t *n)
 {
-	const struct az_file *mf = &t->files[0];
+	return az_find_pragmas_in(t, 0, n);
+}
+
+struct az_pragma *
+az_find_pragmas_in(const struct az_tu *t, size_t file, size_t *n)
+{
+	const struct az_file *mf = &t->files[file];
 	struct finder f = { t, mf->text, mf->len, NULL, 0, clang_getSkippedRanges(t->tu, mf->file) };
 	const char *s = mf->text;
 	int line_start = 1;
@@ -252,6 +258,9 @@ az_find_pragmas(const struct az_tu *t, size_t *n)
 			char *macro = enclosing_define(s, i);
 			if (!macro) {
 				operator_pragma(&f, i, i);
+			} else if (file != 0) {
+				/* a header's macro: a tool for the files that expand
+				 * it, not an annotation of the header's own code */
 			} else {
 				struct expansion_walk w = { &f, macro, i };
 				clang_visitChildren(clang_getTranslationUnitCursor(t->tu), expansion_visitor, &w);

@@ -43,7 +43,7 @@ wants_egg(const struct args *a)
 		return 0;
 	for (size_t i = 0; i < args_input_count(a); i++) {
 		const struct args_input *in = args_input_at(a, i);
-		if (in->lang == ARGS_LANG_CU && scan_has_annotation(in->path) == SCAN_YES)
+		if (in->lang == ARGS_LANG_CU && scan_input_has_annotation(a, in->path) == SCAN_YES)
 			return 1;
 	}
 	return 0;

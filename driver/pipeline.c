@@ -694,7 +694,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	int rc = 0;
 	for (size_t i = 0; i < args_input_count(req->args) && rc == 0; i++) {
 		const struct args_input *in = args_input_at(req->args, i);
-		if (in->lang != ARGS_LANG_CU || scan_has_annotation(in->path) != SCAN_YES)
+		if (in->lang != ARGS_LANG_CU || scan_input_has_annotation(req->args, in->path) != SCAN_YES)
 			continue;
 		struct analyzer_result res;
 		double t_analysis = egg_log_now();

@@ -130,6 +130,33 @@ test_strict_mode_fails_the_build_on_a_bad_annotation() {
 	[ ! -e kernels.o ] || fail "an object was written"
 }
 
+# egg rewrites the file it compiles, not the headers it includes: an annotated
+# launcher in a header (found through -I and a nested include) is one warning at
+# the pragma, naming the header, and the object is nvcc's; strict mode fails.
+test_an_annotation_in_an_included_header_is_one_warning_naming_the_header() {
+	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	mkdir -p inc/deep
+	printf '#pragma once\n#include <deep/k.cuh>\n' >inc/near.cuh
+	cat >inc/deep/k.cuh <<'CU'
+#pragma once
+__global__ void scale_k(const float *x, float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }
+#pragma egg optimize in(x[n]) out(y[n]) workload(n = 1 << 20)
+static void scale(const float *x, float *y, int n) { scale_k<<<(n + 255) / 256, 256>>>(x, y, n); }
+CU
+	printf '#include <cuda_runtime.h>\n#include <near.cuh>\nvoid run(const float *x, float *y, int n) { scale(x, y, n); }\n' >a.cu
+	EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -arch=sm_90 -Iinc -c a.cu -o a.o || fail "$(cat r.err)"
+	expect_eq "$(grep -c ': warning: egg:' r.err)" 1 "warnings"
+	grep -q "^inc/deep/k.cuh:3:1: warning: egg: an annotation in a header ('inc/deep/k.cuh', included by a.cu) is not used" r.err ||
+		fail "the warning does not name the header at the pragma: $(cat r.err)"
+	"$REAL_NVCC" -arch=sm_90 -Iinc -c a.cu -o n.o || fail "nvcc failed"
+	nm a.o | awk '{print $NF}' | sort >a.syms
+	nm n.o | awk '{print $NF}' | sort >n.syms
+	expect_same_file a.syms n.syms
+	EGG_STRICT=1 run_cmd s "$EGG_CC" -arch=sm_90 -Iinc -c a.cu -o s.o
+	[ "$(cat s.rc)" -ne 0 ] || fail "strict mode built anyway"
+	expect_file_contains s.err "inc/deep/k.cuh:3:1: error: egg: an annotation in a header"
+}
+
 test_unusable_cache_directory_compiles_the_reference_with_one_warning() {
 	setup_example
 	: >notadir

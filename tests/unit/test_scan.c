@@ -150,6 +150,58 @@ hit_at_end_of_a_large_file_is_found(void **state)
 	free(big);
 }
 
+/* Writes text at dir/name (dir/name's parent must exist). */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+annotations_in_included_user_headers_are_found_and_headers_outside_the_include_path_are_not_read(void **state)
+{
+	char dir[] = "/tmp/egg-test-scan.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[600], inc[600], path[700];
+	snprintf(sub, sizeof sub, "%s/src", dir);
+	snprintf(inc, sizeof inc, "%s/inc", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(inc, 0755), 0);
+	/* a.cu -> "near.cuh" (beside it) -> <deep/k.cuh> (through -I) holds the pragma */
+	assert_int_equal(mkdir(strcat(strcpy(path, inc), "/deep"), 0755), 0);
+	put(sub, "a.cu", "#include <cuda_runtime.h>\n  #  include \"near.cuh\"\nint a;\n");
+	put(sub, "near.cuh", "#pragma once\n#include <deep/k.cuh>\n");
+	put(inc, "deep/k.cuh", "#pragma egg optimize in(x[n])\nvoid f(float *x, int n);\n");
+	/* b.cu includes a header that includes itself, and one that names the pragma
+	 * only in a string; c.cu's header is found only without -I */
+	put(sub, "b.cu", "#include \"loop.cuh\"\n#include \"str.cuh\"\n#include \"missing.cuh\"\n");
+	put(sub, "loop.cuh", "#include \"loop.cuh\"\n");
+	put(sub, "str.cuh", "const char *s = \"egg\";\n");
+	put(sub, "c.cu", "#include <deep/k.cuh>\n");
+	/* d.cu's own text has the pragma only as an #include's name */
+	put(sub, "d.cu", "#include \"pragma egg.h\"\n");
+	const char *dirs[] = { inc };
+	snprintf(path, sizeof path, "%s/a.cu", sub);
+	assert_int_equal(scan_headers_have_annotation(path, dirs, 1), SCAN_YES);
+	assert_int_equal(scan_headers_have_annotation(path, NULL, 0), SCAN_NO);
+	assert_int_equal(scan_has_annotation(path), SCAN_NO);
+	snprintf(path, sizeof path, "%s/b.cu", sub);
+	assert_int_equal(scan_headers_have_annotation(path, dirs, 1), SCAN_NO);
+	snprintf(path, sizeof path, "%s/c.cu", sub);
+	assert_int_equal(scan_headers_have_annotation(path, dirs, 1), SCAN_YES);
+	assert_int_equal(scan_headers_have_annotation(path, NULL, 0), SCAN_NO);
+	snprintf(path, sizeof path, "%s/d.cu", sub);
+	assert_int_equal(scan_headers_have_annotation(path, dirs, 1), SCAN_NO);
+	char cmd[800];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -160,6 +212,7 @@ main(void)
 		cmocka_unit_test(buffer_is_not_read_past_its_length),
 		cmocka_unit_test(files_are_scanned_and_unreadable_ones_are_errors),
 		cmocka_unit_test(hit_at_end_of_a_large_file_is_found),
+		cmocka_unit_test(annotations_in_included_user_headers_are_found_and_headers_outside_the_include_path_are_not_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
