@@ -6,7 +6,10 @@
  * A kernel lifts when it has the shape naive kernels have: a global thread index
  * (blockIdx.x * blockDim.x + threadIdx.x in its spellings, casts allowed), a
  * bounds guard on it (if (i < n) {...}, if (i >= n) return;, or a grid-stride
- * for loop), and a body of straight-line code.  The body decides the stage:
+ * for loop; with a y index, y < rows && x < cols, or an interior of it such as
+ * x > 0 && x < cols - 1 && y > 0 && y < rows - 1, kept inside a map over rows x
+ * cols as a select when every store is at y * cols + x), and a body of
+ * straight-line code.  The body decides the stage:
  *   - no loop: a MAP over i (or a REDUCE when it does atomicAdd into an element
  *     that does not depend on i, a SCATTER when the element depends on loaded
  *     data: a histogram);
@@ -20,6 +23,7 @@
  */
 #include "config.h"
 
+#include "builtin/affine.h"
 #include "builtin/lift_internal.h"
 #include "common/util.h"
 
@@ -252,7 +256,49 @@ struct guard {
 	const char *const *plane;
 	char *const *grid;
 	const struct ast_expr *bound, *bound_y;
+	int interior; /* a term that keeps the threads off an edge (x > 0, y < rows - 1) */
 };
+
+/* Does e name the variable v (casts aside)? */
+static int
+names_var(const struct ast_expr *e, const char *v)
+{
+	e = lift_strip_casts(e);
+	return v && e->kind == AST_NAME && strcmp(e->text, v) == 0;
+}
+
+/* A term of an interior guard: x or y compared (<, <=, >, >=) with an expression
+ * of neither, as in x > 0, y >= 1, x < cols - 1, 0 < y. */
+static int
+interior_term(const struct ast_expr *e, const char *gid, const char *gid_y)
+{
+	static const char *const ops[] = { "<", "<=", ">", ">=" };
+	if (e->kind != AST_BIN)
+		return 0;
+	int cmp = 0;
+	for (size_t i = 0; i < 4; i++)
+		cmp |= strcmp(e->text, ops[i]) == 0;
+	if (!cmp)
+		return 0;
+	for (int s = 0; s < 2; s++) {
+		const struct ast_expr *v = e->kids[s], *o = e->kids[1 - s];
+		if ((names_var(v, gid) || names_var(v, gid_y)) && !lift_mentions(o, gid) && !lift_mentions(o, gid_y))
+			return 1;
+	}
+	return 0;
+}
+
+/* The extent an interior guard's upper bound stands inside: cols for
+ * `x < cols - 1` (a non-negative literal taken off); the bound itself otherwise. */
+static const struct ast_expr *
+outer_extent(const struct ast_expr *b)
+{
+	const struct ast_expr *e = b;
+	if (e->kind == AST_BIN && strcmp(e->text, "-") == 0 && e->kids[1]->kind == AST_NUM &&
+	    e->kids[1]->text[0] != '-')
+		return e->kids[0];
+	return b;
+}
 
 /* if (x < N && p < P) or if (x >= N || p >= P) return; (and y < R when there is
  * a y thread index), p a plane of the grid (blockIdx.y or .z) and P the grid's
@@ -280,6 +326,10 @@ guard_with_planes(struct ctx *c, const struct ast_expr *e, const char *join, str
 		if (pb && grid && grid[d] && is_grid_extent(c, pb, grid[d]))
 			return e;
 	}
+	if (g->gid_y && interior_term(e, g->gid, g->gid_y)) {
+		g->interior = 1;
+		return e;
+	}
 	return NULL;
 }
 
@@ -291,11 +341,36 @@ plane_guard(struct ctx *c, const struct ast_stmt *s, const char *gid, const char
 	int ret = strcmp(s->expr->text, "||") == 0;
 	if ((!ret && strcmp(s->expr->text, "&&") != 0) || (ret && !ast_is_bare_return(s->then)))
 		return 0;
-	struct guard g = { gid, NULL, plane, grid, NULL, NULL };
+	struct guard g = { .gid = gid, .plane = plane, .grid = grid };
 	if (!guard_with_planes(c, s->expr, ret ? "||" : "&&", &g) || !g.bound)
 		return 0;
 	*bound = g.bound;
 	return 1;
+}
+
+/* A map over rows x cols that keeps an interior guard inside: 0 when each of
+ * its stores is at the element row * cols + col (so that an edge thread reads
+ * and writes back only that element) and it has no loop and no atomic. */
+static int
+interior_stores_in_place(const struct ir_stage *st, int rows, int atomics)
+{
+	if (rows || atomics || !st->n || st->n->kind != IR_BIN || strcmp(st->n->text, "*") != 0)
+		return -1;
+	const struct ir_expr *nr = st->n->kids[0], *nc = st->n->kids[1];
+	struct ir_block b = { 0 };
+	int ok = lift_map_rows_cols(&st->body, nc, &b), stores = 0;
+	for (size_t j = 0; j < b.n && ok; j++) {
+		const struct ir_stmt *x = b.stmts[j];
+		if (x->kind == IR_LOOP || x->kind == IR_ACC) {
+			ok = 0;
+		} else if (x->kind == IR_STORE) {
+			struct affine_access a = affine_classify(x->index, nr, nc);
+			ok = a.kind == AFF_ROW_MAJOR && a.dr == 0 && a.dc == 0;
+			stores++;
+		}
+	}
+	ir_block_free(&b);
+	return ok && stores > 0 ? 0 : -1;
 }
 
 int
@@ -328,6 +403,10 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	}
 	const char *stride = NULL;
 	size_t i = 0;
+	/* an interior guard kept inside the map (below): the nodes it needs */
+	struct ast_stmt interior_if = { 0 }, rest = { 0 }, wrap = { 0 }, *wrap_body[1];
+	struct ast_expr not_guard = { 0 }, *not_kids[1];
+	int interior = 0;
 	int serial = 0; /* one thread does it all: a row program with one row */
 	for (; i < body->n_body && !c.failed && !bound && !serial; i++) {
 		const struct ast_stmt *s = body->body[i];
@@ -356,13 +435,48 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			/* if (y < R && x < C) {...} or if (y >= R || x >= C) return; (and the
 			 * grid's planes bounded by its extents) */
 			int ret = strcmp(s->expr->text, "||") == 0;
-			struct guard g = { gid, gid_y, plane, grid, NULL, NULL };
+			struct guard g = { .gid = gid, .gid_y = gid_y, .plane = plane, .grid = grid };
 			if (!guard_with_planes(&c, s->expr, ret ? "||" : "&&", &g) || !g.bound || !g.bound_y ||
 			    (ret && !ast_is_bare_return(s->then)))
-				lift_refuse(&c, "a 2-D guard that is not 'y < rows && x < cols'");
+				lift_refuse(&c, "a 2-D guard that is not 'y < rows && x < cols' (nor an interior "
+				            "of it: 'x > 0 && x < cols - 1 && ...')");
 			bound = g.bound;
 			bound_y = g.bound_y;
 			inner = ret ? NULL : s->then;
+			if (!c.failed && g.interior) {
+				/* An interior (x > 0 && x < cols - 1 && y > 0 && y < rows - 1):
+				 * the map runs over rows x cols, and the guard stays inside it
+				 * as written; its stores must then be at y * cols + x (checked
+				 * below), so that the edge threads touch only the elements
+				 * there, and leave them as they were. */
+				bound = outer_extent(g.bound);
+				bound_y = outer_extent(g.bound_y);
+				interior_if.kind = AST_IF;
+				interior_if.begin = s->begin;
+				interior_if.end = s->end;
+				if (ret) {
+					not_guard.kind = AST_UN;
+					not_guard.text = (char *)"!";
+					not_kids[0] = s->expr;
+					not_guard.kids = not_kids;
+					not_guard.n_kids = 1;
+					interior_if.expr = &not_guard;
+					rest.kind = AST_BLOCK;
+					rest.body = body->body + i + 1;
+					rest.n_body = body->n_body - i - 1;
+					interior_if.then = &rest;
+					i = body->n_body - 1; /* the rest is inside */
+				} else {
+					interior_if.expr = s->expr;
+					interior_if.then = s->then;
+				}
+				wrap_body[0] = &interior_if;
+				wrap.kind = AST_BLOCK;
+				wrap.body = wrap_body;
+				wrap.n_body = 1;
+				inner = &wrap; /* lifted as a tail: the guard becomes selects */
+				interior = 1;
+			}
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
 		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
 			inner = s->then;
@@ -462,6 +576,9 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	}
 	if (!c.failed && st.n && ir_expr_has_load(st.n))
 		lift_refuse(&c, "a data-dependent bound");
+	if (!c.failed && interior && interior_stores_in_place(&st, rows, c.has_atomic) != 0)
+		lift_refuse(&c, "an interior guard ('x > 0 && x < cols - 1 && ...') whose stores are not "
+		            "each at the element y * cols + x of a map without loops or atomics");
 	if (!c.failed && c.has_atomic && rows)
 		lift_refuse(&c, "atomics in a kernel with loops");
 	if (!c.failed && c.has_scatter && c.has_atomic > 1)

@@ -100,6 +100,47 @@ guarded_select(const struct ir_expr *cond, struct ir_expr *then, struct ir_expr 
 static void stmts_at(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
                      struct ir_block *out, int tail);
 
+static int integral(const char *type);
+
+/* e is integer arithmetic that cannot fault: sums, differences, products and
+ * shifts of literals, scalars, indices and locals, and divisions by a scalar or
+ * a non-zero literal; no load, no call. */
+static int
+pure_index_expr(const struct ir_expr *e)
+{
+	static const char *const ops[] = { "+", "-", "*", "<<", "&", "|", "^" };
+	switch (e->kind) {
+	case IR_NUM:
+	case IR_VAR:
+	case IR_IDX:
+	case IR_LOCAL:
+		return 1;
+	case IR_CAST:
+		return integral(e->text) && pure_index_expr(e->kids[0]);
+	case IR_UN:
+		return strcmp(e->text, "-") == 0 && pure_index_expr(e->kids[0]);
+	case IR_BIN:
+		/* x / cols, x % cols: the split of the thread's index (cols is zero
+		 * only where no thread runs) */
+		if ((strcmp(e->text, "/") == 0 || strcmp(e->text, "%") == 0) &&
+		    (e->kids[1]->kind == IR_VAR || (e->kids[1]->kind == IR_NUM && strcmp(e->kids[1]->text, "0") != 0)))
+			return pure_index_expr(e->kids[0]);
+		for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+			if (strcmp(e->text, ops[i]) == 0)
+				return pure_index_expr(e->kids[0]) && pure_index_expr(e->kids[1]);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* An integer let of index arithmetic (pure_index_expr). */
+static int
+index_arithmetic(const struct ir_stmt *x)
+{
+	return x->type && integral(x->type) && x->value && pure_index_expr(x->value);
+}
+
 /* (tail, n_tail: the guarded statements when they are the kernel's tail, else
  * NULL and s->then is lifted in its own scope) */
 static void
@@ -137,6 +178,10 @@ lift_guarded(struct ctx *c, const struct ast_stmt *s, struct ast_stmt *const *ta
 			struct ir_expr *old = ir_expr_new(IR_LOAD, x->name);
 			ir_expr_add(old, ir_expr_copy(x->index));
 			let->value = guarded_select(cond, let->value, old);
+		} else if (x->kind == IR_LET && index_arithmetic(x)) {
+			/* an index computed on every thread (at = r * cols + c): no
+			 * select, so that the stores under the guard keep their
+			 * element's shape; it reads nothing and cannot fault */
 		} else if (x->kind == IR_LET && !(i + 1 < tmp.n && tmp.stmts[i + 1]->kind == IR_STORE &&
 		                                  tmp.stmts[i + 1]->value->kind == IR_LOCAL &&
 		                                  strcmp(tmp.stmts[i + 1]->value->text, x->name) == 0)) {
@@ -503,7 +548,11 @@ scatter_check(const struct ir_stage *st, struct strbuf *why)
 			            "elements may collide)", s->name);
 			return -1;
 		}
-		if (!ir_expr_uses_index(s->index, IR_I)) {
+		/* (an index let, at = r * cols + c, seen through) */
+		struct ir_expr *ix = ir_expr_inline_lets(s->index, &st->body, i);
+		int per_thread = ir_expr_uses_index(ix, IR_I);
+		ir_expr_free(ix);
+		if (!per_thread) {
 			strbuf_addf(why, "every thread stores the same element of '%s'", s->name);
 			return -1;
 		}

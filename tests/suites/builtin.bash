@@ -841,6 +841,30 @@ test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_st
 	expect_file_contains unseen_avgpool2d.json 'loop col < (k * k)'
 }
 
+# A stencil over a 2-D thread index that writes only the interior (x > 0 &&
+# x < W - 1 && ..., or the border returning first through an index local) is a
+# stencil over rows x cols whose guard stays a select: the edge threads write
+# back what was there.  One whose output is the interior alone (a compact
+# layout) is no map over rows x cols and is not lifted.
+test_interior_only_stencils_over_2d_thread_indices_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs interior_and interior_return
+	same_bundles interior2d.cu smooth=interior_and laplace=interior_return valid_blur=interior_compact
+	local p
+	for p in interior_and interior_return; do
+		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
+		expect_file_contains "$p.json" '"lifted":	true'
+		grep -q 'stage 0 stencil kernel=' "$p.json" || fail "$p is not a stencil: $(grep -m1 description "$p.json")"
+		cp "$CHECKS/$p.cu" .
+	done
+	"$EGG" generate "$DATA/interior_compact.json" >compact.json || fail "generate interior_compact"
+	expect_file_contains compact.json '"lifted":	false'
+	expect_file_contains compact.json 'whose stores are not each at the element y * cols + x'
+	run_cmd e "$EMU_CHECK" "$T/emu" interior_and.cu interior_return.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 26 "candidates checked"
+}
+
 test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	same_bundles idioms.cu exp_half=idiom_ldg swish=idiom_tcall
