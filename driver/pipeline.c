@@ -24,6 +24,7 @@
 #include "driver/pipeline_search.h"
 #include "driver/compile_annotated.h"
 #include "driver/pipeline_verify.h"
+#include "driver/progress.h"
 #include "driver/report.h"
 #include "driver/rewrite.h"
 #include "driver/scan.h"
@@ -181,6 +182,7 @@ struct kernel_plan {
 	char *result_json;       /* owned or NULL: the evaluation result behind the outcome */
 	double wall_s;
 	double lookup_s, search_s; /* for the log */
+	size_t candidates;         /* evaluated by its search */
 };
 
 /* Notes the kernel's outcome (replacing an earlier note); reason may be NULL. */
@@ -245,6 +247,7 @@ struct plan_ctx {
 	int report_failed;       /* the report could not be written (warned once) */
 	int report_pending;      /* records wait in the temporary directory for egg-cc */
 	struct strbuf *key_text; /* debug: the key texts of the input being planned, or NULL */
+	struct progress_tally tally; /* for the summary line */
 };
 
 /* The request to search or verify k under key: the build's nvcc and flags, the
@@ -290,6 +293,7 @@ search_kernel(const struct plan_ctx *c, const char *key, const char *arch,
 	egg_log("%s: searching (key %.16s, %s, backend %s)", k->bundle->name, key, arch, gen.backend);
 	e = pipeline_search(&sr, &out);
 	k->search_s += egg_log_now() - t0;
+	k->candidates += out.candidates;
 	if (e) {
 		int stored = cache_put(c->cache, e) == 0;
 		take_winner(k, e, arch, "searched-winner");
@@ -398,6 +402,7 @@ regenerate_kernel(const struct plan_ctx *c, const char *key, const char *arch,
 	        name, cache_entry_generator_field(old, "backend"), cache_entry_generator_field(old, "recipe"));
 	pipeline_regenerate(&sr, old, &r);
 	k->search_s += egg_log_now() - t0;
+	k->candidates += r.out.candidates;
 	switch (r.verdict) {
 	case PIPELINE_REGEN_REPLACED: {
 		int stored = cache_put(c->cache, r.entry) == 0;
@@ -591,6 +596,25 @@ report_all_failed(struct plan_ctx *c, const struct strbuf *err)
 	}
 }
 
+/* Counts kernel k, its outcome final, in the compile's summary. */
+static void
+tally_kernel(struct plan_ctx *c, const struct kernel_plan *k)
+{
+	struct progress_tally *t = &c->tally;
+	t->kernels++;
+	if (strcmp(k->outcome, "fallback") == 0 || strcmp(k->outcome, "verify-failed") == 0) {
+		t->fallbacks++; /* searched or not: its warning said why */
+	} else if (k->search_s > 0) {
+		t->searched++;
+		t->candidates += k->candidates;
+		t->search_s += k->search_s;
+	} else if (strcmp(k->outcome, "cache-miss") == 0) {
+		t->missed++;
+	} else {
+		t->hits++;
+	}
+}
+
 static int
 rewrite_input(const struct pipeline_request *req, size_t index, const char *path,
               struct kernel_plan *kp, size_t n, struct strbuf *plan, struct strbuf *err)
@@ -721,7 +745,7 @@ keep_debug_files(const struct pipeline_request *req, const struct args_input *in
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, 0, NULL, NULL, 0, 0, NULL };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, 0, NULL, NULL, 0, 0, NULL, { 0 } };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
@@ -797,6 +821,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			for (size_t s = 0; s < res.known.n; s++)
 				strbuf_addf(plan, "known\t%zu\t%s\n", i, res.known.v[s]);
 		}
+		for (size_t b = 0; b < res.n_bundles; b++)
+			tally_kernel(&c, &kp[b]);
 		report_kernels(&c, in->path, kp, res.n_bundles, plan->len > plan_len);
 		if (rc == 0)
 			egg_log("%s: %s", in->path, plan->len > plan_len ? "rewritten with its winners"
@@ -813,6 +839,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		free(kp);
 		analyzer_result_free(&res);
 	}
+	progress_summary(&c.tally);
 	if (c.report_pending && !c.report_failed)
 		strbuf_addf(plan, "report\t%s\n", egg_config_get(req->cfg, "report"));
 	strbuf_addstr(plan, "end\n");

@@ -83,6 +83,7 @@ run_off(const struct pipeline_search_request *req, const struct cache_entry *e,
 		                        { req->incumbent_name, req->incumbent } };
 	fprintf(stderr, "egg: %s: run-off: the new winner against the cached winner\n", req->bundle->name);
 	enum run_status status;
+	out->candidates += 2;
 	cJSON *result = pipeline_evaluate(req, two, 2, &status);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
 	const cJSON *best = cJSON_GetObjectItemCaseSensitive(result, "best");

@@ -130,6 +130,7 @@ search_with_model(const struct pipeline_search_request *req, struct pipeline_out
 			                                                "evaluation"
 			                                              : "nothing was evaluated");
 	} else {
+		out->candidates = (size_t)r.candidates;
 		cJSON *transcript = cJSON_Parse(r.transcript);
 		snprintf(out->gpu, sizeof out->gpu, "%s", r.gpu);
 		out->won = r.source != NULL;
@@ -193,6 +194,7 @@ pipeline_search(const struct pipeline_search_request *req, struct pipeline_outco
 	progress(b->name, "stage 2/tuning: evaluating %zu candidates against the reference%s", n,
 	         req->incumbent ? ", the cached winner among them" : "");
 	enum run_status status;
+	out->candidates = n;
 	cJSON *result = pipeline_evaluate(req, cands, n, &status);
 	free(cands);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");

@@ -34,6 +34,7 @@ struct pipeline_outcome {
 	double speedup;   /* its speedup (total reference time / its total time over the workloads) */
 	char gpu[128];    /* the GPU it was verified on */
 	char name[128];   /* the winning candidate's name ("" when none) */
+	size_t candidates; /* how many were evaluated */
 	/* With req->incumbent, when it was evaluated: */
 	int incumbent_evaluated;
 	int incumbent_best;       /* it was the fastest correct candidate (won is then 1 too) */

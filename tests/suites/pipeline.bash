@@ -330,6 +330,28 @@ test_with_regenerate_faster_an_old_winner_that_fails_here_is_not_linked() {
 	[ ! -s evals2 ] || fail "searched again: $(cat evals2)"
 }
 
+# One summary line per compile that searched: the kernels, how many were hits
+# and searched, the candidates the searches evaluated (as many as the jobs the
+# evaluator got), and none for a compile of hits only.
+test_a_compile_that_searched_ends_with_one_summary_line_counting_its_kernels_and_candidates() {
+	setup_example
+	make_quick_nvcc
+	qbuild k1 RECORDED_LOG=$T/evals1
+	local n
+	n=$(awk '{ s += $2 } END { print s }' evals1)
+	grep -Eq "^egg: 3 kernels: 0 hits, 3 searched \($n candidates, [0-9]+ s\), 0 fallbacks$" k1.err ||
+		fail "summary: $(cat k1.err)"
+	expect_eq "$(grep -c '^egg: [0-9]* kernels:' k1.err)" 1 "summary lines"
+	# one entry gone: two hits and one search
+	rm "$(grep -l '"name":"bias_gelu"' "$EGG_CACHE_DIR"/??/*)"
+	qbuild k2 RECORDED_LOG=$T/evals2
+	n=$(awk '{ s += $2 } END { print s }' evals2)
+	grep -Eq "^egg: 3 kernels: 2 hits, 1 searched \($n candidates, [0-9]+ s\), 0 fallbacks$" k2.err ||
+		fail "summary: $(cat k2.err)"
+	qbuild k3
+	[ ! -s k3.err ] || fail "a compile of hits printed: $(cat k3.err)"
+}
+
 # ---- log_file and debug (ccache's log_file and debug), with a stand-in nvcc ----
 
 LOG_LINE='^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} [0-9]+\] (egg-cc|egg plan): '
