@@ -33,6 +33,7 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/util.h"
+#include "driver/progress.h"
 #include "harness/gen.h"
 #include "harness/run.h"
 #include "harness/screen.h"
@@ -51,7 +52,7 @@ static const char eval_usage[] =
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
 	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
 	"                [--remote COMMAND | --local] [--sanitize] [--gpu LIST]\n"
-	"                [--flops EXPR]... [--egg-KEY=VALUE]...\n"
+	"                [--flops EXPR]... [--progress] [--egg-KEY=VALUE]...\n"
 	"       egg eval JOB.json|- --screen [--candidate FILE]... [--flag NVCC_FLAG]...\n";
 
 struct eval_job {
@@ -270,7 +271,7 @@ cmd_eval(int argc, char **argv)
 	struct eval_job job;
 	memset(&job, 0, sizeof job);
 	const char *job_path = NULL, *generate = NULL, *remote = NULL;
-	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0, screen_only = 0;
+	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0, screen_only = 0, progress = 0;
 	struct run_options cli; /* what the options say; 0/NULL: not given */
 	memset(&cli, 0, sizeof cli);
 	struct strvec cand_files = STRVEC_INIT, egg_opts = STRVEC_INIT, cli_flops = STRVEC_INIT;
@@ -296,6 +297,7 @@ cmd_eval(int argc, char **argv)
 		else if (strcmp(a, "--local") == 0) local = 1, remote = NULL;
 		else if (strcmp(a, "--no-timing") == 0) no_timing = 1;
 		else if (strcmp(a, "--keep") == 0) keep = 1;
+		else if (strcmp(a, "--progress") == 0) progress = 1;
 		else if (strcmp(a, "--sanitize") == 0) sanitize = 1;
 		else if (strcmp(a, "--compile-only") == 0) compile_only = 1;
 		else if (strcmp(a, "--screen") == 0) screen_only = 1;
@@ -381,7 +383,12 @@ cmd_eval(int argc, char **argv)
 		result = run_remote(remote, json, job.bundle->name, 600 + per * (double)(job.n_cands + 1), &st);
 		free(json);
 	} else {
+		struct progress p;
+		progress_begin(&p, job.bundle->name);
+		if (progress && job.n_cands > 0)
+			job.opt.progress = (struct run_progress){ progress_event, &p };
 		result = run_evaluate(job.bundle, job.cands, job.n_cands, &job.opt, &st);
+		progress_end(&p);
 	}
 	char *s = cJSON_Print(result);
 	printf("%s\n", s);

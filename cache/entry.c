@@ -24,6 +24,7 @@ struct cache_entry {
 	cJSON *result;
 	cJSON *transcript;
 	char *backend, *model, *recipe;
+	cJSON *checked; /* array of generator objects; NULL: none */
 	int is_signed;
 };
 
@@ -57,7 +58,25 @@ cache_entry_free(struct cache_entry *e)
 	free(e->backend);
 	free(e->model);
 	free(e->recipe);
+	cJSON_Delete(e->checked);
 	free(e);
+}
+
+struct cache_entry *
+cache_entry_dup(const struct cache_entry *e)
+{
+	struct cache_entry *d = cache_entry_new(e->key);
+	replace(&d->name, e->name);
+	replace(&d->source, e->source);
+	cJSON_Delete(d->result);
+	cJSON_Delete(d->transcript);
+	d->result = cJSON_Duplicate(e->result, 1);
+	d->transcript = cJSON_Duplicate(e->transcript, 1);
+	replace(&d->backend, e->backend);
+	replace(&d->model, e->model);
+	replace(&d->recipe, e->recipe);
+	d->checked = e->checked ? cJSON_Duplicate(e->checked, 1) : NULL;
+	return d;
 }
 
 void
@@ -154,6 +173,68 @@ cache_entry_generator_field(const struct cache_entry *e, const char *field)
 	return NULL;
 }
 
+static int
+same_field(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int
+cache_entry_is_from(const struct cache_entry *e, const struct cache_generator *g)
+{
+	return same_field(e->backend, g->backend) && same_field(e->model, g->model) &&
+	       same_field(e->recipe, g->recipe);
+}
+
+static const char *
+member(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+cache_entry_was_checked_by(const struct cache_entry *e, const struct cache_generator *g)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, e->checked) {
+		if (same_field(member(c, "backend"), g->backend) && same_field(member(c, "model"), g->model) &&
+		    same_field(member(c, "recipe"), g->recipe))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+add_str_or_null(cJSON *o, const char *name, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, name, s);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+/* A generator as the entry writes it: {"backend", "model", "recipe"}. */
+static cJSON *
+generator_object(const char *backend, const char *model, const char *recipe)
+{
+	cJSON *g = cJSON_CreateObject();
+	add_str_or_null(g, "backend", backend);
+	add_str_or_null(g, "model", model);
+	add_str_or_null(g, "recipe", recipe);
+	return g;
+}
+
+void
+cache_entry_add_checked(struct cache_entry *e, const struct cache_generator *g)
+{
+	if (cache_entry_was_checked_by(e, g))
+		return;
+	if (!e->checked)
+		e->checked = cJSON_CreateArray();
+	cJSON_AddItemToArray(e->checked, generator_object(g->backend, g->model, g->recipe));
+}
+
 static void
 print_json(const cJSON *v, int pretty, struct strbuf *out)
 {
@@ -178,15 +259,6 @@ cache_entry_transcript_json(const struct cache_entry *e, int pretty, struct strb
 	print_json(e->transcript, pretty, out);
 }
 
-static void
-add_str_or_null(cJSON *o, const char *name, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(o, name, s);
-	else
-		cJSON_AddNullToObject(o, name);
-}
-
 /* The document without checksum and signature, members in the canonical order. */
 static cJSON *
 build_document(const struct cache_entry *e)
@@ -200,10 +272,9 @@ build_document(const struct cache_entry *e)
 	add_str_or_null(o, "source", e->source);
 	cJSON_AddItemToObject(o, "result", cJSON_Duplicate(e->result, 1));
 	cJSON_AddItemToObject(o, "transcript", cJSON_Duplicate(e->transcript, 1));
-	cJSON *g = cJSON_AddObjectToObject(o, "generator");
-	add_str_or_null(g, "backend", e->backend);
-	add_str_or_null(g, "model", e->model);
-	add_str_or_null(g, "recipe", e->recipe);
+	cJSON_AddItemToObject(o, "generator", generator_object(e->backend, e->model, e->recipe));
+	if (cJSON_GetArraySize(e->checked) > 0) /* absent when empty: older entries' bytes stay */
+		cJSON_AddItemToObject(o, "checked", cJSON_Duplicate(e->checked, 1));
 	return o;
 }
 
@@ -261,6 +332,7 @@ entry_from_document(const cJSON *doc, struct strbuf *err)
 	const cJSON *result = cJSON_GetObjectItemCaseSensitive(doc, "result");
 	const cJSON *transcript = cJSON_GetObjectItemCaseSensitive(doc, "transcript");
 	const cJSON *gen = cJSON_GetObjectItemCaseSensitive(doc, "generator");
+	const cJSON *checked = cJSON_GetObjectItemCaseSensitive(doc, "checked");
 	if ((bad = get_string(doc, "schema", 0, &schema)) || strcmp(schema, CACHE_ENTRY_SCHEMA) != 0) {
 		strbuf_addstr(err, "it is not an egg cache entry (no \"schema\": \"" CACHE_ENTRY_SCHEMA "\")");
 		return NULL;
@@ -280,6 +352,19 @@ entry_from_document(const cJSON *doc, struct strbuf *err)
 		strbuf_addf(err, "its generator%s%s is missing or not a string", bad ? "'s " : "", bad ? bad : "");
 		return NULL;
 	}
+	if (checked && !cJSON_IsArray(checked)) {
+		strbuf_addstr(err, "its \"checked\" is not a list of generators");
+		return NULL;
+	}
+	const cJSON *c;
+	cJSON_ArrayForEach(c, checked) {
+		const char *s;
+		if (!cJSON_IsObject(c) || get_string(c, "backend", 1, &s) || get_string(c, "model", 1, &s) ||
+		    get_string(c, "recipe", 1, &s)) {
+			strbuf_addstr(err, "its \"checked\" is not a list of generators");
+			return NULL;
+		}
+	}
 	if (!cJSON_IsObject(result) || !(cJSON_IsObject(transcript) || cJSON_IsArray(transcript))) {
 		strbuf_addstr(err, "its result or transcript is not a JSON object");
 		return NULL;
@@ -298,6 +383,8 @@ entry_from_document(const cJSON *doc, struct strbuf *err)
 	e->transcript = cJSON_Duplicate(transcript, 1);
 	struct cache_generator g = { backend, model, recipe };
 	cache_entry_set_generator(e, &g);
+	if (cJSON_GetArraySize(checked) > 0)
+		e->checked = cJSON_Duplicate(checked, 1);
 	return e;
 }
 

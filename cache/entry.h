@@ -12,6 +12,11 @@
  *                                         errors, GPU, date), kept as given
  *     "transcript": [ ... ] | { ... },    the search's transcript, kept as given
  *     "generator": { "backend": "builtin", "model": null, "recipe": "1" },
+ *     "checked": [ { "backend": ..., "model": ..., "recipe": ... } ],
+ *                                         only when not empty: newer generators
+ *                                         that searched this key again and found
+ *                                         nothing faster than the winner
+ *                                         (regenerate = faster, egg.conf(5))
  *     "checksum": "<64 hex>",             SHA-256 of the canonical form
  *     "signature": "<64 hex>" }           HMAC-SHA256 of the canonical form under
  *                                         EGG_CACHE_SECRET; only in signed entries
@@ -46,6 +51,8 @@ struct cache_entry;
 /* A new entry for key with outcome "negative" and empty result and transcript. */
 struct cache_entry *cache_entry_new(const char *key);
 void cache_entry_free(struct cache_entry *e);
+/* A copy of e (unsigned: a signature is made when it is stored).  Caller frees. */
+struct cache_entry *cache_entry_dup(const struct cache_entry *e);
 
 /* Setters copy their arguments.  set_source makes the entry a winner;
  * set_negative drops any source. */
@@ -65,6 +72,14 @@ const char *cache_entry_source(const struct cache_entry *e); /* NULL when negati
 int cache_entry_is_signed(const struct cache_entry *e);
 /* The generator's fields; NULL where unset. */
 const char *cache_entry_generator_field(const struct cache_entry *e, const char *field);
+
+/* 1 if g (backend, model and recipe alike) wrote e. */
+int cache_entry_is_from(const struct cache_entry *e, const struct cache_generator *g);
+/* Records that generator g searched e's key again and found nothing faster
+ * than e's winner (a generator recorded already is not added twice). */
+void cache_entry_add_checked(struct cache_entry *e, const struct cache_generator *g);
+/* 1 if g is recorded as having checked e so. */
+int cache_entry_was_checked_by(const struct cache_entry *e, const struct cache_generator *g);
 
 /* Appends the result / transcript JSON to out. */
 void cache_entry_result_json(const struct cache_entry *e, int pretty, struct strbuf *out);

@@ -46,6 +46,10 @@ static const struct key keys[] = {
 	{ "mode", T_CHOICE, "search|cache|verify|off", "search",
 	  "search: use the cache, search on a miss when a GPU is present; cache: never search; "
 	  "verify: re-check cached winners on this GPU; off: plain nvcc" },
+	{ "regenerate", T_CHOICE, "never|faster", "never",
+	  "a winner another generator found (an older egg, another model): never: use it; faster: "
+	  "in search mode search again, the old winner among the candidates, and replace it only "
+	  "by a faster one" },
 	{ "nvcc", T_PATH, NULL, NULL,
 	  "the real nvcc (default: the first nvcc on PATH that is not egg-cc)" },
 	{ "cache_dir", T_PATH, NULL, "~/.cache/egg",

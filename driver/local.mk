@@ -42,6 +42,8 @@ noinst_LIBRARIES += libeggpipeline.a
 libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
 	driver/pipeline_search.c driver/pipeline_search.h \
 	driver/pipeline_verify.c driver/pipeline_verify.h \
+	driver/pipeline_regenerate.c driver/pipeline_regenerate.h \
+	driver/progress.c driver/progress.h \
 	driver/report.c driver/report.h
 libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
 

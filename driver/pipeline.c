@@ -20,9 +20,11 @@
 #include "common/util.h"
 #include "agents/prompts.h"
 #include "builtin/builtin.h"
+#include "driver/pipeline_regenerate.h"
 #include "driver/pipeline_search.h"
 #include "driver/compile_annotated.h"
 #include "driver/pipeline_verify.h"
+#include "driver/progress.h"
 #include "driver/report.h"
 #include "driver/rewrite.h"
 #include "driver/scan.h"
@@ -180,6 +182,7 @@ struct kernel_plan {
 	char *result_json;       /* owned or NULL: the evaluation result behind the outcome */
 	double wall_s;
 	double lookup_s, search_s; /* for the log */
+	size_t candidates;         /* evaluated by its search */
 };
 
 /* Notes the kernel's outcome (replacing an earlier note); reason may be NULL. */
@@ -238,11 +241,13 @@ struct plan_ctx {
 	struct strvec archs;     /* the architectures to look up, in order */
 	int may_search;          /* search mode with a GPU or eval_command */
 	int may_verify;          /* verify mode with a GPU or eval_command */
+	int regenerate;          /* regenerate = faster (and may_search) */
 	const char *miss_reason; /* why a miss does not search (NULL: the mode says it) */
 	const char *hit_reason;  /* why a hit was not verified in verify mode */
 	int report_failed;       /* the report could not be written (warned once) */
 	int report_pending;      /* records wait in the temporary directory for egg-cc */
 	struct strbuf *key_text; /* debug: the key texts of the input being planned, or NULL */
+	struct progress_tally tally; /* for the summary line */
 };
 
 /* The request to search or verify k under key: the build's nvcc and flags, the
@@ -288,6 +293,7 @@ search_kernel(const struct plan_ctx *c, const char *key, const char *arch,
 	egg_log("%s: searching (key %.16s, %s, backend %s)", k->bundle->name, key, arch, gen.backend);
 	e = pipeline_search(&sr, &out);
 	k->search_s += egg_log_now() - t0;
+	k->candidates += out.candidates;
 	if (e) {
 		int stored = cache_put(c->cache, e) == 0;
 		take_winner(k, e, arch, "searched-winner");
@@ -354,24 +360,80 @@ now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Looks one bundle up under each target architecture; fills k on a positive hit
- * (verified first in verify mode); searches on a miss when the mode and a GPU
- * allow it; notes the outcome. */
-static int
-same_field(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
-}
-
 /* 1 when the entry was written by the generator this build is configured with
- * (backend, model and recipe version). */
+ * (backend, model and recipe version), or that generator searched its key
+ * again and found nothing faster (regenerate = faster): nothing to search. */
 static int
-same_generator(const struct plan_ctx *c, const struct cache_entry *e)
+settled(const struct plan_ctx *c, const struct cache_entry *e)
 {
 	struct cache_generator g = pipeline_generator(c->req->cfg);
-	return same_field(g.backend, cache_entry_generator_field(e, "backend")) &&
-	       same_field(g.model, cache_entry_generator_field(e, "model")) &&
-	       same_field(g.recipe, cache_entry_generator_field(e, "recipe"));
+	return cache_entry_is_from(e, &g) || cache_entry_was_checked_by(e, &g);
+}
+
+/* regenerate = faster, a positive hit old of another generator: this build's
+ * generator searches again, old among the candidates (pipeline_regenerate.c);
+ * links whichever is faster.  Two builds that decide so at once search one
+ * after the other; the second finds the first's verdict under the lock. */
+static void
+regenerate_kernel(const struct plan_ctx *c, const char *key, const char *arch,
+                  const struct strvec *flags, const struct cache_entry *old, struct kernel_plan *k)
+{
+	struct cache_lock *lock = NULL;
+	struct cache_entry *now = NULL;
+	struct strbuf err = STRBUF_INIT;
+	const char *name = k->bundle->name;
+	if (cache_claim_again(c->cache, key, &lock) != CACHE_CLAIM_SEARCH ||
+	    (cache_store_read(cache_local(c->cache), key, &now, &err) == 1 && settled(c, now))) {
+		/* another build holds the key, or has just settled it */
+		take_winner(k, now ? now : old, arch, "cache-hit");
+		cache_entry_free(now);
+		cache_release(lock);
+		strbuf_release(&err);
+		return;
+	}
+	strbuf_reset(&err);
+	cache_entry_free(now);
+	struct cache_generator gen = pipeline_generator(c->req->cfg);
+	struct pipeline_search_request sr;
+	evaluation_request(c, k, key, flags, &gen, &sr);
+	struct pipeline_regeneration r;
+	double t0 = egg_log_now();
+	egg_log("%s: a winner of another generator (%s recipe %s): searching again (regenerate = faster)",
+	        name, cache_entry_generator_field(old, "backend"), cache_entry_generator_field(old, "recipe"));
+	pipeline_regenerate(&sr, old, &r);
+	k->search_s += egg_log_now() - t0;
+	k->candidates += r.out.candidates;
+	switch (r.verdict) {
+	case PIPELINE_REGEN_REPLACED: {
+		int stored = cache_put(c->cache, r.entry) == 0;
+		take_winner(k, r.entry, arch, "searched-winner");
+		fprintf(stderr, "egg: %s: %.1fx over reference (%s, verified on %s), faster than the cached "
+		        "winner of %s (%.1fx in the same evaluation)%s\n", name, r.out.speedup, gen.backend,
+		        r.out.gpu, r.old_generator, r.out.incumbent_speedup, stored ? ", cached" : "");
+		break;
+	}
+	case PIPELINE_REGEN_KEPT:
+		cache_put(c->cache, r.entry);
+		take_winner(k, r.entry, arch, "cache-hit");
+		fprintf(stderr, "egg: %s: the cached winner of %s stays (%s); marked as checked\n", name,
+		        r.old_generator, r.out.incumbent_evaluated ? "nothing new was faster" : "nothing new beat the reference");
+		break;
+	case PIPELINE_REGEN_OLD_FAILED: {
+		int marked = cache_store_put(cache_local(c->cache), r.entry, &err) == 0;
+		take_winner(k, r.entry, arch, "searched-none");
+		egg_warn("egg: %s: the cached winner of %s failed on %s (%s) and nothing beat the reference; "
+		         "compiling the reference%s", name, r.old_generator, r.out.gpu, r.out.incumbent_verdict,
+		         marked ? ", and the local cache now says so" : "");
+		k->outcome = "verify-failed";
+		break;
+	}
+	case PIPELINE_REGEN_NO_VERDICT:
+		take_winner(k, old, arch, "cache-hit");
+		break;
+	}
+	strbuf_release(&err);
+	pipeline_regeneration_release(&r);
+	cache_release(lock);
 }
 
 /* The kernel's line in the log: its key, what became of it and why, and the time
@@ -395,6 +457,9 @@ log_kernel(const struct plan_ctx *c, const struct kernel_plan *k)
 		        c->miss_reason ? c->miss_reason : "the mode does not search");
 }
 
+/* Looks one bundle up under each target architecture; fills k on a positive hit
+ * (verified first in verify mode); searches on a miss when the mode and a GPU
+ * allow it, and again where an entry of another generator may be bettered; notes the outcome. */
 static void
 plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 {
@@ -419,7 +484,7 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 			memcpy(k->key, key, sizeof key);
 			k->arch_name = c->archs.v[i];
 		}
-		if (hit && c->may_search && cache_entry_is_negative(e) && !same_generator(c, e)) {
+		if (hit && c->may_search && cache_entry_is_negative(e) && !settled(c, e)) {
 			/* nothing beat the reference as another generator searched: this one
 			 * may do better (a winner of another generator is used as it is) */
 			egg_log("%s: a negative entry of an older generator (%s recipe %s): searching again",
@@ -427,6 +492,8 @@ plan_kernel(struct plan_ctx *c, struct kernel_plan *k)
 			        cache_entry_generator_field(e, "recipe"));
 			search_kernel(c, key, c->archs.v[i], &flags, k, 1);
 		}
+		else if (hit && c->regenerate && !settled(c, e))
+			regenerate_kernel(c, key, c->archs.v[i], &flags, e, k);
 		else if (hit && c->may_verify && !cache_entry_is_negative(e))
 			verify_hit(c, key, c->archs.v[i], &flags, e, k);
 		else if (hit) { /* a negative entry is an answer too */
@@ -529,6 +596,25 @@ report_all_failed(struct plan_ctx *c, const struct strbuf *err)
 	}
 }
 
+/* Counts kernel k, its outcome final, in the compile's summary. */
+static void
+tally_kernel(struct plan_ctx *c, const struct kernel_plan *k)
+{
+	struct progress_tally *t = &c->tally;
+	t->kernels++;
+	if (strcmp(k->outcome, "fallback") == 0 || strcmp(k->outcome, "verify-failed") == 0) {
+		t->fallbacks++; /* searched or not: its warning said why */
+	} else if (k->search_s > 0) {
+		t->searched++;
+		t->candidates += k->candidates;
+		t->search_s += k->search_s;
+	} else if (strcmp(k->outcome, "cache-miss") == 0) {
+		t->missed++;
+	} else {
+		t->hits++;
+	}
+}
+
 static int
 rewrite_input(const struct pipeline_request *req, size_t index, const char *path,
               struct kernel_plan *kp, size_t n, struct strbuf *plan, struct strbuf *err)
@@ -605,6 +691,7 @@ plan_modes(struct plan_ctx *c)
 	char *gpu = evaluates && !remote ? gpu_arch(egg_config_get(c->req->cfg, "gpu")) : NULL;
 	c->may_search = mode == EGG_MODE_SEARCH && (gpu || remote);
 	c->may_verify = mode == EGG_MODE_VERIFY && (gpu || remote);
+	c->regenerate = c->may_search && strcmp(egg_config_get(c->req->cfg, "regenerate"), "faster") == 0;
 	if (mode == EGG_MODE_SEARCH && !c->may_search)
 		c->miss_reason = "no GPU to search on";
 	if (mode == EGG_MODE_VERIFY && !c->may_verify)
@@ -658,7 +745,7 @@ keep_debug_files(const struct pipeline_request *req, const struct args_input *in
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, NULL, NULL, 0, 0, NULL };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, 0, NULL, NULL, 0, 0, NULL, { 0 } };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
@@ -734,6 +821,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			for (size_t s = 0; s < res.known.n; s++)
 				strbuf_addf(plan, "known\t%zu\t%s\n", i, res.known.v[s]);
 		}
+		for (size_t b = 0; b < res.n_bundles; b++)
+			tally_kernel(&c, &kp[b]);
 		report_kernels(&c, in->path, kp, res.n_bundles, plan->len > plan_len);
 		if (rc == 0)
 			egg_log("%s: %s", in->path, plan->len > plan_len ? "rewritten with its winners"
@@ -750,6 +839,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		free(kp);
 		analyzer_result_free(&res);
 	}
+	progress_summary(&c.tally);
 	if (c.report_pending && !c.report_failed)
 		strbuf_addf(plan, "report\t%s\n", egg_config_get(req->cfg, "report"));
 	strbuf_addstr(plan, "end\n");

@@ -90,6 +90,19 @@ finish_entry(const char *key, const struct egg_bundle *b, const struct cache_gen
 	return e;
 }
 
+void
+pipeline_note_incumbent(const void *result, size_t index, struct pipeline_outcome *out)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(result, "candidates"), (int)index);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, "verdict");
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(c, "speedup");
+	if (!cJSON_IsString(v))
+		return;
+	out->incumbent_evaluated = 1;
+	snprintf(out->incumbent_verdict, sizeof out->incumbent_verdict, "%s", v->valuestring);
+	out->incumbent_speedup = cJSON_IsNumber(sp) ? sp->valuedouble : 0;
+}
+
 /* pipeline_evaluate in the shape of struct agents_evaluator. */
 static void *
 evaluate(void *ctx, const struct run_candidate *cands, size_t n, enum run_status *status)
@@ -117,10 +130,12 @@ search_with_model(const struct pipeline_search_request *req, struct pipeline_out
 			                                                "evaluation"
 			                                              : "nothing was evaluated");
 	} else {
+		out->candidates = (size_t)r.candidates;
 		cJSON *transcript = cJSON_Parse(r.transcript);
 		snprintf(out->gpu, sizeof out->gpu, "%s", r.gpu);
 		out->won = r.source != NULL;
 		out->speedup = r.speedup;
+		snprintf(out->name, sizeof out->name, "%s", r.name ? r.name : "");
 		e = finish_entry(req->key, b, req->generator, r.source, r.result_json, transcript);
 		cJSON_Delete(transcript);
 	}
@@ -168,15 +183,19 @@ pipeline_search(const struct pipeline_search_request *req, struct pipeline_outco
 		add_transcript(transcript, "1/description", gen.description);
 	free(fams);
 
-	struct run_candidate *cands = egg_xcalloc(gen.n_candidates, sizeof *cands);
+	size_t n = gen.n_candidates + (req->incumbent ? 1 : 0);
+	struct run_candidate *cands = egg_xcalloc(n, sizeof *cands);
 	for (size_t i = 0; i < gen.n_candidates; i++) {
 		cands[i].name = gen.candidates[i].label;
 		cands[i].source = gen.candidates[i].source;
 	}
-	progress(b->name, "stage 2/tuning: evaluating %zu candidates against the reference",
-	         gen.n_candidates);
+	if (req->incumbent)
+		cands[n - 1] = (struct run_candidate){ req->incumbent_name, req->incumbent };
+	progress(b->name, "stage 2/tuning: evaluating %zu candidates against the reference%s", n,
+	         req->incumbent ? ", the cached winner among them" : "");
 	enum run_status status;
-	cJSON *result = pipeline_evaluate(req, cands, gen.n_candidates, &status);
+	out->candidates = n;
+	cJSON *result = pipeline_evaluate(req, cands, n, &status);
 	free(cands);
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(result, "status");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(result, "message");
@@ -191,23 +210,26 @@ pipeline_search(const struct pipeline_search_request *req, struct pipeline_outco
 	const cJSON *devname = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	snprintf(out->gpu, sizeof out->gpu, "%s", cJSON_IsString(devname) ? devname->valuestring : "the GPU");
 	char *rj = cJSON_PrintUnformatted(result);
-	if (cJSON_IsNumber(best) && best->valueint >= 0 && (size_t)best->valueint < gen.n_candidates) {
+	if (req->incumbent)
+		pipeline_note_incumbent(result, n - 1, out);
+	if (cJSON_IsNumber(best) && best->valueint >= 0 && (size_t)best->valueint < n) {
 		size_t k = (size_t)best->valueint;
 		const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(result, "candidates"), (int)k);
 		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(c, "speedup");
+		const char *label = k < gen.n_candidates ? gen.candidates[k].label : req->incumbent_name;
 		out->speedup = cJSON_IsNumber(sp) ? sp->valuedouble : 0;
 		out->won = 1;
-		char *d = egg_xasprintf("winner: %s, %.2fx over the reference on %s", gen.candidates[k].label,
-		                        out->speedup, out->gpu);
+		out->incumbent_best = k == gen.n_candidates;
+		snprintf(out->name, sizeof out->name, "%s", label);
+		char *d = egg_xasprintf("winner: %s, %.2fx over the reference on %s", label, out->speedup, out->gpu);
 		add_transcript(transcript, "2/tuning", d);
 		free(d);
-		progress(b->name, "stage 2/tuning: %zu/%zu candidates, best %.1fx (%s)", gen.n_candidates,
-		         gen.n_candidates, out->speedup, gen.candidates[k].label);
-		e = finish_entry(req->key, b, req->generator, gen.candidates[k].source, rj, transcript);
+		progress(b->name, "stage 2/tuning: %zu/%zu candidates, best %.1fx (%s)", n, n, out->speedup, label);
+		e = finish_entry(req->key, b, req->generator,
+		                 k < gen.n_candidates ? gen.candidates[k].source : req->incumbent, rj, transcript);
 	} else {
 		add_transcript(transcript, "2/tuning", "no candidate was correct and faster than the reference");
-		progress(b->name, "stage 2/tuning: %zu/%zu candidates, none beat the reference",
-		         gen.n_candidates, gen.n_candidates);
+		progress(b->name, "stage 2/tuning: %zu/%zu candidates, none beat the reference", n, n);
 		e = finish_entry(req->key, b, req->generator, NULL, rj, transcript);
 	}
 	cJSON_free(rj);

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "driver/pipeline_verify.h"
 #include "common/egg_config.h"
+#include "driver/progress.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
@@ -44,8 +45,15 @@ pipeline_evaluate(const struct pipeline_search_request *req, const struct run_ca
 	ro.timeout_s = req->timeout_s;
 	ro.gpu = req->gpu;
 	ro.no_sandbox = req->cfg && !egg_config_bool(req->cfg, "sandbox");
-	if (!req->eval_command)
-		return run_evaluate(req->bundle, cands, n, &ro, status);
+	if (!req->eval_command) {
+		struct progress p;
+		progress_begin(&p, req->bundle->name);
+		if (n > 0) /* not the self-check */
+			ro.progress = (struct run_progress){ progress_event, &p };
+		void *result = run_evaluate(req->bundle, cands, n, &ro, status);
+		progress_end(&p);
+		return result;
+	}
 	char *job = run_job_to_json(req->bundle, cands, n, req->flags, req->n_flags, &ro);
 	double per = req->timeout_s > 0 ? req->timeout_s : 120;
 	void *result = run_remote(req->eval_command, job, req->bundle->name, 600 + per * (double)(n + 1),

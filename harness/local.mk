@@ -5,7 +5,7 @@ libeggharness_a_SOURCES = \
 	harness/screen.c harness/screen.h harness/screen_unit.c \
 	harness/proc.c harness/proc.h \
 	harness/sandbox.c harness/sandbox.h \
-	harness/run.c harness/run.h \
+	harness/run.c harness/run.h harness/progress.c \
 	harness/remote.c harness/result.c \
 	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c \
 	harness/prepared.c harness/prepared.h

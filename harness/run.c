@@ -352,9 +352,11 @@ run_build_all(struct run_ctx *c, const struct run_candidate *cands, size_t n, in
 	int jobs = run_build_jobs(n);
 	*n_ready = 0;
 	if (jobs <= 1) {
-		for (size_t k = 0; k < n; k++)
+		for (size_t k = 0; k < n; k++) {
 			if (run_build(c, k, &cands[k], self, cJSON_GetArrayItem(list, (int)k)))
 				ready[(*n_ready)++] = k;
+			run_progress_note(c, "compile", k + 1, n);
+		}
 		return;
 	}
 	fflush(NULL);
@@ -376,9 +378,7 @@ run_build_all(struct run_ctx *c, const struct run_candidate *cands, size_t n, in
 		}
 		_exit(0);
 	}
-	for (int w = 0; w < jobs; w++)
-		while (pids[w] > 0 && waitpid(pids[w], NULL, 0) < 0 && errno == EINTR)
-			;
+	run_progress_wait(c, pids, jobs, "compile", NULL, n, "build");
 	for (size_t k = 0; k < n; k++) {
 		cJSON *cand = cJSON_GetArrayItem(list, (int)k);
 		if (pids[k % (size_t)jobs] < 0) { /* no worker: build it here */
@@ -479,15 +479,20 @@ run_finish(struct run_ctx *c, size_t k, int self, cJSON *cand)
 	free(path);
 }
 
-/* Runs the ready programs: one after the other on one GPU, or one worker
- * process per GPU, each taking every n-th program, on several. */
+/* Runs the ready programs: one after the other on one GPU, each judged as soon
+ * as it ran (judged[i] set), or one worker process per GPU, each taking every
+ * n-th program, on several (judged afterwards, by the caller). */
 static void
-run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self)
+run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self, cJSON *list, int *judged)
 {
 	int workers = c->n_gpus < (int)n ? c->n_gpus : (int)n;
 	if (workers <= 1) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			run_exec(c, ready[i], self, 0);
+			run_finish(c, ready[i], self, cJSON_GetArrayItem(list, (int)ready[i]));
+			judged[i] = 1;
+			run_progress_note(c, "run", i + 1, n);
+		}
 		return;
 	}
 	fflush(NULL);
@@ -503,9 +508,7 @@ run_exec_all(struct run_ctx *c, const size_t *ready, size_t n, int self)
 			for (size_t i = (size_t)g; i < n; i += (size_t)workers)
 				run_exec(c, ready[i], self, g);
 	}
-	for (int g = 0; g < workers; g++)
-		while (pids[g] > 0 && waitpid(pids[g], NULL, 0) < 0 && errno == EINTR)
-			;
+	run_progress_wait(c, pids, workers, "run", ready, n, "status");
 }
 
 /* ---- the whole evaluation ---- */
@@ -785,11 +788,14 @@ run_evaluate(const struct egg_bundle *b, const struct run_candidate *cands, size
 	for (size_t k = 0; k < total; k++)
 		cJSON_AddItemToArray(list, run_new_candidate(n ? cands[k].name : self.name));
 	run_build_all(&c, n ? cands : &self, total, n == 0, list, ready, &n_ready);
-	run_exec_all(&c, ready, n_ready, n == 0);
+	int *judged = egg_xcalloc(total, sizeof *judged);
+	run_exec_all(&c, ready, n_ready, n == 0, list, judged);
 	for (size_t i = 0; i < n_ready; i++) {
 		size_t k = ready[i];
-		run_finish(&c, k, n == 0, cJSON_GetArrayItem(list, (int)k));
+		if (!judged[i])
+			run_finish(&c, k, n == 0, cJSON_GetArrayItem(list, (int)k));
 	}
+	free(judged);
 	if (n)
 		run_pick_best(c.result);
 	free(ready);

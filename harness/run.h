@@ -67,6 +67,15 @@ struct run_candidate {
 	const char *source; /* the replacement definition and its helpers */
 };
 
+/* Told as an evaluation moves on, in the evaluating process: phase "compile"
+ * (candidates compiled, done of total) or "run" (programs run and judged), and
+ * the best speedup among the passing candidates judged so far (0: none yet; -1:
+ * not known yet, the programs that ran are judged once all have, on several GPUs). */
+struct run_progress {
+	void (*fn)(void *ctx, const char *phase, size_t done, size_t total, double best);
+	void *ctx;
+};
+
 struct run_options {
 	const char *nvcc;          /* NULL: $EGG_NVCC, the configured CUDA, then PATH */
 	char *const *flags;        /* the build's nvcc flags (arch flags are replaced) */
@@ -87,6 +96,7 @@ struct run_options {
 	const char *const *flops;  /* FLOPs of one call: C expressions over the scalar */
 	size_t n_flops;            /* parameters, 1 for every workload or 1 per workload; */
 	                           /* 0: unknown (no FLOP rates in the result) */
+	struct run_progress progress; /* {NULL}: nothing is told */
 };
 
 /* The result's verdict names. */

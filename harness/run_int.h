@@ -14,6 +14,7 @@
 #include "common/strvec.h"
 
 #include <cjson/cJSON.h>
+#include <sys/types.h>
 
 #define RUN_COMPILE_TIMEOUT 600.0
 #define RUN_LOG_MAX 16384
@@ -38,6 +39,14 @@ struct run_ctx {
 					       /proc is writable too: run_contain) */
 	unsigned sandbox;         /* the sandbox layers candidates' programs run under (0: none) */
 };
+
+/* progress.c: reports to opt->progress (a no-op without one).  _wait waits for
+ * the worker processes pids[0..workers) (pid <= 0: none), reporting how many of
+ * the candidates ks[0..n) (all k < n when ks is NULL) have left candK.SUFFIX. */
+double run_progress_best(const struct run_ctx *c);
+void run_progress_note(const struct run_ctx *c, const char *phase, size_t done, size_t total);
+void run_progress_wait(const struct run_ctx *c, const pid_t *pids, int workers, const char *phase,
+                       const size_t *ks, size_t n, const char *suffix);
 
 /* toolchain.c */
 char *run_find_nvcc(const struct run_options *opt);

@@ -213,6 +213,44 @@ test_a_kernel_the_builtin_runs_at_the_roofline_costs_no_model_call() {
 	[ "$(logq 'len(l)')" -gt 0 ] || fail "no model request without the stop"
 }
 
+# regenerate = faster with a model backend: its search spans many evaluations,
+# so its winner meets the cached winner of the older prompts in a run-off of the
+# two, one evaluation; the faster stays.  (The builtin at the roofline: no
+# model call; the cached winner's marker gives its verdict in the run-off.)
+test_with_regenerate_faster_a_model_searchs_winner_meets_the_old_one_in_a_run_off() {
+	"$DATA/search-fixture" >"$T/search.json"
+	serve openai "$T/search.json"
+	make_quick_nvcc
+	export FIXTURE_BUILTIN="pass 4.0" FIXTURE_BYTES=14250000
+	"$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c scale.cu -o s1.o 2>/dev/null || fail "first build"
+	python3 "$EDIT_ENTRY" --recipe "prompts-0 (older)" --source 's + "\n// fixture: pass 6.0\n"' \
+		"$EGG_CACHE_DIR"/??/* || fail "no entry to age"
+	local old
+	old=$(entry_json | python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])' | sha256sum)
+	: >"$T/evals"
+	EGG_REGENERATE=faster run_cmd r "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c scale.cu -o s2.o || fail "$(cat r.err)"
+	expect_eq "$(tail -1 evals | tr '|' '\n' | grep -c .)" 2 "candidates in the last job (the run-off)"
+	tail -1 evals | grep -q "cached winner (openai test-model)" || fail "the run-off: $(tail -1 evals)"
+	expect_file_contains r.err "egg: scale_forward: the cached winner of openai test-model stays (nothing new was faster); marked as checked"
+	expect_eq "$(entry_json | python3 -c 'import json, sys; print(json.load(sys.stdin)["source"])' | sha256sum)" "$old" \
+		"the cached winner"
+	grep -q 'fixture: pass 6.0' quick/given.cu || fail "the cached winner is not what nvcc compiles"
+	# a cached winner slower than the search's: replaced
+	python3 "$EDIT_ENTRY" --recipe "prompts-0 (older)" --source 's.replace("pass 6.0", "pass 2.0")' \
+		"$EGG_CACHE_DIR"/??/* || fail "no entry to age"
+	python3 - "$EGG_CACHE_DIR"/??/* <<'PY' || fail "cannot unmark the entry"
+import hashlib, json, sys
+for p in sys.argv[1:]:
+    d = json.load(open(p)); d.pop("checked", None); d.pop("checksum", None)
+    c = json.dumps(d, separators=(",", ":"), ensure_ascii=False)
+    d["checksum"] = hashlib.sha256(c.encode()).hexdigest()
+    open(p, "w").write(json.dumps(d, separators=(",", ":"), ensure_ascii=False) + "\n")
+PY
+	EGG_REGENERATE=faster run_cmd r2 "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c scale.cu -o s3.o || fail "$(cat r2.err)"
+	expect_file_contains r2.err "4.0x over reference (openai, verified on Recorded GPU), faster than the cached winner of openai test-model (2.0x in the same evaluation), cached"
+	! grep -q 'fixture: pass' quick/given.cu || fail "the slower cached winner was compiled"
+}
+
 # A model server that accepts and never answers: the kernel's search ends
 # within max_search_time (3 s here), not after attempts x timeout (5 x 120 s by
 # default), keeps the builtin's best and says so in one line.  (`timeout 60`:

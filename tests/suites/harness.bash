@@ -255,6 +255,63 @@ test_eval_command_that_fails_or_prints_garbage_is_a_clear_error() {
 	expect_file_lines f.err 1
 }
 
+# --progress (what egg-cc shows during a search), one fake GPU, equal-paced
+# programs: in a log, one line when the compiles end and one per program run,
+# as many as the result has candidates, in order; the best so far is the
+# result's best once a passing candidate has run and "no winner yet" before;
+# the time elapsed grows and the estimate of what is left falls to zero.
+test_progress_lines_follow_each_candidate_with_the_best_so_far_and_a_falling_estimate() {
+	for m in SLOW GOOD WRONG GOOD2; do
+		printf '// FAKE_%s\nvoid scale(const float *x, float *y, int n) {}\n' "$m" >"c_$m.cu"
+	done
+	FAKE_GPUS=1 EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc run_cmd r "$EGG" eval "$DATA/scale.json" \
+		--progress --candidate c_SLOW.cu --candidate c_GOOD.cu --candidate c_GOOD2.cu --candidate c_WRONG.cu ||
+		fail "$(cat r.err)"
+	python3 - r.out r.err <<'PY' || fail "progress: $(cat r.err)"
+import json, re, sys
+res = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")[:-1]
+n = len(res["candidates"])
+pat = re.compile(r"egg: scale: (compile|run) (\d+)/(\d+)(?:, (best [0-9.]+x|no winner yet))?, "
+                 r"([0-9.]+) s elapsed, ~([0-9.]+) s left$")
+m = [pat.match(l) for l in lines]
+assert all(m), lines
+assert [x.group(1, 2, 3) for x in m] == [("compile", str(n), str(n))] + \
+    [("run", str(i), str(n)) for i in range(1, n + 1)], lines
+verdicts = [c["verdict"] for c in res["candidates"]]
+for i, x in enumerate(m[1:]):
+    judged = [c for c in res["candidates"][:i + 1] if c["verdict"] == "pass"]
+    want = "best %.2fx" % max(c["speedup"] for c in judged) if judged else "no winner yet"
+    assert x.group(4) == want, (i, x.group(0), want)
+elapsed = [float(x.group(5)) for x in m]
+left = [float(x.group(6)) for x in m[1:]]
+assert elapsed == sorted(elapsed), elapsed
+assert all(a > b for a, b in zip(left, left[1:])), left
+assert left[-1] == 0, left
+PY
+}
+
+# On a terminal one line is rewritten in place (each compile too), and ends once.
+test_progress_on_a_terminal_rewrites_one_line() {
+	command -v script >/dev/null || skip "no script(1) for a terminal"
+	printf '// FAKE_GOOD\nvoid scale(const float *x, float *y, int n) {}\n' >c.cu
+	FAKE_GPUS=1 EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc script -qec \
+		"'$EGG' eval '$DATA/scale.json' --progress --candidate c.cu --candidate c.cu >r.out" tty.log >/dev/null ||
+		fail "$(cat tty.log)"
+	python3 - tty.log <<'PY' || fail "terminal: $(cat -A tty.log | head)"
+import re, sys
+t = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
+t = t[t.index("egg: scale:"):t.index("Script done")]
+lines = [l for l in t.replace("\r\n", "\n").split("\n") if l.strip()]
+assert len(lines) == 1, lines
+parts = [p for p in lines[0].split("\r") if p]
+steps = [re.sub(r",.*", "", p) for p in parts]
+# the compiles (as many as the workers were seen finishing), then each run
+assert steps[-3:] == ["egg: scale: compile 2/2", "egg: scale: run 1/2", "egg: scale: run 2/2"], steps
+assert set(steps[:-3]) <= {"egg: scale: compile 1/2"}, steps
+PY
+}
+
 # With a stand-in nvcc whose "programs" are shell scripts (two fake GPUs), the
 # whole orchestration runs here: probe, discovery, build, parallel runs under the
 # per-GPU locks, time limits, crashes, verdicts and the best candidate.

@@ -39,3 +39,35 @@ AC
 	grep -q "^NVCC='$REAL_NVCC'" proj/config.log ||
 		fail "--disable-egg did not give plain nvcc: $(grep '^NVCC=' proj/config.log)"
 }
+
+# The installed egg.m4, found by autoreconf through ACLOCAL_PATH (what `make
+# install` tells a prefix that aclocal does not search), gives configure
+# --with-cuda=DIR: DIR/bin/nvcc before PATH's, behind egg-cc; a DIR without
+# nvcc is an error.
+test_the_installed_macro_is_found_by_autoreconf_and_with_cuda_picks_that_toolkits_nvcc() {
+	command -v autoreconf >/dev/null || skip "autoreconf not installed"
+	make -s -C "$EGG_BUILDDIR" install-data prefix="$T/p" >i.log 2>&1 || fail "make install-data: $(tail -5 i.log)"
+	expect_file_contains i.log "note:   export ACLOCAL_PATH=$T/p/share/aclocal"
+	ACLOCAL_PATH=$T/p/share/aclocal make -s -C "$EGG_BUILDDIR" install-data-hook prefix="$T/p" >i2.log 2>&1 ||
+		fail "make install-data-hook: $(tail -5 i2.log)"
+	expect_file_lacks i2.log "note:"
+	mkdir -p proj bin cuda/bin
+	ln -s "$EGG_CC" bin/egg-cc
+	printf '#!/bin/sh\nexit 0\n' >cuda/bin/nvcc
+	chmod +x cuda/bin/nvcc
+	cat >proj/configure.ac <<'AC'
+AC_INIT([user], [1])
+EGG_PROG_NVCC
+AC_SUBST([NVCC])
+AC_OUTPUT
+AC
+	(cd proj && ACLOCAL_PATH=$T/p/share/aclocal autoreconf -fi) >ar.log 2>&1 || fail "autoreconf: $(cat ar.log)"
+	grep -q 'with-cuda' proj/configure || fail "configure does not offer --with-cuda: the macro was not found"
+	local path=$T/bin:$(dirname "$REAL_NVCC"):/usr/bin:/bin
+	(cd proj && PATH=$path ./configure >c1.out 2>&1) || fail "configure: $(cat proj/c1.out)"
+	expect_eq "$(sed -n "s/^NVCC='\(.*\)'$/\1/p" proj/config.log)" "$T/bin/egg-cc $REAL_NVCC" "NVCC"
+	(cd proj && PATH=$path ./configure --with-cuda="$T/cuda" >c2.out 2>&1) || fail "configure: $(cat proj/c2.out)"
+	expect_eq "$(sed -n "s/^NVCC='\(.*\)'$/\1/p" proj/config.log)" "$T/bin/egg-cc $T/cuda/bin/nvcc" "NVCC with --with-cuda"
+	(cd proj && PATH=$path ./configure --with-cuda="$T/nope" >c3.out 2>&1) && fail "--with-cuda of a missing toolkit was accepted"
+	expect_file_contains proj/c3.out "there is no $T/nope/bin/nvcc"
+}

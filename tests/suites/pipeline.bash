@@ -273,6 +273,112 @@ test_an_older_generators_winners_are_hits_and_its_negatives_are_searched_again()
 	[ ! -s "$T/evals3" ] || fail "the current generator's negative entries were searched again"
 }
 
+# entries: one line per cache entry, "NAME OUTCOME RECIPE CHECKED-BY SOURCE-HASH", sorted
+entries() {
+	python3 -c 'import hashlib, json, sys
+rows = []
+for p in sys.argv[1:]:
+    e = json.load(open(p))
+    rows.append("%s %s %s %s %s" % (e["name"], e["outcome"], e["generator"]["recipe"].split()[0],
+        ",".join(c["recipe"].split()[0] for c in e.get("checked", [])) or "-",
+        hashlib.sha256((e["source"] or "").encode()).hexdigest()[:12]))
+print("\n".join(sorted(rows)))' "$EGG_CACHE_DIR"/??/*
+}
+# qbuild OUT [ENV...]: egg-cc on kernels.cu with the stand-in nvcc (make_quick_nvcc) and
+# the recorded evaluator; stderr in OUT.err, and OUT.winners: how many winners the
+# source given to nvcc defines
+qbuild() {
+	local o=$1
+	shift
+	rm -f quick/given.cu
+	env EGG_EVAL_COMMAND="$RECORDED" "$@" "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 -c kernels.cu -o "$o.o" \
+		>"$o.out" 2>"$o.err" || fail "$o: $(cat "$o.err")"
+	grep -o 'egg_winner__[a-z_]*' quick/given.cu | sort -u | wc -l >"$o.winners"
+}
+current_builtin() { grep -o '"builtin-[0-9]*' "$EGG_SRCDIR/builtin/builtin.h" | tr -d '"'; }
+
+# regenerate = faster: a winner of an older generator is searched again with
+# the old winner as one of the candidates (one more in each job); a new
+# candidate that is faster in that evaluation replaces it, in the entry too.
+test_with_regenerate_faster_a_newer_generators_faster_winner_replaces_the_old_one() {
+	setup_example
+	make_quick_nvcc
+	qbuild k1 RECORDED_LOG=$T/evals1
+	set_entry_recipe "builtin-1 (an older egg)"
+	qbuild r EGG_REGENERATE=faster RECORDED_LOG=$T/evals2
+	expect_eq "$(awk '{print $1, $2 + 1}' evals1)" "$(cat evals2)" "jobs (each with the cached winner added)"
+	expect_eq "$(cat r.winners)" 3 "winners linked"
+	expect_eq "$(grep -c 'faster than the cached winner of builtin-1 (0.5x in the same evaluation), cached' r.err)" 3 \
+		"replacements said: $(cat r.err)"
+	entries | awk '{print $2, $3, $4}' | sort -u >e.txt
+	expect_eq "$(cat e.txt)" "winner $(current_builtin) -" "the entries after the replacement"
+	# the replacement is the current generator's: not searched again
+	qbuild k3 EGG_REGENERATE=faster RECORDED_LOG=$T/evals3
+	[ ! -s evals3 ] || fail "searched again: $(cat evals3)"
+}
+
+# The old winner stays the fastest: the entry keeps its winner and its author,
+# records that the current generator checked it, and the next build does not
+# search again.  Without the setting (never, the default) nothing is searched.
+test_with_regenerate_faster_an_old_winner_that_stays_fastest_is_kept_and_not_searched_again() {
+	setup_example
+	make_quick_nvcc
+	qbuild k1
+	set_entry_recipe "builtin-1 (an older egg)"
+	entries >before.txt
+	qbuild k0 RECORDED_LOG=$T/evals0
+	[ ! -s evals0 ] || fail "searched again without regenerate = faster: $(cat evals0)"
+	qbuild r RECORDED_WINNER=last EGG_REGENERATE=faster RECORDED_LOG=$T/evals1
+	expect_file_lines evals1 3
+	expect_eq "$(cat r.winners)" 3 "winners linked"
+	expect_eq "$(grep -c 'the cached winner of builtin-1 stays (nothing new was faster); marked as checked' r.err)" 3 \
+		"kept: $(cat r.err)"
+	expect_eq "$(entries)" "$(sed "s/ - / $(current_builtin) /" before.txt)" "entries: winner and author kept, marked"
+	qbuild r2 RECORDED_WINNER=last EGG_REGENERATE=faster RECORDED_LOG=$T/evals2
+	[ ! -s evals2 ] || fail "a checked entry was searched again: $(cat evals2)"
+	[ ! -s r2.err ] || fail "a checked hit printed: $(cat r2.err)"
+	expect_eq "$(cat r2.winners)" 3 "winners linked"
+}
+
+# The old winner is no faster than the reference here, and nothing new is:
+# the reference is compiled, and (as in verify mode) only the local cache says
+# so, with the current generator's negative entry, which is not searched again.
+test_with_regenerate_faster_an_old_winner_that_fails_here_is_not_linked() {
+	setup_example
+	make_quick_nvcc
+	qbuild k1
+	set_entry_recipe "builtin-1 (an older egg)"
+	qbuild r RECORDED_VERDICT=slower EGG_REGENERATE=faster
+	expect_eq "$(cat r.winners)" 0 "winners linked"
+	expect_eq "$(grep -c 'warning: egg: .*: the cached winner of builtin-1 failed on Recorded GPU (slower) and nothing beat the reference; compiling the reference, and the local cache now says so' r.err)" 3 \
+		"warnings: $(cat r.err)"
+	expect_eq "$(entries | awk '{print $2, $3}' | sort -u)" "negative $(current_builtin)" "entries"
+	qbuild k3 EGG_REGENERATE=faster RECORDED_LOG=$T/evals2
+	[ ! -s evals2 ] || fail "searched again: $(cat evals2)"
+}
+
+# One summary line per compile that searched: the kernels, how many were hits
+# and searched, the candidates the searches evaluated (as many as the jobs the
+# evaluator got), and none for a compile of hits only.
+test_a_compile_that_searched_ends_with_one_summary_line_counting_its_kernels_and_candidates() {
+	setup_example
+	make_quick_nvcc
+	qbuild k1 RECORDED_LOG=$T/evals1
+	local n
+	n=$(awk '{ s += $2 } END { print s }' evals1)
+	grep -Eq "^egg: 3 kernels: 0 hits, 3 searched \($n candidates, [0-9]+ s\), 0 fallbacks$" k1.err ||
+		fail "summary: $(cat k1.err)"
+	expect_eq "$(grep -c '^egg: [0-9]* kernels:' k1.err)" 1 "summary lines"
+	# one entry gone: two hits and one search
+	rm "$(grep -l '"name":"bias_gelu"' "$EGG_CACHE_DIR"/??/*)"
+	qbuild k2 RECORDED_LOG=$T/evals2
+	n=$(awk '{ s += $2 } END { print s }' evals2)
+	grep -Eq "^egg: 3 kernels: 2 hits, 1 searched \($n candidates, [0-9]+ s\), 0 fallbacks$" k2.err ||
+		fail "summary: $(cat k2.err)"
+	qbuild k3
+	[ ! -s k3.err ] || fail "a compile of hits printed: $(cat k3.err)"
+}
+
 # ---- log_file and debug (ccache's log_file and debug), with a stand-in nvcc ----
 
 LOG_LINE='^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} [0-9]+\] (egg-cc|egg plan): '

@@ -349,6 +349,56 @@ entry_round_trips_through_its_stored_form(void **state)
 	cache_entry_free(e);
 }
 
+/* A winner an older generator found, searched again by newer ones that found
+ * nothing faster: the marks survive the stored form and name exactly those
+ * generators; an entry without marks is stored byte for byte as before. */
+static void
+checked_marks_round_trip_and_name_their_generators(void **state)
+{
+	struct cache_entry *e = sample_entry();
+	struct strbuf plain = STRBUF_INIT, data = STRBUF_INIT, again = STRBUF_INIT, err = STRBUF_INIT;
+	cache_entry_serialize(e, NULL, &plain);
+	assert_null(strstr(plain.buf, "\"checked\""));
+	struct cache_generator old = { "builtin", NULL, "1" }, b17 = { "builtin", NULL, "builtin-17" },
+	                       model = { "openai", "m", "prompts-3" }, other = { "openai", "n", "prompts-3" };
+	assert_true(cache_entry_is_from(e, &old));
+	assert_false(cache_entry_is_from(e, &b17));
+	assert_false(cache_entry_was_checked_by(e, &b17));
+	cache_entry_add_checked(e, &b17);
+	cache_entry_add_checked(e, &model);
+	cache_entry_add_checked(e, &b17); /* once only */
+	cache_entry_serialize(e, "s3cret", &data);
+	struct cache_entry *back = parse(data.buf, KEY, "s3cret", &err);
+	assert_non_null(back);
+	assert_true(cache_entry_was_checked_by(back, &b17));
+	assert_true(cache_entry_was_checked_by(back, &model));
+	assert_false(cache_entry_was_checked_by(back, &other));
+	assert_false(cache_entry_was_checked_by(back, &old));
+	assert_true(cache_entry_is_from(back, &old)); /* the winner's author is unchanged */
+	cache_entry_serialize(back, "s3cret", &again);
+	assert_string_equal(again.buf, data.buf);
+	/* a mark that is not a list of generators is refused, checksum or not */
+	cache_entry_free(back);
+	static const char canon[] =
+		"{\"schema\":\"egg-cache-entry\",\"version\":1,\"key\":\"ba7816bf8f01cfea414140de5dae2223b00361a"
+		"396177a9cb410ff61f20015ad\",\"name\":null,\"outcome\":\"negative\",\"source\":null,"
+		"\"result\":{},\"transcript\":[],\"generator\":{\"backend\":\"builtin\",\"model\":null,"
+		"\"recipe\":\"1\"},\"checked\":[3]}";
+	char hex[65];
+	egg_sha256_hex(canon, strlen(canon), hex);
+	char *bad = egg_xasprintf("%.*s,\"checksum\":\"%s\"}", (int)strlen(canon) - 1, canon, hex);
+	strbuf_reset(&err);
+	back = parse(bad, KEY, NULL, &err);
+	assert_null(back);
+	assert_non_null(strstr(err.buf, "checked"));
+	free(bad);
+	strbuf_release(&plain);
+	strbuf_release(&data);
+	strbuf_release(&again);
+	strbuf_release(&err);
+	cache_entry_free(e);
+}
+
 static void
 negative_entry_has_no_source(void **state)
 {
@@ -498,6 +548,7 @@ main(void)
 		cmocka_unit_test(key_text_is_line_per_input_and_versioned),
 		cmocka_unit_test(sha256_and_hmac_match_known_vectors),
 		cmocka_unit_test(entry_round_trips_through_its_stored_form),
+		cmocka_unit_test(checked_marks_round_trip_and_name_their_generators),
 		cmocka_unit_test(negative_entry_has_no_source),
 		cmocka_unit_test(altered_entry_fails_its_checksum),
 		cmocka_unit_test(every_truncation_is_refused),
