@@ -258,10 +258,18 @@ evaluation_request(const struct plan_ctx *c, const struct kernel_plan *k, const 
                    struct pipeline_search_request *sr)
 {
 	const char *eval_command = egg_config_get(c->req->cfg, "eval_command");
-	*sr = (struct pipeline_search_request){ k->bundle, key, gen, c->req->nvcc, flags->v, flags->n,
-		                                (double)egg_config_seconds(c->req->cfg, "timeout"),
-		                                eval_command && *eval_command ? eval_command : NULL,
-		                                c->req->cfg, egg_config_get(c->req->cfg, "gpu") };
+	*sr = (struct pipeline_search_request){
+		.bundle = k->bundle,
+		.key = key,
+		.generator = gen,
+		.nvcc = c->req->nvcc,
+		.flags = flags->v,
+		.n_flags = flags->n,
+		.timeout_s = (double)egg_config_seconds(c->req->cfg, "timeout"),
+		.eval_command = eval_command && *eval_command ? eval_command : NULL,
+		.cfg = c->req->cfg,
+		.gpu = egg_config_get(c->req->cfg, "gpu"),
+	};
 }
 
 /* A miss with a GPU in search mode: one process searches (single flight), the
