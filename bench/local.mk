@@ -32,4 +32,5 @@ SUITES += tests/suites/bench_suite.bash
 EXTRA_DIST += bench/suite/README.md bench/suite/run.sh bench/suite/suite.py bench/suite/merge.py \
 	bench/suite/casefile.py bench/suite/report.py bench/suite/torch_ref.py \
 	bench/suite/bench_main.cu bench/suite/bench_case.h $(BENCH_CASES) \
-	tests/data/bench/hostsim.h tests/data/bench/hostsim_cases.cpp
+	tests/data/bench/hostsim.h tests/data/bench/hostsim_cases.cpp \
+	tests/data/bench/hostsim_bf16.cpp tests/data/bench/bf16_double.cu
