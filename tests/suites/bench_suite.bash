@@ -282,6 +282,26 @@ test_a_batch_cannot_replace_the_pytorch_equivalent_of_a_suite_case() {
 	expect_file_contains clash.err "names the suite's cases already use: relu"
 }
 
+test_every_blind_case_parses_fills_an_h200_and_has_a_pytorch_equivalent() {
+	local d
+	for d in "$EGG_SRCDIR"/bench/blind/*/; do
+		d=${d%/}
+		python3 "$BENCH/casefile.py" "$d"/*.cu >info.jsonl 2>err.txt || fail "casefile: $(cat err.txt)"
+		python3 "$BENCH/torch_ref.py" --list "$d" >refs.txt 2>err.txt || fail "torch_refs of $d: $(cat err.txt)"
+		python3 - "$d" info.jsonl refs.txt <<'EOF' || fail "$d does not follow the suite's case format"
+import glob, json, os, sys
+d, info, refs = sys.argv[1:]
+names = sorted(os.path.basename(p)[:-3] for p in glob.glob(d + "/*.cu"))
+assert len(names) == 16, names
+assert open(refs).read().split() == names, "cases without an equivalent, or equivalents without a case"
+for line in open(info):
+    c = json.loads(line)
+    # the timed workload several times the 60 MB L2; a second, small one for the tails
+    assert c["bytes"] >= 1.5 * 60e6 and c["workloads"] >= 2, c
+EOF
+	done
+}
+
 torch_python() {
 	local py
 	for py in python3 /usr/bin/python3; do
