@@ -8,7 +8,8 @@
 #ifndef EGG_BENCH_CASE_H
 #define EGG_BENCH_CASE_H
 
-enum bench_dtype { BT_F32, BT_F64, BT_I32, BT_I64, BT_U32, BT_U64, BT_I8, BT_U8 };
+/* BT_BF16: __nv_bfloat16 storage (2 bytes); the driver handles it as bits */
+enum bench_dtype { BT_F32, BT_F64, BT_I32, BT_I64, BT_U32, BT_U64, BT_I8, BT_U8, BT_BF16 };
 enum bench_role { BR_IN, BR_OUT, BR_INOUT, BR_TEMP };
 
 struct bench_buffer {

@@ -65,6 +65,7 @@ static size_t dtype_size(int t)
 	switch (t) {
 	case BT_F64: case BT_I64: case BT_U64: return 8;
 	case BT_I8: case BT_U8: return 1;
+	case BT_BF16: return 2;
 	default: return 4;
 	}
 }
@@ -72,7 +73,7 @@ static size_t dtype_size(int t)
 static const char *dtype_name(int t)
 {
 	static const char *names[] = {"float32", "float64", "int32", "int64",
-				      "uint32", "uint64", "int8", "uint8"};
+				      "uint32", "uint64", "int8", "uint8", "bfloat16"};
 	return names[t];
 }
 
@@ -109,6 +110,40 @@ __global__ void fill_random(T *p, long long n, uint64_t seed, double lo, double 
 	}
 }
 
+/* bfloat16 as bits, so that the driver needs no cuda_bf16.h (and its host
+ * stand-in none either): the top half of a float, rounded to nearest even */
+__device__ __forceinline__ uint16_t float_to_bf16_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return 0x7fc0; /* NaN */
+	u += 0x7fffu + ((u >> 16) & 1u);
+	return (uint16_t)(u >> 16);
+}
+
+__device__ __forceinline__ float bf16_bits_to_float(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* uniform reals in [lo, hi) rounded to bfloat16 (a value that rounds up to hi
+ * is taken as lo, as fill_random does) */
+__global__ void fill_random_bf16(uint16_t *p, long long n, uint64_t seed, double lo, double hi)
+{
+	long long stride = (long long)gridDim.x * blockDim.x;
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+		double u = (double)(mix64(seed ^ mix64((uint64_t)i)) >> 11) * (1.0 / 9007199254740992.0);
+		uint16_t b = float_to_bf16_bits((float)(lo + (hi - lo) * u));
+		if ((double)bf16_bits_to_float(b) >= hi)
+			b = float_to_bf16_bits((float)lo);
+		p[i] = b;
+	}
+}
+
 /* elements whose bytes are all 0xFF (the poison), and non-finite floats */
 __global__ void count_poison(const unsigned char *p, long long n, int esize, int isfloat,
 			     unsigned long long *counts)
@@ -122,7 +157,8 @@ __global__ void count_poison(const unsigned char *p, long long n, int esize, int
 			all &= e[b] == 0xFF;
 		unwritten += all;
 		if (isfloat && !all) {
-			double v = esize == 4 ? (double)*(const float *)e : *(const double *)e;
+			double v = esize == 2 ? (double)bf16_bits_to_float(*(const uint16_t *)e)
+				 : esize == 4 ? (double)*(const float *)e : *(const double *)e;
 			nonfinite += !isfinite(v);
 		}
 	}
@@ -143,6 +179,7 @@ static void fill_buffer(void *p, int dtype, long long n, uint64_t seed, double l
 	case BT_U32: LAUNCH(fill_random<uint32_t>, grid, block)((uint32_t *)p, n, seed, lo, hi, 1); break;
 	case BT_U64: LAUNCH(fill_random<unsigned long long>, grid, block)((unsigned long long *)p, n, seed, lo, hi, 1); break;
 	case BT_I8: LAUNCH(fill_random<int8_t>, grid, block)((int8_t *)p, n, seed, lo, hi, 1); break;
+	case BT_BF16: LAUNCH(fill_random_bf16, grid, block)((uint16_t *)p, n, seed, lo, hi); break;
 	default: LAUNCH(fill_random<uint8_t>, grid, block)((uint8_t *)p, n, seed, lo, hi, 1); break;
 	}
 	CK(cudaGetLastError());
@@ -324,7 +361,7 @@ static void run_case(const struct bench_case *c, const struct opts *o)
 						CK(cudaMemset(cnt, 0, 2 * sizeof *cnt));
 						if (role == BR_OUT && wl->extents[b] > 0)
 							LAUNCH(count_poison, 132 * 8, 256)((const unsigned char *)bufs[b], wl->extents[b],
-										     (int)dtype_size(dt), dt == BT_F32 || dt == BT_F64, cnt);
+										     (int)dtype_size(dt), dt == BT_F32 || dt == BT_F64 || dt == BT_BF16, cnt);
 						CK(cudaGetLastError());
 						CK(cudaMemcpy(h, cnt, sizeof h, cudaMemcpyDeviceToHost));
 						total_unwritten += h[0];

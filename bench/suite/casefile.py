@@ -10,7 +10,9 @@ integers (C division truncates, as in Python's // for the non-negative sizes use
 the glue carries plain numbers and bench_main needs no expression evaluator.
 
 Metadata lives in comments at the top of the case: `// egg-bench: KEY = VALUE`
-(family, flops).  Python 3 stdlib only.
+(family, flops).  Element types may be named through a typedef or `using` alias of
+the file (`typedef __nv_bfloat16 floatX;`): the alias is resolved for the check,
+and the glue declares the launcher with the resolved types.  Python 3 stdlib only.
 """
 import re
 
@@ -22,7 +24,9 @@ DTYPES = {
     "unsigned int": "BT_U32", "uint32_t": "BT_U32", "uint64_t": "BT_U64",
     "unsigned long long": "BT_U64", "size_t": "BT_U64", "int8_t": "BT_I8",
     "signed char": "BT_I8", "uint8_t": "BT_U8", "unsigned char": "BT_U8",
+    "__nv_bfloat16": "BT_BF16", "nv_bfloat16": "BT_BF16",
 }
+REAL = ("BT_F32", "BT_F64", "BT_BF16")
 INTEGRAL = {"BT_I32", "BT_I64", "BT_U32", "BT_U64", "BT_I8", "BT_U8"}
 QUALIFIERS = ("const", "__restrict__", "__restrict", "restrict", "volatile")
 DEFAULT_TOL = {"rtol": 1e-5, "atol": 1e-6}
@@ -71,8 +75,36 @@ def parse_clauses(text, where):
     return out
 
 
-def parse_param(text, where):
-    """'const float *__restrict__ x' -> dict(name, ctype, pointer, base)."""
+def type_aliases(text):
+    """{alias: type} from the file's `typedef TYPE NAME;` and `using NAME = TYPE;` lines."""
+    out = {}
+    for m in re.finditer(r"^\s*typedef\s+([A-Za-z_][\w\s]*?)\s+([A-Za-z_]\w*)\s*;", text, re.M):
+        out[m.group(2)] = " ".join(m.group(1).split())
+    for m in re.finditer(r"^\s*using\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\s]*?)\s*;", text, re.M):
+        out[m.group(1)] = " ".join(m.group(2).split())
+    return out
+
+
+def resolve_type(base, aliases):
+    """BASE with aliases replaced (an alias of an alias too), or BASE itself."""
+    for _ in range(8):
+        if base in DTYPES or base not in aliases:
+            break
+        base = aliases[base]
+    return base
+
+
+def resolve_signature(sig, aliases):
+    """The launcher's signature on one line, the file's type aliases resolved."""
+    for a in sorted(aliases, key=len, reverse=True):
+        if resolve_type(a, aliases) in DTYPES:
+            sig = re.sub(r"\b%s\b" % re.escape(a), resolve_type(a, aliases), sig)
+    return re.sub(r"\s+", " ", sig)
+
+
+def parse_param(text, where, aliases=None):
+    """'const float *__restrict__ x' -> dict(name, ctype, pointer, base); ctype has
+    the file's type aliases resolved (the glue does not see the file's typedefs)."""
     m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$", text.strip())
     if not m:
         raise CaseError("%s: cannot parse parameter '%s'" % (where, text))
@@ -82,6 +114,10 @@ def parse_param(text, where):
         ctype += " *"
     words = [w for w in re.split(r"[\s*]+", ctype) if w and w not in QUALIFIERS]
     base = " ".join(words)
+    if aliases and base not in DTYPES and base in aliases:
+        resolved = resolve_type(base, aliases)
+        ctype = re.sub(r"\b%s\b" % re.escape(base), resolved, ctype)
+        base = resolved
     if base not in DTYPES:
         raise CaseError("%s: parameter '%s' has unsupported type '%s'" % (where, name, ctype))
     return {"name": name, "ctype": ctype, "pointer": pointer, "base": base}
@@ -139,14 +175,15 @@ def parse_case(path, text=None):
     if not m:
         raise CaseError("%s: the pragma must stand right before a 'void NAME(...) {' host launcher" % where)
     launcher = m.group(1)
-    params = [parse_param(p, where) for p in split_top(m.group(2))]
+    aliases = type_aliases(text)
+    params = [parse_param(p, where, aliases) for p in split_top(m.group(2))]
     pnames = [p["name"] for p in params]
     if len(set(pnames)) != len(pnames):
         raise CaseError("%s: duplicate parameter names" % where)
     case = {"name": name, "path": path, "family": meta.get("family", "unknown"),
             "flops": meta.get("flops", "0"), "launcher": launcher, "params": params,
             "extern_c": rest.lstrip().startswith('extern "C"'),
-            "signature": re.sub(r"\s+", " ", m.group(0).strip()[:-1].strip()),
+            "signature": resolve_signature(m.group(0).strip()[:-1].strip(), aliases),
             "roles": {}, "extents": {}, "workloads": [], "ranges": {}, "tolerance": dict(DEFAULT_TOL),
             "precision": None, "line": i + 1}
     byname = dict((p["name"], p) for p in params)
@@ -214,7 +251,7 @@ def evaluate_workload(case, k):
     for s in case["scalars"]:
         if s["name"] not in wl:
             raise CaseError("%s: scalar '%s' has no value" % (where, s["name"]))
-        real = DTYPES[s["base"]] in ("BT_F32", "BT_F64")
+        real = DTYPES[s["base"]] in REAL
         vals[s["name"]] = evaluate(wl[s["name"]], vals, where, real=real)
         if not real:
             vals[s["name"]] = int(vals[s["name"]])
@@ -245,15 +282,17 @@ def evaluate_workload(case, k):
 
 
 def dtype_bytes(dt):
-    return {"BT_F64": 8, "BT_I64": 8, "BT_U64": 8, "BT_I8": 1, "BT_U8": 1}.get(dt, 4)
+    return {"BT_F64": 8, "BT_I64": 8, "BT_U64": 8, "BT_I8": 1, "BT_U8": 1, "BT_BF16": 2}.get(dt, 4)
 
 
 def glue_source(case):
     """The C++ glue: launcher prototype, call thunk, and the numbers of every workload."""
     bufs, scal = case["buffers"], case["scalars"]
     o = ["// generated by bench/suite/casefile.py from %s; do not edit" % case["path"],
-         '#include <stddef.h>', '#include <stdint.h>', '#include "bench_case.h"', "",
-         ('extern "C" ' if case["extern_c"] else "") + case["signature"] + ";", "",
+         '#include <stddef.h>', '#include <stdint.h>', '#include "bench_case.h"']
+    if any(DTYPES[p["base"]] == "BT_BF16" for p in case["params"]):
+        o.append("#include <cuda_bf16.h>")
+    o += ["", ('extern "C" ' if case["extern_c"] else "") + case["signature"] + ";", "",
          "static void call(void *const *b, const double *s)", "{", "\t(void)b; (void)s;"]
     args, bi, si = [], 0, 0
     for p in case["params"]:

@@ -13,7 +13,8 @@ import math
 import os
 
 TORCH_DTYPE = {"BT_F32": "float32", "BT_F64": "float64", "BT_I32": "int32", "BT_I64": "int64",
-               "BT_U32": "uint32", "BT_U64": "uint64", "BT_I8": "int8", "BT_U8": "uint8"}
+               "BT_U32": "uint32", "BT_U64": "uint64", "BT_I8": "int8", "BT_U8": "uint8",
+               "BT_BF16": "bfloat16"}
 
 # Two timings of one binary differ by up to this fraction (tests/gpu/results:
 # the same candidate timed twice, 1-2.5%).

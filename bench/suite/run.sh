@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh -- egg's benchmark suite in one command (see README.md beside this file).
 #
-#   bench/suite/run.sh OUTDIR [--nvcc CMD] [--egg-cc CMD] [--cases REGEX]
+#   bench/suite/run.sh OUTDIR [--nvcc CMD] [--egg-cc CMD] [--cases REGEX] [--cases-dir DIR]
 #                             [--no-gpu] [--no-build] [--jobs N] [--budget-ms MS] [--keep-dumps]
 #                             [--flush read|write]
 #
@@ -11,7 +11,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-	echo "usage: $0 OUTDIR [--nvcc CMD] [--egg-cc CMD] [--cases REGEX] [--no-gpu] [--no-build]" >&2
+	echo "usage: $0 OUTDIR [--nvcc CMD] [--egg-cc CMD] [--cases REGEX] [--cases-dir DIR] [--no-gpu] [--no-build]" >&2
 	exit 2
 fi
 command -v python3 >/dev/null || { echo "run.sh: python3 is required" >&2; exit 2; }

@@ -44,6 +44,9 @@ def parse_args(argv):
     p.add_argument("--nvcc", default=os.environ.get("NVCC", "nvcc"), help="plain nvcc command (reference)")
     p.add_argument("--egg-cc", default=None, help="egg-cc command for the egg column (e.g. 'egg-cc' or 'egg-cc nvcc')")
     p.add_argument("--cases", default=None, help="regular expression selecting case names")
+    p.add_argument("--cases-dir", default=os.path.join(HERE, "cases"),
+                   help="folder of case files (default: the suite's cases/); PyTorch equivalents of "
+                        "cases outside cases/ come from DIR/torch_refs.py")
     p.add_argument("--flags", default="-O3 -arch=sm_90", help="code generation flags for every build")
     p.add_argument("--no-gpu", "--dry-run", dest="no_gpu", action="store_true", help="build only, measure nothing")
     p.add_argument("--no-build", action="store_true", help="with --no-gpu: only parse, check and write glue")
@@ -62,8 +65,12 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def select_cases(regex):
-    cdir = os.path.join(HERE, "cases")
+def outside_suite(args):
+    """Whether the cases come from a folder other than the suite's own cases/."""
+    return os.path.realpath(args.cases_dir) != os.path.realpath(os.path.join(HERE, "cases"))
+
+
+def select_cases(regex, cdir):
     names = sorted(f for f in os.listdir(cdir) if f.endswith(".cu"))
     if regex:
         names = [n for n in names if re.search(regex, n[:-3])]
@@ -261,9 +268,12 @@ def git_commit():
 def main(argv):
     args = parse_args(argv)
     try:
-        cases = select_cases(args.cases)
+        cases = select_cases(args.cases, args.cases_dir)
     except casefile.CaseError as e:
         log(str(e))
+        return 1
+    except OSError as e:
+        log("cannot read the cases: %s" % e)
         return 1
     if not cases:
         log("no case matches %r" % args.cases)
@@ -308,6 +318,8 @@ def run_suite(args, cases, dirs):
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": args.commit or git_commit() or "unknown", "flags": args.flags,
             "nvcc": args.nvcc, "egg_cc": args.egg_cc, "cases": len(cases), "flush": args.flush}
+    if outside_suite(args):
+        meta["cases_dir"] = args.cases_dir
     ok = True
     if not args.no_build:
         ok = build_all(cases, args, dirs, results)
@@ -317,6 +329,8 @@ def run_suite(args, cases, dirs):
         try:
             import torch_ref
             tref = torch_ref if torch_ref.load_torch() else None
+            if tref and outside_suite(args):
+                tref.add_refs(args.cases_dir)
         except Exception as e:
             log("torch_ref unavailable: %s" % e)
         if not tref:

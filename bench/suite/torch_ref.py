@@ -2,7 +2,8 @@
 
 For every case in cases/ this file holds the equivalent PyTorch eager computation
 (REF below, keyed by the case's file name, written against flat buffers named as the
-launcher's parameters).  It serves twice:
+launcher's parameters); a batch of cases in another folder (run.sh --cases-dir) brings
+its own in that folder's torch_refs.py (add_refs).  It serves twice:
 
 * correctness: bench_main dumps each workload's inputs (as they were before the call)
   and outputs; check() recomputes the outputs in float64 on the GPU from those exact
@@ -205,7 +206,7 @@ REF = {
     "elu_scale_add": lambda t, s: {"out": F.elu(t["x"]) * float(s["s"]) + t["residual"]},
 }
 
-DTYPE_NAMES = ("float32", "float64", "int32", "int64", "uint8", "int8")
+DTYPE_NAMES = ("float32", "float64", "int32", "int64", "uint8", "int8", "bfloat16")
 
 
 def _dtype(name):
@@ -213,7 +214,27 @@ def _dtype(name):
 
 
 def _is_float(name):
-    return name.startswith("float")
+    return name.startswith("float") or name == "bfloat16"
+
+
+def add_refs(cases_dir):
+    """Add the PyTorch equivalents of a batch of cases kept outside cases/: CASES_DIR's
+    torch_refs.py defines refs(torch, F) returning {case: fn(t, s)} as REF holds them.
+    A name REF already has is refused (a batch must not change the suite's checks).
+    Returns the names added; none when the folder has no torch_refs.py."""
+    path = os.path.join(cases_dir, "torch_refs.py")
+    if not os.path.exists(path):
+        return []
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("torch_refs_%d" % len(REF), path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    extra = mod.refs(torch, F)
+    clash = sorted(set(extra) & set(REF))
+    if clash:
+        raise ValueError("%s: names the suite's cases already use: %s" % (path, ", ".join(clash)))
+    REF.update(extra)
+    return sorted(extra)
 
 
 def _load(path, dtype, count):
@@ -376,7 +397,8 @@ def sgemm_rate(n=8192):
 
 def main(argv):
     if argv[1:2] == ["--list"]:
-        print("\n".join(sorted(REF)))
+        # torch_ref.py --list [CASES_DIR]: the suite's names, or a batch's (torch_refs.py there)
+        print("\n".join(add_refs(argv[2]) if len(argv) > 2 else sorted(REF)))
         return 0
     if len(argv) >= 4 and argv[1] == "check":
         # torch_ref.py check CASE DUMPDIR [RTOL ATOL]
@@ -387,7 +409,7 @@ def main(argv):
         atol = float(argv[5]) if len(argv) > 5 else 1e-6
         print(json.dumps(check(argv[2], argv[3], rtol, atol)))
         return 0
-    print("usage: torch_ref.py --list | check CASE DUMPDIR [RTOL ATOL]", file=sys.stderr)
+    print("usage: torch_ref.py --list [CASES_DIR] | check CASE DUMPDIR [RTOL ATOL]", file=sys.stderr)
     return 2
 
 

@@ -130,13 +130,18 @@ test_run_sh_fails_clearly_on_a_regex_matching_nothing() {
 	expect_file_contains err.txt "no case matches"
 }
 
-# build bench_main.cu for the host with the hostsim runtime and host launchers
-build_hostsim() { # VARIANT (good|wrong)
+# bench_main.cu built for the host with the hostsim runtime, as main.o
+build_hostsim_main() {
 	command -v g++ >/dev/null || skip "no g++"
-	local c def=
-	[ "$1" = wrong ] && def=-DHOSTSIM_WRONG
 	[ -f main.o ] || g++ -O1 -x c++ -DBENCH_HOSTSIM -DBENCH_FLUSH_MIB=1 -include "$HOSTSIM/hostsim.h" -I"$BENCH" \
 		-c "$BENCH/bench_main.cu" -o main.o 2>err.txt || fail "hostsim bench_main: $(head -5 err.txt)"
+}
+
+# build bench_main.cu for the host with the hostsim runtime and host launchers
+build_hostsim() { # VARIANT (good|wrong)
+	local c def=
+	build_hostsim_main
+	[ "$1" = wrong ] && def=-DHOSTSIM_WRONG
 	g++ -O1 $def -c "$HOSTSIM/hostsim_cases.cpp" -o "cases_$1.o" || fail "hostsim cases"
 	for c in relu histogram scale_residual_relu; do
 		python3 -c "import sys; sys.path.insert(0, '$BENCH'); import casefile
@@ -204,6 +209,97 @@ test_bench_main_reports_an_output_element_left_unwritten() {
 	run_hostsim relu wrong
 	expect_file_contains relu.wrong.json '"unwritten": 1,'
 	expect_file_contains relu.wrong.json '"written": false'
+}
+
+# the bfloat16 case tests/data/bench/bf16_double.cu (its element type through a
+# typedef) linked for the host: the glue must declare the launcher with the
+# resolved type, or the link fails
+build_hostsim_bf16() { # VARIANT (good|wrong)
+	local inc def=
+	inc=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")")/include
+	[ -f "$inc/cuda_bf16.h" ] || skip "no cuda_bf16.h"
+	build_hostsim_main
+	[ "$1" = wrong ] && def=-DHOSTSIM_WRONG
+	python3 -c "import sys; sys.path.insert(0, '$BENCH'); import casefile
+open('bf16.glue.cpp', 'w').write(casefile.glue_source(casefile.parse_case('$HOSTSIM/bf16_double.cu')))" ||
+		fail "no glue for bf16_double"
+	g++ -I"$BENCH" -I"$inc" -c bf16.glue.cpp -o bf16.glue.o 2>err.txt &&
+		g++ -O1 $def -I"$inc" -c "$HOSTSIM/hostsim_bf16.cpp" -o "bf16_$1.o" 2>>err.txt &&
+		g++ main.o bf16.glue.o "bf16_$1.o" -o "bf16_double.$1" 2>>err.txt ||
+		fail "cannot link hostsim bf16_double: $(head -5 err.txt)"
+}
+
+test_bench_main_fills_dumps_and_counts_bfloat16_buffers_as_two_byte_values() {
+	build_hostsim_bf16 good
+	./bf16_double.good --describe >d.txt || fail "--describe failed"
+	# 1 << 20 elements read and written, two bytes each
+	expect_file_contains d.txt '"bytes": 4194304'
+	run_hostsim bf16_double good
+	python3 - dump.bf16_double.good bf16_double.good.json <<'EOF' || fail "bad bf16 dump or JSON line"
+import json, os, struct, sys
+d, line = sys.argv[1:]
+j = json.loads(open(line).read().strip().splitlines()[-1])
+assert j["written"] and j["finite"] and j["unwritten"] == 0, j
+m = json.load(open(os.path.join(d, "manifest.json")))
+bufs = dict((b["name"], b) for b in m["workloads"][0]["buffers"])
+assert bufs["x"]["dtype"] == "bfloat16" and bufs["x"]["count"] == 1001, bufs
+def floats(p):
+    raw = open(os.path.join(d, p), "rb").read()
+    assert len(raw) == 2 * 1001, (p, len(raw))
+    return [struct.unpack("<f", struct.pack("<I", h << 16))[0] for h in struct.unpack("<1001H", raw)]
+x, y = floats("w1.x.in.bin"), floats("w1.y.out.bin")
+assert min(x) >= -1.0 and max(x) < 1.0 and len(set(x)) > 100, (min(x), max(x), len(set(x)))
+assert y == [2 * v for v in x], "outputs are not twice the inputs"
+EOF
+}
+
+test_bench_main_reports_a_bfloat16_element_left_unwritten() {
+	build_hostsim_bf16 wrong
+	run_hostsim bf16_double wrong
+	expect_file_contains bf16_double.wrong.json '"unwritten": 1,'
+	expect_file_contains bf16_double.wrong.json '"written": false'
+}
+
+test_run_sh_takes_its_cases_from_another_folder() {
+	run_cmd r "$BENCH/run.sh" out --no-gpu --no-build --cases-dir "$HOSTSIM" ||
+		fail "run.sh failed: $(tail -5 r.err)"
+	python3 -c "
+import json
+d = json.load(open('out/results.json'))
+assert [c['case'] for c in d['cases']] == ['bf16_double'], d['cases']
+assert d['cases'][0]['bytes'] == 4194304, d['cases'][0]
+assert d['meta']['cases_dir'].endswith('tests/data/bench'), d['meta']
+" || fail "results.json does not hold the folder's case: $(head -c 300 out/results.json)"
+}
+
+test_a_batch_cannot_replace_the_pytorch_equivalent_of_a_suite_case() {
+	mkdir ok clash
+	printf 'def refs(torch, F):\n    return {"ok_case": lambda t, s: {"y": t["x"]}}\n' >ok/torch_refs.py
+	printf 'def refs(torch, F):\n    return {"relu": lambda t, s: {"y": t["x"]}}\n' >clash/torch_refs.py
+	python3 "$BENCH/torch_ref.py" --list ok >ok.txt || fail "a batch's equivalents were not listed"
+	expect_eq "$(cat ok.txt)" ok_case "the batch's names"
+	! python3 "$BENCH/torch_ref.py" --list clash >clash.txt 2>clash.err || fail "a batch replaced relu's equivalent"
+	expect_file_contains clash.err "names the suite's cases already use: relu"
+}
+
+test_every_blind_case_parses_fills_an_h200_and_has_a_pytorch_equivalent() {
+	local d
+	for d in "$EGG_SRCDIR"/bench/blind/*/; do
+		d=${d%/}
+		python3 "$BENCH/casefile.py" "$d"/*.cu >info.jsonl 2>err.txt || fail "casefile: $(cat err.txt)"
+		python3 "$BENCH/torch_ref.py" --list "$d" >refs.txt 2>err.txt || fail "torch_refs of $d: $(cat err.txt)"
+		python3 - "$d" info.jsonl refs.txt <<'EOF' || fail "$d does not follow the suite's case format"
+import glob, json, os, sys
+d, info, refs = sys.argv[1:]
+names = sorted(os.path.basename(p)[:-3] for p in glob.glob(d + "/*.cu"))
+assert len(names) == 16, names
+assert open(refs).read().split() == names, "cases without an equivalent, or equivalents without a case"
+for line in open(info):
+    c = json.loads(line)
+    # the timed workload several times the 60 MB L2; a second, small one for the tails
+    assert c["bytes"] >= 1.5 * 60e6 and c["workloads"] >= 2, c
+EOF
+	done
 }
 
 torch_python() {
