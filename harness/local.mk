@@ -33,7 +33,7 @@ tests_unit_test_harness_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_harness_LDADD = libeggharness.a libegganalyzer.a libeggbundle.a libeggdigest.a $(UNIT_LDADD) $(CJSON_LIBS) -lm $(CRYPTO_LIBS) $(LIBCLANG_LIBS)
 UNIT_TESTS += tests/unit/test_harness
 
-SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash
+SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash tests/suites/harness_emu.bash
 EXTRA_DIST += \
 	tests/data/harness/copy.json \
 	tests/data/harness/gather.json \
@@ -68,6 +68,7 @@ EXTRA_DIST += \
 	tests/data/harness/cand/sanitize_softmax_oob.cu \
 	tests/data/harness/fake/nvcc \
 	tests/data/harness/fake/compute-sanitizer \
+	tests/tools/emu-nvcc \
 	tests/gpu/run-harness-gpu.sh \
 	tests/gpu/find-egg.sh \
 	tests/gpu/sandbox/run.sh \

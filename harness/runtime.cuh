@@ -59,6 +59,25 @@
 #include <string.h>
 
 #define EGG_GUARD 4096 /* bytes of 0xFF before and after every device buffer */
+/* How much measuring the program does: timing rounds (the --warmup and --reps
+ * defaults), the least bytes the L2 flush reads, the FMA ceiling's loop.  A
+ * build for the CPU stand-in (tests/tools/emu-nvcc) makes them small: there the
+ * judge's logic is under test, not speed. */
+#ifndef EGG_WARMUP
+#define EGG_WARMUP 3
+#endif
+#ifndef EGG_MIN_REPS
+#define EGG_MIN_REPS 15
+#endif
+#ifndef EGG_MAX_REPS
+#define EGG_MAX_REPS 300
+#endif
+#ifndef EGG_FLUSH_MIN_BYTES
+#define EGG_FLUSH_MIN_BYTES ((size_t)64 << 20)
+#endif
+#ifndef EGG_FMA_ITERS
+#define EGG_FMA_ITERS 16384
+#endif
 /* 0 with --no-guards: exact allocations, for compute-sanitizer's memcheck */
 static size_t g_guard = EGG_GUARD;
 
@@ -1325,7 +1344,7 @@ egg_time_once(int c, double *ev_ms, double *sync_ms)
 	*sync_ms = b;
 }
 
-static int g_warmup = 3, g_min_reps = 15, g_max_reps = 300, g_n_timings;
+static int g_warmup = EGG_WARMUP, g_min_reps = EGG_MIN_REPS, g_max_reps = EGG_MAX_REPS, g_n_timings;
 static double g_target_ms = 300;
 
 static void
@@ -1498,7 +1517,7 @@ egg_measure_ceilings(void)
 
 	float *out;
 	EGG_CK(cudaMalloc((void **)&out, sizeof(float)));
-	int blocks = g_prop.multiProcessorCount * 8, threads = 256, iters = 16384;
+	int blocks = g_prop.multiProcessorCount * 8, threads = 256, iters = EGG_FMA_ITERS;
 	for (int i = 0; i < 9; i++) {
 		EGG_CK(cudaEventRecord(g_ev[0], 0));
 		egg_fma_kernel<<<blocks, threads>>>(out, iters, (float)i);
@@ -1565,8 +1584,8 @@ main(int argc, char **argv)
 		egg_finish(0, "ok", NULL);
 	}
 	g_flush_bytes = (size_t)(g_prop.l2CacheSize > 0 ? g_prop.l2CacheSize : 8 << 20) * 2;
-	if (g_flush_bytes < ((size_t)64 << 20))
-		g_flush_bytes = (size_t)64 << 20;
+	if (g_flush_bytes < EGG_FLUSH_MIN_BYTES)
+		g_flush_bytes = EGG_FLUSH_MIN_BYTES;
 	EGG_CK(cudaMalloc((void **)&g_flush, g_flush_bytes));
 	EGG_CK(cudaMemset(g_flush, 0x3C, g_flush_bytes));
 	EGG_CK(cudaMalloc((void **)&g_sink, sizeof(int)));

@@ -59,26 +59,14 @@ PY
 	expect_eq "$(nm w2/cand0.exe | grep -c ' w egg_entry_ref_.*_f64$')" 1 "asserts: twin weak and absent"
 }
 
-test_every_adversarial_candidate_compiles_and_passes_the_screen() {
-	# They are meant to be caught on the GPU, so nothing before it may stop them;
-	# all but the one with a stream of its own, which the screen refuses.
-	local args=()
-	for f in "$DATA"/cand/bad_*.cu "$DATA"/cand/good_scale_vec4.cu; do
-		[ "$(basename "$f")" = bad_side_stream.cu ] && continue
-		args+=(--candidate "$f")
-	done
-	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 "${args[@]}"
+test_the_adversarial_candidates_only_a_gpu_can_judge_compile_and_pass_the_screen() {
+	# They are meant to be caught on the GPU (a hang, a slow one), so nothing
+	# before it may stop them.  The others run through egg eval on the CPU
+	# stand-in (harness_emu.bash), screen included.
+	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 \
+		--candidate "$DATA/cand/bad_hang.cu" --candidate "$DATA/cand/bad_slower.cu"
 	expect_eq "$(cat r.rc)" 0 "exit status"
-	expect_eq "$(json r.out 'sorted(set(c["verdict"] for c in r["candidates"]))')" "['compiled']"
-	expect_eq "$(json r.out 'len(r["candidates"])')" "$((${#args[@]} / 2))"
-	# and the one shaped for softmax's named workloads
-	run_cmd s "$EGG" eval "$DATA/softmax.json" --compile-only --arch sm_90 \
-		--candidate "$DATA/cand/softmax_bad_specialized.cu"
-	expect_eq "$(json s.out 'r["candidates"][0]["verdict"]')" compiled "softmax_bad_specialized"
-	run_cmd t "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 \
-		--candidate "$DATA/cand/bad_side_stream.cu"
-	expect_eq "$(json t.out 'r["candidates"][0]["verdict"]')" rejected "bad_side_stream"
-	expect_eq "$(json t.out '"cudaStreamCreateWithFlags" in r["candidates"][0]["message"]')" True
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['compiled', 'compiled']"
 }
 
 test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {

@@ -1,43 +1,38 @@
 /*
  * cuda_runtime.h -- a CPU stand-in for the CUDA runtime, enough of it to run the
  * builtin generator's check programs (egg generate --check-program, through
- * builtin/tests/emu-check.sh) and single candidates against a reference
- * (tests/suites/builtin_gemm.bash) on a machine without a GPU.  launches.py
- * beside it rewrites kernel launches into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
- * after another, and a block's threads are fibers on one OS thread that run
- * round robin from barrier to barrier, so a thread never passes
- * __syncthreads() before every thread of its block has reached it (a missing
- * barrier shows as a wrong result).  Shared memory is a function's static
- * array (one block at a time); warp shuffles (xor, up, broadcast) exchange
- * through a barrier.
+ * builtin/tests/emu-check.sh), single candidates against a reference
+ * (tests/suites/builtin_gemm.bash), and the evaluation program of `egg eval`
+ * (tests/tools/emu-nvcc) on a machine without a GPU.  launches.py beside it
+ * rewrites kernel launches into egg_emu_launch calls; runtime_api.h holds the
+ * host API (errors, memory, streams, events, the device).  It proves
+ * correctness, not speed: blocks run one after another, and a block's threads
+ * are fibers on one OS thread that run round robin from barrier to barrier, so
+ * a thread never passes __syncthreads() before every thread of its block has
+ * reached it (a missing barrier shows as a wrong result).  Shared memory is a
+ * function's static array (one block at a time); warp shuffles (xor, up, down,
+ * broadcast) exchange through a barrier.
  * A cooperative launch (cudaLaunchKernelEx with cudaLaunchAttributeCooperative)
  * runs every thread of the grid as fibers together, each block with its own
  * dynamic shared memory, so that cooperative_groups::this_grid().sync() can
  * hold every thread until all have reached it.  Static __shared__ arrays stay one
  * per program: a kernel launched that way must keep its shared data in dynamic
- * shared memory.  A grid barrier in an ordinary launch aborts.
+ * shared memory.  A grid barrier in an ordinary launch is a fault.
  * __ldg of a vector type checks the alignment a GPU would demand (a misaligned
- * load aborts) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
- * tell that the vectorized path ran.  Device memory is host memory.  The device
- * has EGG_EMU_SM_COUNT multiprocessors (default 4: small grids, quick runs) and
- * EGG_EMU_SHARED_OPTIN bytes of shared memory per block (the H200's by default; a
- * program may define less first): a launch asking more dynamic shared memory
- * aborts, as a GPU's would fail.  Dynamic shared memory (extern __shared__,
- * which launches.py rewrites) starts poisoned.
- * Not emulated: atomics (plain read-modify-writes), streams, timing.
+ * load is a fault) and counts the 16-byte ones in egg_emu_vec_loads, so a test can
+ * tell that the vectorized path ran.  The device has EGG_EMU_SM_COUNT
+ * multiprocessors (default 4: small grids, quick runs) and EGG_EMU_SHARED_OPTIN
+ * bytes of shared memory per block (the H200's by default; a program may define
+ * less first): a launch asking more dynamic shared memory fails, as a GPU's
+ * would.  Dynamic shared memory (extern __shared__, which launches.py rewrites)
+ * starts poisoned.  A fault (runtime_api.h) aborts the program, or with
+ * EGG_EMU_CUDA_ERRORS ends the launch with a sticky CUDA error.
+ * Not emulated: atomics (plain read-modify-writes), concurrency between streams.
  */
 #pragma once
-#include <sys/mman.h>
-#include <setjmp.h>
+#include "runtime_api.h"
 #include <ucontext.h>
-#include <cstdlib>
-#include <cstring>
-#include <functional>
-#include <thread>
-#include <vector>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
 struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
 struct uint3 { unsigned x, y, z; };
 inline uint3 threadIdx, blockIdx;
@@ -51,21 +46,13 @@ inline dim3 blockDim, gridDim;
 #define __forceinline__ inline
 inline void __syncwarp(unsigned = 0xffffffffu) {}
 #define __align__(n) __attribute__((aligned(n)))
-#ifndef EGG_EMU_SM_COUNT
-#define EGG_EMU_SM_COUNT 4
-#endif
-#ifndef EGG_EMU_SHARED_OPTIN
-#define EGG_EMU_SHARED_OPTIN 232448
-#endif
 inline int egg_emu_vec_loads; /* 16-byte __ldg loads seen */
 template <class T> T __ldg(const T *p)
 {
 	if (alignof(T) >= 16)
 		egg_emu_vec_loads++;
-	if ((uintptr_t)p % alignof(T)) {
-		fprintf(stderr, "misaligned %zu-byte load\n", sizeof(T));
-		abort();
-	}
+	if ((uintptr_t)p % alignof(T))
+		egg_emu_fault(cudaErrorMisalignedAddress, "misaligned load");
 	return *p;
 }
 /* the other cache-hinted loads read like __ldg */
@@ -77,10 +64,8 @@ template <class T> T __ldcv(const T *p) { return __ldg(p); }
 /* a streaming store: the same alignment demand as a vector load */
 template <class T> void __stcs(T *p, T v)
 {
-	if ((uintptr_t)p % alignof(T)) {
-		fprintf(stderr, "misaligned %zu-byte store\n", sizeof(T));
-		abort();
-	}
+	if ((uintptr_t)p % alignof(T))
+		egg_emu_fault(cudaErrorMisalignedAddress, "misaligned store");
 	*p = v;
 }
 /* CUDA's fast-math intrinsics, computed exactly (glibc declares some of these
@@ -117,36 +102,32 @@ struct alignas(8) float2 { float x, y; };
 struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(8) int2 { int x, y; };
 struct alignas(16) double2 { double x, y; };
-typedef int cudaError_t;
-typedef void *cudaEvent_t;
-typedef void *cudaStream_t;
-enum { cudaSuccess = 0, cudaDevAttrMultiProcessorCount = 16, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-       cudaDevAttrCooperativeLaunch = 95,
-       cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
-       cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
-inline cudaError_t cudaGetDevice(int *d) { *d = 0; return 0; }
-inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return uint4{ a, b, c, d }; }
+inline int4 make_int4(int a, int b, int c, int d) { return int4{ a, b, c, d }; }
+inline float2 make_float2(float a, float b) { return float2{ a, b }; }
+constexpr int warpSize = 32;
+/* the bits of one type as another */
+template <class To, class From> To egg_emu_bits(From v)
 {
-	if (attr == cudaDevAttrCooperativeLaunch) {
-#ifdef EGG_EMU_NO_COOPERATIVE /* a device without cooperative launches: generated code must not use them */
-		*v = 0;
-#else
-		*v = 1;
-#endif
-		return 0;
-	}
-	*v = attr == cudaDevAttrMaxSharedMemoryPerBlockOptin ? EGG_EMU_SHARED_OPTIN : EGG_EMU_SM_COUNT;
-	return 0;
+	static_assert(sizeof(To) == sizeof(From), "same size");
+	To t;
+	memcpy(&t, &v, sizeof t);
+	return t;
 }
+inline long long __double_as_longlong(double v) { return egg_emu_bits<long long>(v); }
+inline double __longlong_as_double(long long v) { return egg_emu_bits<double>(v); }
+inline int __float_as_int(float v) { return egg_emu_bits<int>(v); }
+inline unsigned __float_as_uint(float v) { return egg_emu_bits<unsigned>(v); }
+inline float __int_as_float(int v) { return egg_emu_bits<float>(v); }
+inline float __uint_as_float(unsigned v) { return egg_emu_bits<float>(v); }
+/* a kernel's clock: the host's, in cycles of a 2 GHz clock */
+inline long long clock64() { return (long long)(egg_emu_now_ms() * 2e6); }
+[[noreturn]] inline void __trap() { egg_emu_fault(cudaErrorLaunchFailure, "__trap()"); }
 template <class K> cudaError_t cudaFuncSetAttribute(K, int, int) { return 0; }
 /* one wave: 2 resident blocks per SM, whatever the kernel (grids stay small) */
 template <class K> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, K, int, size_t) { *n = 2; return 0; }
-inline cudaError_t cudaGetLastError() { return 0; }
-inline cudaError_t cudaPeekAtLastError() { return 0; }
-inline cudaError_t cudaDeviceSynchronize() { return 0; }
-inline const char *cudaGetErrorString(cudaError_t) { return "error"; }
-template <class T> cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)aligned_alloc(256, (n + 255) / 256 * 256); return 0; }
-inline cudaError_t cudaFree(void *p) { free(p); return 0; }
 /* memory pools: allocations full of 0xff bytes (nothing may count on zeros),
  * or, with EGG_EMU_NO_POOLS set, a device without memory pools (errors) */
 typedef struct egg_emu_pool *cudaMemPool_t;
@@ -157,25 +138,19 @@ inline cudaError_t cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps
 {
 	static char one;
 	*pool = getenv("EGG_EMU_NO_POOLS") ? nullptr : (cudaMemPool_t)(void *)&one;
-	return *pool ? 0 : 801; /* cudaErrorNotSupported */
+	return *pool ? 0 : cudaErrorNotSupported;
 }
 inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, int, void *) { return 0; }
 template <class T> cudaError_t cudaMallocFromPoolAsync(T **p, size_t n, cudaMemPool_t pool, cudaStream_t)
 {
 	if (!pool)
 		return 1;
-	cudaMalloc(p, n);
-	memset((void *)*p, 0xff, n);
-	return 0;
+	cudaError_t e = cudaMalloc(p, n);
+	if (e == cudaSuccess)
+		memset((void *)*p, 0xff, n);
+	return e;
 }
-inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { free(p); return 0; }
-inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, int) { memcpy(d, s, n); return 0; }
-inline cudaError_t cudaMemset(void *d, int v, size_t n) { memset(d, v, n); return 0; }
-inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t = 0) { memset(d, v, n); return 0; }
-inline cudaError_t cudaEventCreate(cudaEvent_t *) { return 0; }
-inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) { return 0; }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
-inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return 0; }
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
 /* a block's threads are fibers on one OS thread: each runs until it reaches a
  * barrier or ends, round robin, so nobody passes a barrier before all reach it */
 /* Where a suspended fiber (or the scheduler) goes on.  On x86-64 a switch is
@@ -186,7 +161,7 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *
 #if defined(__x86_64__)
 #define EGG_EMU_FAST_SWITCH 1
 extern "C" void egg_emu_swap(void **save_sp, void *load_sp);
-asm(".text\n.globl egg_emu_swap\n.type egg_emu_swap,@function\negg_emu_swap:\n"
+asm(".text\n.weak egg_emu_swap\n.type egg_emu_swap,@function\negg_emu_swap:\n"
     "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
     "\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n"
     "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret\n"
@@ -211,7 +186,8 @@ struct egg_emu_block {
 	std::vector<char> started;
 	std::vector<char> done;
 	unsigned cur;
-	std::function<void()> body;
+	void (*call)(void *); /* runs the kernel's closure fn for the current fiber */
+	void *fn;
 	std::vector<char> at_grid; /* the fibers held at the grid barrier */
 	unsigned per_block;        /* threads per block (fiber cur is thread cur % per_block) */
 	bool cooperative;          /* a cooperative launch: the grid barrier is allowed */
@@ -230,7 +206,7 @@ inline void egg_emu_yield()
 inline void __syncthreads() { egg_emu_yield(); }
 inline void egg_emu_entry()
 {
-	egg_emu_cur->body();
+	egg_emu_cur->call(egg_emu_cur->fn);
 	egg_emu_cur->done[egg_emu_cur->cur] = 1;
 	/* a fiber never returns */
 #if defined(EGG_EMU_FAST_SWITCH)
@@ -278,6 +254,14 @@ template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
 	egg_emu_put(k, t, v);
 	__syncthreads();
 	return egg_emu_get<T>(k, (t % egg_emu_cur->per_block & 31u) >= d ? t - d : t);
+}
+/* and from the lane d above (a lane with none there keeps its own value) */
+template <class T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1, i = t % egg_emu_cur->per_block;
+	egg_emu_put(k, t, v);
+	__syncthreads();
+	return egg_emu_get<T>(k, (i & 31u) + d < 32 && i + d < egg_emu_cur->per_block ? t + d : t);
 }
 /* and from one lane of the warp */
 template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)
@@ -333,7 +317,8 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 	blk.at_grid.assign(all, 0);
 	blk.per_block = n;
 	blk.cooperative = coop;
-	blk.body = f;
+	blk.call = [](void *p) { (*(F *)p)(); };
+	blk.fn = &f;
 	egg_emu_cur = &blk;
 	egg_emu_dyn_blocks.assign(count, std::vector<double>(shmem / sizeof(double) + 1));
 	for (auto &d : egg_emu_dyn_blocks)
@@ -392,29 +377,65 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
 	}
 	egg_emu_dyn_blocks.clear();
 }
-/* An ordinary launch runs its blocks one after another; a cooperative one all
- * of them together. */
-template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0, bool coop = false)
+/* Runs a launch now: an ordinary one's blocks one after another, a cooperative
+ * one's all together.  A fault in it (runtime_api.h) ends it with a sticky error. */
+template <class F> void egg_emu_execute(dim3 g, dim3 b, F f, size_t shmem, bool coop)
 {
-	if (shmem > EGG_EMU_SHARED_OPTIN) {
-		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
-		abort();
-	}
 	gridDim = g;
 	blockDim = b;
 	const unsigned nb = g.x * g.y * g.z;
+	egg_emu_catch_faults();
+	if (sigsetjmp(egg_emu_fault_jb, 1)) {
+		/* a fiber faulted: its launch is abandoned where it stood */
+		egg_emu_sticky = egg_emu_fault_code;
+		egg_emu_cur = nullptr;
+		egg_emu_dyn_blocks.clear();
+		return;
+	}
+	egg_emu_in_kernel = 1;
 	if (coop)
 		egg_emu_run(g, b, f, shmem, 0, nb, true);
 	else
 		for (unsigned k = 0; k < nb; k++)
 			egg_emu_run(g, b, f, shmem, k, 1, false);
+	egg_emu_in_kernel = 0;
+}
+/* A launch on stream s (launches.py writes KERNEL<<<G, B, SHMEM, S>>>(ARGS) so):
+ * checked as a GPU checks it (an error for cudaGetLastError, without running),
+ * then run now or queued on s.  The closure reads the launch's arguments when
+ * it runs. */
+template <class F> void egg_emu_launch_on(cudaStream_t s, dim3 g, dim3 b, F f, size_t shmem = 0, bool coop = false)
+{
+	if (egg_emu_sticky)
+		return;
+	const unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+	if (!g.x || !g.y || !g.z || !threads || threads > 1024 || b.z > 64 || g.y > 65535 || g.z > 65535) {
+#ifndef EGG_EMU_CUDA_ERRORS
+		fprintf(stderr, "a launch of %u x %u x %u blocks of %u x %u x %u threads\n", g.x, g.y, g.z, b.x, b.y, b.z);
+		abort();
+#endif
+		egg_emu_set_error(cudaErrorInvalidConfiguration);
+		return;
+	}
+	if (shmem > EGG_EMU_SHARED_OPTIN) {
+#ifndef EGG_EMU_CUDA_ERRORS
+		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
+		abort();
+#endif
+		egg_emu_set_error(cudaErrorInvalidValue);
+		return;
+	}
+	egg_emu_submit(s, [=] { egg_emu_execute(g, b, f, shmem, coop); });
+}
+/* a launch on the legacy default stream */
+template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0, bool coop = false)
+{
+	egg_emu_launch_on((cudaStream_t)0, g, b, f, shmem, coop);
 }
 inline void egg_emu_grid_sync()
 {
-	if (!egg_emu_cur->cooperative) {
-		fprintf(stderr, "a grid barrier outside a cooperative launch\n");
-		abort();
-	}
+	if (!egg_emu_cur->cooperative)
+		egg_emu_fault(cudaErrorLaunchFailure, "a grid barrier outside a cooperative launch");
 	egg_emu_cur->at_grid[egg_emu_cur->cur] = 1;
 	egg_emu_yield();
 }
@@ -442,6 +463,6 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *c, void (*k)(E...), A &
 	for (unsigned i = 0; i < c->numAttrs; i++)
 		coop |= c->attrs[i].id == cudaLaunchAttributeCooperative && c->attrs[i].val.cooperative;
 	auto f = [=] { k(a...); };
-	egg_emu_launch(c->gridDim, c->blockDim, f, c->dynamicSmemBytes, coop);
-	return 0;
+	egg_emu_launch_on(c->stream, c->gridDim, c->blockDim, f, c->dynamicSmemBytes, coop);
+	return cudaPeekAtLastError();
 }
