@@ -1,8 +1,10 @@
 /*
  * cuda_runtime.h -- a CPU stand-in for the CUDA runtime, enough of it to run the
  * builtin generator's check programs (egg generate --check-program, through
- * builtin/tests/emu-check.sh) and single candidates against a reference
- * (tests/suites/builtin_gemm.bash) on a machine without a GPU.  launches.py
+ * builtin/tests/emu-check.sh), single candidates against a reference
+ * (tests/suites/builtin_gemm.bash) and the evaluation program egg eval
+ * --generate writes (tests/suites/harness.bash; without timing) on a machine
+ * without a GPU.  launches.py
  * beside it rewrites kernel launches into egg_emu_launch calls.  It proves correctness, not speed: blocks run one
  * after another, and a block's threads are fibers on one OS thread that run
  * round robin from barrier to barrier, so a thread never passes
@@ -176,6 +178,31 @@ inline cudaError_t cudaEventCreate(cudaEvent_t *) { return 0; }
 inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t = 0) { return 0; }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return 0; }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *ms = 1; return 0; }
+/* what the evaluation program (harness/runtime.cuh) asks besides */
+struct cudaDeviceProp {
+	char name[256];
+	struct { char bytes[16]; } uuid;
+	int major, minor, multiProcessorCount, l2CacheSize;
+	size_t totalGlobalMem;
+};
+inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return 0; }
+inline cudaError_t cudaSetDevice(int) { return 0; }
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int)
+{
+	memset(p, 0, sizeof *p);
+	strcpy(p->name, "egg CPU stand-in");
+	p->major = 9;
+	p->multiProcessorCount = EGG_EMU_SM_COUNT;
+	p->l2CacheSize = 1 << 20;
+	p->totalGlobalMem = (size_t)1 << 32;
+	return 0;
+}
+inline cudaError_t cudaDriverGetVersion(int *v) { *v = 0; return 0; }
+inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = 0; return 0; }
+inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t = 0) { memcpy(d, s, n); return 0; }
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) { return uint4{ a, b, c, d }; }
+inline long long __double_as_longlong(double d) { long long v; memcpy(&v, &d, sizeof v); return v; }
 /* a block's threads are fibers on one OS thread: each runs until it reaches a
  * barrier or ends, round robin, so nobody passes a barrier before all reach it */
 /* Where a suspended fiber (or the scheduler) goes on.  On x86-64 a switch is
@@ -186,7 +213,7 @@ inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) { *
 #if defined(__x86_64__)
 #define EGG_EMU_FAST_SWITCH 1
 extern "C" void egg_emu_swap(void **save_sp, void *load_sp);
-asm(".text\n.globl egg_emu_swap\n.type egg_emu_swap,@function\negg_emu_swap:\n"
+asm(".text\n.weak egg_emu_swap\n.type egg_emu_swap,@function\negg_emu_swap:\n"
     "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
     "\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n"
     "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret\n"
@@ -278,6 +305,15 @@ template <class T> T __shfl_up_sync(unsigned, T v, unsigned d, int = 32)
 	egg_emu_put(k, t, v);
 	__syncthreads();
 	return egg_emu_get<T>(k, (t % egg_emu_cur->per_block & 31u) >= d ? t - d : t);
+}
+/* the same exchange from the lane d above (a lane without one keeps its own value) */
+template <class T> T __shfl_down_sync(unsigned, T v, unsigned d, int = 32)
+{
+	const unsigned t = egg_emu_cur->cur, k = egg_emu_nshfl[t]++ & 1;
+	egg_emu_put(k, t, v);
+	__syncthreads();
+	const unsigned lane = t % egg_emu_cur->per_block & 31u;
+	return egg_emu_get<T>(k, lane + d < 32 && t + d - t % egg_emu_cur->per_block < egg_emu_cur->per_block ? t + d : t);
 }
 /* and from one lane of the warp */
 template <class T> T __shfl_sync(unsigned, T v, int lane, int = 32)

@@ -2,7 +2,7 @@
 # launches.py -- rewrites the CUDA kernel launches of a source for the CPU
 # stand-in runtime (cuda_runtime.h beside it): each
 #     KERNEL<<<GRID, BLOCK[, SHMEM[, STREAM]]>>>(ARGS);
-# on one line, KERNEL possibly a template instance (k<true>), becomes
+# on one line or with its arguments on several, KERNEL possibly a template instance (k<true>), becomes
 #     egg_emu_launch(dim3(GRID), dim3(BLOCK), [=] { KERNEL(ARGS); }[, SHMEM]);
 # and each declaration of dynamic shared memory
 #     extern __shared__ [__align__(N)] TYPE NAME[];
@@ -41,7 +41,10 @@ def dynamic_shared(m):
 
 def rewrite(src):
     src = re.sub(r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+)?([\w ]+?)\s+(\w+)\[\];", dynamic_shared, src)
-    return re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<(.*)>>>\((.*)\);", launch, src)
+    src = re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<(.*)>>>\((.*)\);", launch, src)
+    # then the launches whose arguments go on over several lines (the
+    # evaluation program's): up to the first ");" that ends a statement
+    return re.sub(r"([\w:]+(?:<[^<>;]*>)?)<<<([^;\n]*)>>>\(([^;]*?)\);", launch, src)
 
 
 if __name__ == "__main__":
