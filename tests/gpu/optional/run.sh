@@ -5,15 +5,8 @@
 # search mode from an empty cache, then again from the cache.  Needs egg-cc,
 # egg and nvcc on PATH.  Prints PASS/FAIL lines and the search's progress;
 # exits 0 when all pass.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
-logdir=${1:?usage: run.sh LOGDIR}
-mkdir -p "$logdir"
-export EGG_CACHE_DIR=$logdir/cache
-rm -rf "$EGG_CACHE_DIR"
-cd "$logdir" || exit 1
-fails=0
-say() { echo "$1 $2"; [ "$1" = PASS ] || fails=$((fails + 1)); }
+. "$here/../run-lib.sh"
 egg-cc -O3 -arch=sm_90 --egg-report="$logdir/report.jsonl" -c "$here/optional.cu" -o optional.o 2>search.err
 say "$([ $? = 0 ] && echo PASS || echo FAIL)" "egg-cc compiles optional.cu"
 for k in matmul_forward1 bias_gelu_forward residual_forward; do
