@@ -685,7 +685,8 @@ check_extents(struct parser *p)
 	for (size_t k = 0; k < b->n_workloads && p->diags->n == p->n_before; k++) {
 		for (size_t i = 0; i < b->n_params; i++) {
 			const struct bundle_param *bp = &b->params[i];
-			if (!bp->is_pointer || !bp->extent)
+			if (!bp->is_pointer || !bp->extent ||
+			    bundle_workload_leaves_null(b, &b->workloads[k], bp->name))
 				continue;
 			struct cv v;
 			enum cv_status st = const_eval(bp->extent, &b->workloads[k], &v);
@@ -739,6 +740,21 @@ clause_workload(struct parser *p, struct arg body)
 		for (size_t k = 0; k < w.n_bindings; k++)
 			if (strcmp(w.bindings[k].name, name) == 0)
 				diag(p, a.start, "'%s' is bound twice in one workload(...)", name);
+		const struct bundle_param *bp = find_param(p->b, name);
+		if (bp && bp->is_pointer) { /* an optional pointer, left NULL in this call */
+			char *v = arg_text(p, val);
+			int null = bundle_is_null_spelling(v);
+			free(v);
+			if (!null) {
+				diag(p, val.start, "pointer parameter '%s' can only be left NULL in workload(...) "
+				     "(%s = NULL: a call without it)", name, name);
+				free(name);
+				continue;
+			}
+			w.bindings = egg_xrealloc(w.bindings, (w.n_bindings + 1) * sizeof *w.bindings);
+			w.bindings[w.n_bindings++] = (struct bundle_binding){ name, egg_xstrdup("NULL") };
+			continue;
+		}
 		if (check_expr(p, val, "workload(...)") != 0) {
 			free(name);
 			continue;
@@ -1074,6 +1090,27 @@ check_scalars_bound(struct parser *p)
 	}
 }
 
+/* A workload that leaves every output NULL has nothing to compare.  Told once,
+ * for the first such workload. */
+static void
+check_outputs_present(struct parser *p)
+{
+	const struct egg_bundle *b = p->b;
+	for (size_t k = 0; k < b->n_workloads && p->diags->n == p->n_before; k++) {
+		int outputs = 0, present = 0;
+		for (size_t i = 0; i < b->n_params; i++) {
+			const struct bundle_param *bp = &b->params[i];
+			if (!bp->is_pointer || (bp->role != ROLE_OUT && bp->role != ROLE_INOUT))
+				continue;
+			outputs++;
+			present += !bundle_workload_leaves_null(b, &b->workloads[k], bp->name);
+		}
+		if (outputs && !present)
+			diag(p, p->workload_at ? p->workload_at[k] : CLAUSE_AT_PRAGMA,
+			     "workload %zu leaves every output NULL: there is nothing to compare", k + 1);
+	}
+}
+
 /* Every pointer parameter needs a role; a kernel needs its launch geometry.
  * A pragma that already has a problem is not told about the roles its broken
  * clause would have given: one cause, one message. */
@@ -1091,6 +1128,7 @@ check_complete(struct parser *p)
 		diag(p, CLAUSE_AT_PRAGMA,
 		     "a __global__ target needs launch(GRID, BLOCK[, SMEM]) to know its callers' geometry");
 	check_scalars_bound(p);
+	check_outputs_present(p);
 	check_extents(p);
 }
 

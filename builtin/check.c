@@ -68,9 +68,11 @@ call_at(const struct egg_bundle *b, const char *fn, const char *suffix, const ch
 		strbuf_addf(out, "%s(", fn);
 	for (size_t i = 0; i < b->n_params; i++) {
 		const struct bundle_param *p = &b->params[i];
-		strbuf_addf(out, "%s%s%s", i ? ", " : "", p->is_pointer ? "d_" : "", p->name);
+		int optional = p->is_pointer && bundle_param_is_optional(b, p->name);
+		strbuf_addf(out, "%s%s%s%s", i ? ", " : "", optional ? "(egg_absent ? nullptr : " : "",
+		            p->is_pointer ? "d_" : "", p->name);
 		if (p->is_pointer)
-			strbuf_addf(out, "%s%s", suffix, offset);
+			strbuf_addf(out, "%s%s%s", suffix, offset, optional ? ")" : "");
 	}
 	strbuf_addstr(out, ")");
 }
@@ -103,6 +105,18 @@ target_scope(const struct egg_bundle *b, struct strbuf *open, struct strbuf *clo
 	char *ns = bundle_namespace(b);
 	ast_ns_below("", ns, open, close, qual);
 	free(ns);
+}
+
+/* " (bias = NULL, ...)": the optional pointers (a workload leaves them NULL),
+ * which the program checks with and without; "" when there are none. */
+static void
+optional_label(const struct egg_bundle *b, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n_params; i++)
+		if (b->params[i].is_pointer && bundle_param_is_optional(b, b->params[i].name))
+			strbuf_addf(out, "%s%s = NULL", out->len ? ", " : " (", b->params[i].name);
+	if (out->len)
+		strbuf_addch(out, ')');
 }
 
 void
@@ -146,6 +160,8 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		for (size_t j = 0; j < b->workloads[0].n_bindings; j++) {
 			const struct bundle_binding *w = &b->workloads[0].bindings[j];
 			const struct bundle_param *p = bundle_find_param(b, w->name);
+			if (p && p->is_pointer)
+				continue; /* left NULL: every check runs with and without it */
 			strbuf_addf(out, "\t%s %s = (%s);\n", p && !p->is_pointer ? p->type : "const long long",
 			            w->name, w->value);
 		}
@@ -193,6 +209,15 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 	}
 	strbuf_addstr(out, "\t};\n\tcudaEvent_t egg_e0, egg_e1;\n\tEGG_CK(cudaEventCreate(&egg_e0));\n"
 	                   "\tEGG_CK(cudaEventCreate(&egg_e1));\n\tfloat egg_ms;\n");
+	/* with optional pointers: everything below once with them, once without */
+	struct strbuf absent = STRBUF_INIT;
+	optional_label(b, &absent);
+	const char *fmt_absent = absent.len ? "%s" : "";
+	struct strbuf arg_absent = STRBUF_INIT;
+	if (absent.len) {
+		strbuf_addstr(out, "\tfor (int egg_absent = 0; egg_absent < 2; egg_absent++) {\n");
+		strbuf_addf(&arg_absent, ", egg_absent ? \"%s\" : \"\"", absent.buf);
+	}
 	/* the reference once for the expected outputs (kept in r_), then its timing */
 	strbuf_addstr(out, "\tegg_reset(0, 0);\n\t");
 	call(b, ref, "_r", out);
@@ -217,9 +242,9 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		strbuf_addf(out, ";\n\t\tcudaError_t egg_x = cudaGetLastError();\n"
 		                 "\t\tif (egg_x == cudaSuccess)\n\t\t\tegg_x = cudaDeviceSynchronize();\n"
 		                 "\t\tif (egg_x != cudaSuccess) {\n"
-		                 "\t\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=0 max_err=inf correct=no %%s (error: %%s)\\n\", "
-		                 "\"%s\", %zu, egg_ref_ms, \"%s\", cudaGetErrorString(egg_x));\n\t\t\tbreak;\n\t\t}\n",
-		            b->name, k, o->candidates[k].label);
+		                 "\t\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=0 max_err=inf correct=no %%s%s (error: %%s)\\n\", "
+		                 "\"%s\", %zu, egg_ref_ms, \"%s\"%s, cudaGetErrorString(egg_x));\n\t\t\tbreak;\n\t\t}\n",
+		            fmt_absent, b->name, k, o->candidates[k].label, arg_absent.buf);
 		for (size_t i = 0; i < b->n_params; i++) {
 			const struct bundle_param *p = &b->params[i];
 			if (!p->is_pointer || (p->role != ROLE_OUT && p->role != ROLE_INOUT))
@@ -245,14 +270,18 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		call(b, fn, "_c", out);
 		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaEventRecord(egg_e1));\n\t\tEGG_CK(cudaEventSynchronize(egg_e1));\n"
 		                   "\t\tEGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));\n");
-		strbuf_addf(out, "\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=%%.4f max_err=%%.3g correct=%%s %%s\\n\", "
-		                 "\"%s\", %zu, egg_ref_ms, egg_ms / 20.0, err, ok ? \"yes\" : \"no\", \"%s\");\n\t} while (0);\n",
-		            b->name, k, o->candidates[k].label);
+		strbuf_addf(out, "\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=%%.4f max_err=%%.3g correct=%%s %%s%s\\n\", "
+		                 "\"%s\", %zu, egg_ref_ms, egg_ms / 20.0, err, ok ? \"yes\" : \"no\", \"%s\"%s);\n\t} while (0);\n",
+		            fmt_absent, b->name, k, o->candidates[k].label, arg_absent.buf);
 		free(fn);
 	}
 	if (o->n_candidates == 0)
 		strbuf_addf(out, "\tprintf(\"CHECK %%-16s -- ref_ms=%%.4f no candidates: %%s\\n\", \"%s\", egg_ref_ms, "
 		                 "\"not lifted\");\n", b->name);
+	if (absent.len)
+		strbuf_addstr(out, "\t}\n");
+	strbuf_release(&absent);
+	strbuf_release(&arg_absent);
 	strbuf_addstr(out, "\treturn 0;\n}\n");
 	free(ref);
 	strbuf_release(&ns_open);

@@ -79,6 +79,8 @@ add_stream(struct emit_ctx *c, const char *buffer, const struct ir_expr *ix, int
 	if (!split_stream(ix, c->var, &inv) || find_stream(c, buffer, ix, is_store) >= 0)
 		return;
 	const struct ir_param *p = ir_program_param(c->prog, buffer);
+	if (p && p->optional)
+		return; /* read only under its select, element by element (ir.h) */
 	c->streams = egg_xrealloc(c->streams, (c->n_streams + 1) * sizeof *c->streams);
 	c->streams[c->n_streams++] = (struct emit_stream){ buffer, inv, is_store,
 		                                           p ? p->elem_type : "float" };

@@ -169,6 +169,9 @@ struct ir_param {
 	int is_local;    /* not the target's: a buffer its launcher allocates (cudaMalloc)
 	                  * and frees; a temp whose extent is the allocation's */
 	char *extent;    /* pointers: the bundle's element count in the target's names, or NULL */
+	int optional;    /* read only where it is not NULL: the code tests it (IR_VAR
+	                  * "(NAME != nullptr)", the same for every thread) and reads
+	                  * it only in a select's arm under that test; never streamed */
 };
 
 struct ir_program {

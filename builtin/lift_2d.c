@@ -151,7 +151,7 @@ lift_guarded(struct ctx *c, const struct ast_stmt *s, struct ast_stmt *const *ta
 		lift_stmt(c, s, lv, out);
 		return;
 	}
-	struct ir_expr *cond = lift_expr(c, s->expr);
+	struct ir_expr *cond = lift_truth(c, s->expr);
 	if (cond && !on_indices(out, cond, 0)) { /* on the data: not a border */
 		ir_expr_free(cond);
 		lift_stmt(c, s, lv, out);

@@ -434,6 +434,76 @@ lift_name(struct ctx *c, const char *name)
 	}
 }
 
+/* ---- optional pointers ----
+ * A buffer the kernel reads only where it is not NULL (llm.c's
+ * `(bias != NULL) ? bias[oc] : 0.0f`, `if (bias) v += bias[i]`): the test is a
+ * flag of the call, the same for every thread, written in the launcher's names
+ * as the scalar (bias != nullptr); the buffer is marked optional, so that no
+ * recipe reads it ahead of its select (emit.c: never a stream). */
+
+/* 1 if e is a null pointer constant: 0, NULL, nullptr (casts allowed). */
+static int
+is_null_constant(const struct ast_expr *e)
+{
+	e = lift_strip_casts(e);
+	return (e->kind == AST_NUM && strcmp(e->text, "0") == 0) ||
+	       (e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0 ||
+	                                strcmp(e->text, "__null") == 0));
+}
+
+/* The flag "buffer e names is not NULL", or NULL when e names no buffer of the
+ * target (refused). */
+static struct ir_expr *
+lift_present(struct ctx *c, const struct ast_expr *e)
+{
+	e = lift_strip_casts(e);
+	const struct binding *b = e->kind == AST_NAME ? lift_lookup(c, e->text) : NULL;
+	struct ir_param *q = NULL; /* (the program is ours to mark: look it up by hand) */
+	for (size_t i = 0; b && b->kind == B_BUFFER && !q && i < c->prog->n_params; i++)
+		if (strcmp(c->prog->params[i].name, b->buffer) == 0)
+			q = &c->prog->params[i];
+	if (!q || q->is_local) {
+		lift_refuse(c, "a test of a pointer other than a buffer the caller passes");
+		return NULL;
+	}
+	q->optional = 1;
+	char *t = egg_xasprintf("(%s != nullptr)", q->name);
+	struct ir_expr *r = ir_expr_new(IR_VAR, t);
+	free(t);
+	return r;
+}
+
+/* p != NULL, NULL != p, p == NULL (and 0, nullptr): the flag or its negation;
+ * NULL (not failed) when e is no such test. */
+static struct ir_expr *
+lift_null_test(struct ctx *c, const struct ast_expr *e)
+{
+	e = lift_strip_casts(e);
+	if (e->kind != AST_BIN || (strcmp(e->text, "!=") != 0 && strcmp(e->text, "==") != 0))
+		return NULL;
+	for (int side = 0; side < 2; side++) {
+		if (!is_null_constant(e->kids[1 - side]) || !lift_is_pointer(c, e->kids[side]))
+			continue;
+		struct ir_expr *f = lift_present(c, e->kids[side]);
+		if (f && e->text[0] == '=') {
+			struct ir_expr *n = ir_expr_new(IR_UN, "!");
+			ir_expr_add(n, f);
+			f = n;
+		}
+		return f;
+	}
+	return NULL;
+}
+
+struct ir_expr *
+lift_truth(struct ctx *c, const struct ast_expr *e)
+{
+	const struct ast_expr *s = lift_strip_casts(e);
+	if (s->kind == AST_NAME && lift_is_pointer(c, s))
+		return lift_present(c, s);
+	return lift_expr(c, e);
+}
+
 /* A __device__ function template of the closure whose parameters take no
  * pointers: a pure call whose arguments the compiler deduces. */
 static const struct ast_template *
@@ -451,12 +521,14 @@ is_read_only_load(const char *name)
 	return in_list(loads, name);
 }
 
-/* Lifts e's operands into r; frees r and returns NULL when one is refused. */
+/* Lifts e's operands into r, the first `truths` of them as truth values
+ * (lift_truth: a condition, the operands of !, && and ||); frees r and returns
+ * NULL when one is refused. */
 static struct ir_expr *
-lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
+lift_operands(struct ctx *c, const struct ast_expr *e, struct ir_expr *r, size_t truths)
 {
 	for (size_t i = 0; i < e->n_kids; i++) {
-		struct ir_expr *k = lift_expr(c, e->kids[i]);
+		struct ir_expr *k = i < truths ? lift_truth(c, e->kids[i]) : lift_expr(c, e->kids[i]);
 		if (!k) {
 			ir_expr_free(r);
 			return NULL;
@@ -464,6 +536,12 @@ lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
 		ir_expr_add(r, k);
 	}
 	return r;
+}
+
+static struct ir_expr *
+lift_kids(struct ctx *c, const struct ast_expr *e, struct ir_expr *r)
+{
+	return lift_operands(c, e, r, 0);
 }
 
 struct ir_expr *
@@ -515,13 +593,18 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 			return NULL;
 		}
 		r = ir_expr_new(IR_UN, e->text);
+		if (e->text[0] == '!')
+			return lift_operands(c, e, r, 1);
 		break;
 	case AST_BIN:
+		if ((r = lift_null_test(c, e)) || c->failed)
+			return r;
 		r = ir_expr_new(IR_BIN, e->text);
+		if (strcmp(e->text, "&&") == 0 || strcmp(e->text, "||") == 0)
+			return lift_operands(c, e, r, 2);
 		break;
 	case AST_COND:
-		r = ir_expr_new(IR_COND, NULL);
-		break;
+		return lift_operands(c, e, ir_expr_new(IR_COND, NULL), 1);
 	case AST_CAST:
 		if (strchr(e->text, '*') || strcmp(e->text, "reinterpret") == 0) {
 			lift_refuse(c, "a pointer cast");

@@ -66,6 +66,9 @@ int lift_is_global_index_dim(const struct ast_expr *e, const char *dim);
 /* lift_expr.c: NULL (and c->failed) when the expression is outside the subset */
 struct ir_expr *lift_bin(const char *op, struct ir_expr *a, struct ir_expr *b);
 struct ir_expr *lift_expr(struct ctx *c, const struct ast_expr *e);
+/* e where C reads it as a truth value (a condition, an operand of !, && or ||):
+ * a buffer there is the test that it is not NULL (an optional pointer) */
+struct ir_expr *lift_truth(struct ctx *c, const struct ast_expr *e);
 /* base[index] as (buffer, element index) with aliases resolved */
 struct ir_expr *lift_element(struct ctx *c, const struct ast_expr *base,
                              const struct ast_expr *index, const char **buffer);

@@ -460,6 +460,86 @@ mark_written(struct ir_program *p, const struct ir_block *b)
 	}
 }
 
+/* ---- optional buffers (lift_expr.c, "optional pointers") ----
+ * A buffer the code tests against NULL is read only where the test holds: in
+ * the arm of a select (or the right of && and ||) that its flag decides.  The
+ * selects stay selects in every recipe, so no candidate reads it where the
+ * reference does not; it is never written, and no contraction streams it. */
+
+/* 1 if cond holds only where flag does (want 1), or only where it does not (0). */
+static int
+decides(const struct ir_expr *cond, const char *flag, int want)
+{
+	if (cond->kind == IR_VAR && want)
+		return strcmp(cond->text, flag) == 0;
+	if (cond->kind == IR_UN && strcmp(cond->text, "!") == 0)
+		return !want && cond->kids[0]->kind == IR_VAR && strcmp(cond->kids[0]->text, flag) == 0;
+	if (cond->kind == IR_BIN && strcmp(cond->text, "&&") == 0)
+		return decides(cond->kids[0], flag, want) || decides(cond->kids[1], flag, want);
+	return 0;
+}
+
+/* 1 if every load of buffer in e is where flag holds (everywhere, when held) */
+static int
+reads_guarded(const struct ir_expr *e, const char *buffer, const char *flag, int held)
+{
+	if (!e)
+		return 1;
+	if (e->kind == IR_LOAD && strcmp(e->text, buffer) == 0 && !held)
+		return 0;
+	int and = e->kind == IR_BIN && strcmp(e->text, "&&") == 0;
+	int or = e->kind == IR_BIN && strcmp(e->text, "||") == 0;
+	for (size_t i = 0; i < e->n_kids; i++) {
+		int h = held;
+		if (e->kind == IR_COND && i > 0)
+			h |= decides(e->kids[0], flag, i == 1);
+		if ((and || or) && i == 1)
+			h |= decides(e->kids[0], flag, and);
+		if (!reads_guarded(e->kids[i], buffer, flag, h))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+block_reads_guarded(const struct ir_block *b, const char *buffer, const char *flag)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if (!reads_guarded(s->value, buffer, flag, 0) || !reads_guarded(s->index, buffer, flag, 0) ||
+		    !reads_guarded(s->bound, buffer, flag, 0) ||
+		    (s->kind == IR_LOOP && !block_reads_guarded(&s->body, buffer, flag)))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+check_optional(const struct ir_program *p, struct strbuf *why)
+{
+	for (size_t i = 0; i < p->n_params; i++) {
+		const struct ir_param *q = &p->params[i];
+		if (!q->optional)
+			continue;
+		char *flag = egg_xasprintf("(%s != nullptr)", q->name);
+		int ok = !q->written;
+		for (size_t k = 0; ok && k < p->n_stages; k++) {
+			const struct ir_stage *st = &p->stages[k];
+			const struct ir_contract *ct = st->contract;
+			ok = block_reads_guarded(&st->body, q->name, flag) &&
+			     (!ct || (strcmp(ct->a.buffer, q->name) != 0 && strcmp(ct->b.buffer, q->name) != 0 &&
+			              reads_guarded(ct->init, q->name, flag, 0)));
+		}
+		free(flag);
+		if (!ok) {
+			strbuf_addf(why, "'%s' is tested against NULL but %s", q->name,
+			            q->written ? "written" : "also read where the test does not hold");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct ir_program *
 lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 {
@@ -521,6 +601,8 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 		mark_written(p, &p->stages[i].body);
 	if (rc == 0)
 		rc = lift_2d(p, why);
+	if (rc == 0)
+		rc = check_optional(p, why);
 	ast_unit_free(u);
 	strbuf_release(&text);
 	if (rc != 0) {

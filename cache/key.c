@@ -265,9 +265,14 @@ add_bundle(struct strbuf *out, const struct egg_bundle *b)
 	}
 	for (size_t i = 0; i < b->n_workloads; i++) {
 		strbuf_addstr(out, "workload:");
-		for (size_t j = 0; j < b->workloads[i].n_bindings; j++)
-			add_field(out, b->workloads[i].bindings[j].name,
-				  b->workloads[i].bindings[j].value);
+		for (size_t j = 0; j < b->workloads[i].n_bindings; j++) {
+			const struct bundle_binding *bd = &b->workloads[i].bindings[j];
+			if (bundle_workload_leaves_null(b, &b->workloads[i], bd->name)) {
+				strbuf_addf(out, " %s=<null>", bd->name); /* (see key.h) */
+				continue;
+			}
+			add_field(out, bd->name, bd->value);
+		}
 		strbuf_addch(out, '\n');
 	}
 	strbuf_addstr(out, "tolerance:");

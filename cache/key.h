@@ -24,7 +24,10 @@
  *   is_static: 0 | 1
  *   include: <cuda_fp16.h>                  one line each, in order
  *   param: NAME role=ROLE type=TYPE elem=ELEM extent=EXPR range=LO..HI
- *   workload: NAME=VALUE NAME=VALUE ...     one line per workload clause, in order
+ *   workload: NAME=VALUE NAME=VALUE ...     one line per workload clause, in order;
+ *                                           a pointer parameter the workload leaves
+ *                                           NULL is NAME=<null>, however it was
+ *                                           spelled (NULL, nullptr, 0)
  *   tolerance: rtol=R atol=A                "-" for an absent value
  *   precision: default | tf32 | bf16 | fp16
  *   launch: grid=G block=B smem=S           or "launch: -"
@@ -36,6 +39,12 @@
  *   canonical: N lines
  *   | ...                                   the bundle's canonical text, each line
  *                                           prefixed with "| " so it diffs cleanly
+ *
+ * NAME=<null> is additive, not a new version: only a bundle with an optional
+ * pointer writes it, so every other key stays.  Before it, such a binding was a
+ * clause-local name written as NAME=NULL (the harness ignored it and checked
+ * only the call with the pointer), so those entries do not answer for the new
+ * meaning: "<null>" is no C expression, no earlier text could hold it.
  *
  * Values are single-line: a backslash is written "\\" and a newline "\n".
  * Absent values are written "-".

@@ -10,6 +10,7 @@
 #include "common/util.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,45 @@ bundle_find_param(const struct egg_bundle *b, const char *name)
 		if (strcmp(b->params[i].name, name) == 0)
 			return &b->params[i];
 	return NULL;
+}
+
+int
+bundle_is_null_spelling(const char *s)
+{
+	size_t open = 0;
+	while (*s == '(' || isspace((unsigned char)*s))
+		open += *s++ == '(';
+	size_t n = 0;
+	while (isalnum((unsigned char)s[n]) || s[n] == '_')
+		n++;
+	int word = (n == 4 && strncmp(s, "NULL", 4) == 0) || (n == 7 && strncmp(s, "nullptr", 7) == 0) ||
+	           (n == 1 && s[0] == '0');
+	for (s += n; *s == ')' || isspace((unsigned char)*s); s++)
+		if (*s == ')' && open-- == 0)
+			return 0;
+	return word && !*s && open == 0;
+}
+
+int
+bundle_workload_leaves_null(const struct egg_bundle *b, const struct bundle_workload *w,
+                            const char *name)
+{
+	const struct bundle_param *p = bundle_find_param(b, name);
+	if (!p || !p->is_pointer)
+		return 0;
+	for (size_t i = 0; i < w->n_bindings; i++)
+		if (strcmp(w->bindings[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+bundle_param_is_optional(const struct egg_bundle *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_workloads; i++)
+		if (bundle_workload_leaves_null(b, &b->workloads[i], name))
+			return 1;
+	return 0;
 }
 
 char *
@@ -352,6 +392,12 @@ read_workloads(struct reader *r, const cJSON *arr, struct egg_bundle *b)
 			}
 			w->bindings[j].name = get_str(r, jb, "name", 1, ctx);
 			w->bindings[j].value = get_str(r, jb, "value", 1, ctx);
+			const struct bundle_param *p =
+				w->bindings[j].name ? bundle_find_param(b, w->bindings[j].name) : NULL;
+			if (p && p->is_pointer && w->bindings[j].value &&
+			    !bundle_is_null_spelling(w->bindings[j].value))
+				bad(r, ctx, w->bindings[j].name,
+				    "is a pointer parameter: a workload may only leave it NULL");
 			j++;
 		}
 	}

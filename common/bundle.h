@@ -25,6 +25,11 @@
  *                   "align": 16 | 0 }, ... ],     aligned(...): bytes; 0 unsaid (a
  *                                              reader takes a missing key as 0)
  *     "workloads": [ [ { "name": "rows", "value": "8192" }, ... ], ... ],
+ *                              a binding that names a pointer parameter leaves it
+ *                              NULL in that workload (an optional pointer: the
+ *                              function is called without it); its value is
+ *                              "NULL" (a reader accepts NULL, nullptr and 0 and
+ *                              refuses anything else)
  *     "tolerance": { "rtol": "1e-5", "atol": "1e-6" } | null,
  *     "precision": "default" | "tf32" | "bf16" | "fp16",
  *     "launch": { "grid": "rows", "block": "256", "smem": "0" } | null,
@@ -93,8 +98,9 @@ struct bundle_param {
 };
 
 struct bundle_binding {
-	char *name;  /* a scalar parameter or a clause-local name */
-	char *value; /* C expression */
+	char *name;  /* a scalar parameter, a clause-local name, or a pointer parameter
+	              * the workload leaves NULL (bundle_binding_is_null) */
+	char *value; /* C expression; "NULL" for a pointer parameter */
 };
 
 struct bundle_workload {
@@ -155,6 +161,18 @@ int bundle_precision_parse(const char *s, enum bundle_precision *out);
 char *bundle_namespace(const struct egg_bundle *b);
 
 const struct bundle_param *bundle_find_param(const struct egg_bundle *b, const char *name);
+
+/* 1 if s spells a null pointer constant: NULL, nullptr or 0 (blanks around it
+ * and parentheses ignored). */
+int bundle_is_null_spelling(const char *s);
+
+/* 1 if workload w leaves the pointer parameter name NULL (binds it). */
+int bundle_workload_leaves_null(const struct egg_bundle *b, const struct bundle_workload *w,
+                                const char *name);
+
+/* 1 if some workload leaves the pointer parameter name NULL: an optional pointer,
+ * which the harness checks with and without. */
+int bundle_param_is_optional(const struct egg_bundle *b, const char *name);
 
 /* Appends the JSON form of b to out (pretty-printed when pretty). */
 void bundle_to_json(const struct egg_bundle *b, int pretty, struct strbuf *out);

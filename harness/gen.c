@@ -360,7 +360,10 @@ gen_add_cstring(struct strbuf *out, const char *s)
  *   0: every size binding 1;  1: each a small odd prime (3, 5, 7, ...);
  *   2 + 2i: binding i at the next prime above its value, the others small primes;
  *   3 + 2i: binding i at its value less one, the others small primes.
- * Only integer values change (egg_probe_pick, in main.cu).  The runtime skips a
+ * Only integer values change (egg_probe_pick, in main.cu).  The probes leave
+ * NULL the pointers the first workload leaves NULL; where another workload leaves
+ * another set NULL (an optional pointer checked with and without), every probe
+ * runs once more with that set (2 (2 + 2n) in all).  The runtime skips a
  * probe outside the reference's own domain (runtime.cuh, "probes"). */
 
 static int
@@ -419,6 +422,19 @@ gen_size_bindings(const struct egg_bundle *b, int *size)
 	return n;
 }
 
+/* The first workload that leaves another set of pointers NULL than the first
+ * one does, or 0 when they all agree: the probes run with both sets. */
+static size_t
+gen_other_nulls(const struct egg_bundle *b)
+{
+	for (size_t w = 1; w < b->n_workloads; w++)
+		for (size_t i = 0; i < b->n_params; i++)
+			if (bundle_workload_leaves_null(b, &b->workloads[w], b->params[i].name) !=
+			    bundle_workload_leaves_null(b, &b->workloads[0], b->params[i].name))
+				return w;
+	return 0;
+}
+
 size_t
 gen_n_probes(const struct egg_bundle *b)
 {
@@ -427,7 +443,7 @@ gen_n_probes(const struct egg_bundle *b)
 	int *size = egg_xcalloc(b->workloads[0].n_bindings + 1, sizeof *size);
 	size_t n = gen_size_bindings(b, size);
 	free(size);
-	return n ? 2 + 2 * n : 0;
+	return n ? (2 + 2 * n) * (gen_other_nulls(b) ? 2 : 1) : 0;
 }
 
 static const char gen_probe_pick[] =
@@ -456,23 +472,25 @@ gen_line(const struct egg_bundle *b, struct strbuf *out)
 
 /* The body of one case of egg_setup_workload: the workload's bindings in the
  * order written, then every value the runtime needs from them. */
-static void gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe,
-                              const int *size, const char *flops, struct strbuf *out);
+static void gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, size_t nulls,
+                              int probe, const int *size, const char *flops, struct strbuf *out);
 
 static void
 gen_workload(const struct egg_bundle *b, size_t w, const char *flops, struct strbuf *out)
 {
-	gen_workload_case(b, w, w, -1, NULL, flops, out);
+	gen_workload_case(b, w, w, w, -1, NULL, flops, out);
 }
 
 /* Case number `c` of egg_setup_workload: workload w's bindings, or with probe >= 0
- * the first workload's with its size bindings (size[i] >= 0) at that probe. */
+ * the first workload's with its size bindings (size[i] >= 0) at that probe; the
+ * pointers workload `nulls` leaves NULL are absent (no buffer, a NULL argument). */
 static void
-gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, const int *size,
-                  const char *flops, struct strbuf *out)
+gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, size_t nulls, int probe,
+                  const int *size, const char *flops, struct strbuf *out)
 {
 	static const struct bundle_workload none = { NULL, 0 };
 	const struct bundle_workload *wl = w < b->n_workloads ? &b->workloads[w] : &none;
+	const struct bundle_workload *nl = nulls < b->n_workloads ? &b->workloads[nulls] : &none;
 	char base[128];
 	strbuf_addf(out, "\tcase %zu: {\n", c);
 	/* Every statement carries the pragma's location, so an error in any clause
@@ -480,6 +498,8 @@ gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, con
 	for (size_t i = 0; i < wl->n_bindings; i++) {
 		const struct bundle_binding *bd = &wl->bindings[i];
 		const struct bundle_param *p = bundle_find_param(b, bd->name);
+		if (p && p->is_pointer)
+			continue; /* left NULL: below */
 		struct strbuf v = STRBUF_INIT;
 		if (probe >= 0 && size[i] >= 0)
 			strbuf_addf(&v, "egg_probe_pick((%s), %d, %d)", bd->value, probe, size[i]);
@@ -507,6 +527,10 @@ gen_workload_case(const struct egg_bundle *b, size_t c, size_t w, int probe, con
 		if (!p->is_pointer) {
 			gen_base_type(gen_value_type(p), base, sizeof base);
 			strbuf_addf(out, "\t*(%s *)egg_x->scalar[%zu] = %s;\n", base, i, p->name);
+			continue;
+		}
+		if (bundle_workload_leaves_null(b, nl, p->name)) {
+			strbuf_addf(out, "\tegg_x->absent[%zu] = 1;\n", i);
 			continue;
 		}
 		strbuf_addf(out, "\tegg_x->count[%zu] = (long long)(%s);\n", i, p->extent);
@@ -552,6 +576,7 @@ gen_prologue(const char *name, size_t n_params, size_t n_workloads, size_t n_pro
 		"\tlong long count[EGG_NP];\n"
 		"\tdouble lo[EGG_NP], hi[EGG_NP];\n"
 		"\tint has_range[EGG_NP];\n"
+		"\tunsigned char absent[EGG_NP]; /* 1: the call passes NULL (no buffer) */\n"
 		"\talignas(16) unsigned char scalar[EGG_NP][16];\n"
 		"\tegg_launch launch;\n"
 		"\tdouble rtol, atol; /* < 0: per-type defaults */\n"
@@ -574,7 +599,8 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	strbuf_addf(out, "/* generated by egg: the evaluation program's main for %s */\n", b->name);
 	size_t n_workloads = b->n_workloads ? b->n_workloads : 1;
 	int *size = egg_xcalloc(b->n_workloads ? b->workloads[0].n_bindings + 1 : 1, sizeof *size);
-	size_t n_size = gen_size_bindings(b, size), n_probes = n_size ? 2 + 2 * n_size : 0;
+	gen_size_bindings(b, size);
+	size_t n_probes = gen_n_probes(b);
 	gen_prologue(b->name, b->n_params, n_workloads, n_probes, (int)b->precision, out);
 	gen_includes(b, out);
 	/* The closure's macros and constants, for the clause expressions. */
@@ -595,8 +621,12 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	              "\tswitch (egg_w) {\n");
 	for (size_t w = 0; w < n_workloads; w++)
 		gen_workload(b, w, n_flops ? flops[n_flops > 1 ? w : 0] : NULL, out);
+	/* each probe with the first workload's NULL pointers, then (where another
+	 * workload leaves other ones NULL) again with that workload's */
+	size_t other = gen_other_nulls(b), per_set = other ? n_probes / 2 : n_probes;
 	for (size_t k = 0; k < n_probes; k++)
-		gen_workload_case(b, n_workloads + k, 0, (int)k, size, NULL, out);
+		gen_workload_case(b, n_workloads + k, 0, k < per_set ? 0 : other, (int)(k % per_set),
+		                  size, NULL, out);
 	free(size);
 	strbuf_addstr(out, "\t}\n}\n#line 1 \"egg-main\"\n");
 	strbuf_addf(out, "extern \"C\" void %s(void *const *, const egg_launch *);\n"

@@ -16,6 +16,10 @@
  *             the declarations of the two entry points, and harness/runtime.cuh
  *             (checks, timing, JSON output).  It never sees either definition.
  *
+ * A pointer parameter a workload leaves NULL (workload(..., bias = NULL)) gets
+ * no buffer in that workload: both contenders are called with NULL there, nothing
+ * is filled or compared for it, and its guards are not checked.
+ *
  * Because each contender is its own TU with internal linkage, a candidate cannot
  * call the reference (it would need the nonce) nor collide with its kernels.
  * A target inside named namespaces is called through `using namespace` in the
@@ -101,7 +105,8 @@ int gen_main(const struct egg_bundle *b, const char *ref_entry, const char *cons
  * binding of the first workload) the index of each size binding, -1 for the others,
  * and returns how many there are. */
 size_t gen_size_bindings(const struct egg_bundle *b, int *size);
-/* How many probe calls main.cu checks after the named workloads (0 or 2 + 2n). */
+/* How many probe calls main.cu checks after the named workloads (0, 2 + 2n, or
+ * twice that where the workloads leave different pointers NULL). */
 size_t gen_n_probes(const struct egg_bundle *b);
 
 /* Appends the probe program: the same runtime with no bundle; run with --probe

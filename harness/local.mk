@@ -35,6 +35,7 @@ UNIT_TESTS += tests/unit/test_harness
 
 SUITES += tests/suites/harness.bash tests/suites/harness_corpus.bash tests/suites/harness_emu.bash
 EXTRA_DIST += \
+	tests/data/harness/add_bias.json \
 	tests/data/harness/copy.json \
 	tests/data/harness/gather.json \
 	tests/data/harness/half.json \

@@ -14,7 +14,8 @@
  *      (drawn on the GPU, each element a hash of the seed and its index),
  *      outputs poisoned (0xFF bytes on even trials, 0x7F on odd ones: NaN for every
  *      float type, so "unwritten" can never pass by luck twice), guards around every
- *      buffer, candidate first then reference, each on its own buffers; outputs are
+ *      buffer, candidate first then reference, each on its own buffers (a pointer
+ *      the workload leaves NULL gets none: both are called with NULL); outputs are
  *      snapshotted by a copy on the legacy default stream right after the call, so
  *      work the call left running on another stream is seen as unwritten output;
  *      outputs are judged on the GPU; a float output outside the tolerance only
@@ -677,6 +678,11 @@ egg_alloc_workload(void)
 			g_args[0][p] = g_args[1][p] = g_wl.scalar[p];
 			continue;
 		}
+		if (g_wl.absent[p]) { /* left NULL by the workload: no buffer */
+			g_args[0][p] = &b->dev[0];
+			g_args[1][p] = &b->dev[1];
+			continue;
+		}
 		b->used = 1;
 		if (g_wl.count[p] < 0)
 			egg_failf(5, "harness_error", "the extent of %s is negative (%lld)",
@@ -811,6 +817,10 @@ egg_run_f64(void)
 	for (int p = 0; p < EGG_N_PARAMS; p++) {
 		egg_buf *b = &g_buf[p];
 		int f32 = egg_params[p].type == EGG_T_F32;
+		if (g_wl.absent[p]) {
+			g_args[2][p] = &b->dev64; /* NULL */
+			continue;
+		}
 		if (!b->used) {
 			memcpy(g_scalar64[p].b, g_wl.scalar[p], sizeof g_scalar64[p].b);
 			if (f32)
@@ -997,18 +1007,25 @@ egg_check_integrity(int c, const char **what)
 
 static int g_n_checks;
 
-/* "workload 2", or "probe 3 (rows = 5, cols = 4099)" with the scalar values. */
+/* "workload 2", or "probe 3 (rows = 5, cols = 4099)" with the scalar values;
+ * either with the pointers it leaves NULL ("workload 1 (bias = NULL)"). */
 static void
 egg_label(int w, char *buf, size_t size)
 {
-	if (w < EGG_N_WORKLOADS) {
-		snprintf(buf, size, "workload %d", w);
-		return;
-	}
-	int n = snprintf(buf, size, "probe %d (", w - EGG_N_WORKLOADS);
+	int n, named = w < EGG_N_WORKLOADS;
+	if (named)
+		n = snprintf(buf, size, "workload %d", w);
+	else
+		n = snprintf(buf, size, "probe %d (", w - EGG_N_WORKLOADS);
 	const char *sep = "";
 	for (int p = 0; p < EGG_N_PARAMS && n > 0 && (size_t)n < size; p++) {
-		if (egg_params[p].is_pointer)
+		if (g_wl.absent[p]) {
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = NULL", named ? (*sep ? sep : " (") : sep,
+			              egg_params[p].name);
+			sep = ", ";
+			continue;
+		}
+		if (named || egg_params[p].is_pointer)
 			continue;
 		double v = egg_get(egg_params[p].type, g_wl.scalar[p], 0);
 		if (egg_params[p].type == EGG_T_I64)
@@ -1021,7 +1038,9 @@ egg_label(int w, char *buf, size_t size)
 			n += snprintf(buf + n, size - (size_t)n, "%s%s = %.9g", sep, egg_params[p].name, v);
 		sep = ", ";
 	}
-	if (n > 0 && (size_t)n < size)
+	if (named && *sep && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ")");
+	else if (!named && n > 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n, "%s)", g_offset_bases ? "; bases offset" : "");
 }
 

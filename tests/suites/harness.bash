@@ -522,3 +522,55 @@ PY
 	expect_eq "$(objects 6)" compiled "an incomplete entry"
 	expect_eq "$(objects 7)" reused "made again"
 }
+
+# eval_on_cpu BUNDLE CAND...: the evaluation program of BUNDLE with each
+# candidate, compiled with g++ against the CPU stand-in of the CUDA runtime
+# (builtin/tests/emu) and run without timing; its verdict in CAND.result
+eval_on_cpu() {
+	local bundle=$1 emu=$EGG_SRCDIR/builtin/tests/emu flags=(-std=c++20 -Og -w) c k=0
+	shift
+	local args=()
+	for c in "$@"; do args+=(--candidate "$c"); done
+	"$EGG" eval "$bundle" "${args[@]}" --generate gen >gen.log 2>&1 || fail "generate: $(cat gen.log)"
+	for c in gen/*.cu; do
+		python3 "$emu/launches.py" "$c" >"${c%.cu}.cc" || fail "launches.py $c"
+		g++ "${flags[@]}" -I"$emu" -x c++ -c "${c%.cu}.cc" -o "${c%.cu}.o" >"${c%.cu}.log" 2>&1 &
+	done
+	wait
+	for c in "$@"; do
+		g++ gen/main.o gen/ref.o "gen/cand$k.o" -o "gen/prog$k" >"$c.link" 2>&1 ||
+			fail "cannot build $c: $(cat gen/*.log "$c.link" | grep -m3 error)"
+		"gen/prog$k" --no-timing --trials 2 >"$c.result" 2>"$c.err"
+		k=$((k + 1))
+	done
+}
+
+test_a_pointer_a_workload_leaves_null_is_passed_as_null_and_both_calls_are_checked() {
+	command -v g++ >/dev/null 2>&1 || skip "no g++ for the CPU stand-in"
+	# y[i] = x[i] + (bias != NULL ? bias[i % c] : 0): right both ways, and
+	# right only with the bias (1 where there is none: it would pass if the
+	# harness gave it a buffer there); the workload with the bias is checked
+	# as any other
+	cat >both.cu <<'CU'
+__global__ void k_both(float *y, const float *x, const float *bias, int n, int c)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = bias ? x[i] + bias[i % c] : x[i];
+}
+void add_bias(float *y, const float *x, const float *bias, int n, int c)
+{
+	k_both<<<(n + 255) / 256, 256>>>(y, x, bias, n, c);
+}
+CU
+	sed -e 's/: x\[i\];/: x[i] + 1.0f;/' both.cu >with.cu
+	eval_on_cpu "$DATA/add_bias.json" both.cu with.cu
+	expect_eq "$(json both.cu.result 'r["status"]')" ok "both: $(head -c 600 both.cu.result)"
+	expect_eq "$(json both.cu.result 'sorted(set(c["call"] for c in r["checks"] if c["workload"] < 2))')" \
+		"['workload 0', 'workload 1 (bias = NULL)']"
+	# the probes too, with and without (2 size bindings: 6 probes each way)
+	expect_eq "$(json both.cu.result 'sum("bias = NULL" in c["call"] for c in r["checks"] if c["workload"] >= 2 and c["trial"] == 0)')" 6
+	expect_eq "$(json both.cu.result 'r["domain"]["checked"]')" 12
+	expect_eq "$(json with.cu.result 'r["status"]')" wrong
+	expect_file_contains with.cu.result 'workload 1 (bias = NULL), trial 0: y:'
+}

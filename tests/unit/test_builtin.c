@@ -310,6 +310,45 @@ cache_hinted_loads_and_deduced_template_calls_lift(void **state)
 	strbuf_release(&k);
 }
 
+/* A buffer read only where it is not NULL (an optional bias) lifts as a select
+ * on the flag (b != nullptr), in each spelling of the test; one read outside
+ * the test, or written, is refused. */
+static void
+optional_pointers_lift_as_a_select_on_a_flag(void **state)
+{
+	static const char params[] = "const float *x:in, const float *b:in, float *y:out, int n:scalar";
+	static const char launcher[] = "void f(const float *x, const float *b, float *y, int n) {\n"
+	                               "  k<<<(n + 255) / 256, 256>>>(x, b, y, n);\n}\n";
+	static const char head[] = "__global__ void k(const float *x, const float *b, float *y, int n) {\n"
+	                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+	static const struct { const char *body, *want; } cases[] = {
+		{ "  if (i < n) y[i] = (b != NULL) ? x[i] + b[i] : x[i];\n}\n",
+		  "  let float st0_0 = ((b != nullptr) ? (x[i] + b[i]) : x[i])\n" },
+		{ "  if (i < n) y[i] = nullptr == b ? x[i] : x[i] * b[i];\n}\n",
+		  "  let float st0_0 = ((!(b != nullptr)) ? x[i] : (x[i] * b[i]))\n" },
+		{ "  if (i < n) { float v = x[i]; if (b) v += b[i]; y[i] = v; }\n}\n",
+		  "  let float x_0 = x[i]\n  set x_0 = ((b != nullptr) ? (x_0 + b[i]) : x_0)\n"
+		  "  let float st0_0 = x_0\n" },
+		{ "  if (i < n) y[i] = b && b[i] > 0.0f ? x[i] : 0.0f;\n}\n",
+		  "  let float st0_0 = (((b != nullptr) && (b[i] > 0.0f)) ? x[i] : 0.0f)\n" },
+	};
+	struct strbuf k = STRBUF_INIT, want = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		strbuf_reset(&k);
+		strbuf_reset(&want);
+		strbuf_addf(&k, "%s%s", head, cases[i].body);
+		strbuf_addf(&want, "launcher f\nstage 0 map kernel=k n=n\n%s  store y[i] = st0_0\n", cases[i].want);
+		EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher), want.buf);
+	}
+	strbuf_reset(&k);
+	strbuf_addf(&k, "%s  if (i < n) y[i] = x[i] + b[i] * (b ? 1.0f : 0.0f);\n}\n", head);
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+	assert_string_equal(d, "not lifted: 'b' is tested against NULL but also read where the test does not hold\n");
+	free(d);
+	strbuf_release(&k);
+	strbuf_release(&want);
+}
+
 static void
 outside_the_families_is_not_lifted_with_a_reason(void **state)
 {
@@ -1306,6 +1345,7 @@ main(void)
 		cmocka_unit_test(full_reduction_lifts_with_its_memset),
 		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
 		cmocka_unit_test(kernel_target_lifts_alone),
+		cmocka_unit_test(optional_pointers_lift_as_a_select_on_a_flag),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(first_version_shapes_lift),

@@ -136,6 +136,40 @@ bundle_reader_names_the_bad_key(void **state)
 	e = read_mutated("\"line\":12", "\"line\":-3");
 	assert_non_null(strstr(e, "'line'"));
 	free(e);
+	/* a workload binds a pointer parameter only to leave it NULL */
+	e = read_mutated("{\"name\":\"rows\",\"value\":\"8192\"}", "{\"name\":\"x\",\"value\":\"rows\"}");
+	assert_non_null(strstr(e, "workloads[1]: 'x' is a pointer parameter"));
+	free(e);
+}
+
+/* A workload that leaves a pointer NULL reads back as one (NULL, nullptr, 0). */
+static void
+bundle_workload_leaving_a_pointer_null_reads_back(void **state)
+{
+	static const char *const spellings[] = { "NULL", "nullptr", "0", " ( NULL ) " };
+	for (size_t k = 0; k < 4; k++) {
+		struct egg_bundle *b = sample();
+		struct bundle_workload *w = &b->workloads[1];
+		w->bindings = egg_xrealloc(w->bindings, 2 * sizeof *w->bindings);
+		w->bindings[1] = (struct bundle_binding){ egg_xstrdup("x"), egg_xstrdup(spellings[k]) };
+		w->n_bindings = 2;
+		struct strbuf j = STRBUF_INIT, err = STRBUF_INIT;
+		bundle_to_json(b, 0, &j);
+		struct egg_bundle *back = bundle_from_json(j.buf, &err);
+		assert_non_null(back);
+		assert_true(bundle_workload_leaves_null(back, &back->workloads[1], "x"));
+		assert_false(bundle_workload_leaves_null(back, &back->workloads[0], "x"));
+		assert_true(bundle_param_is_optional(back, "x"));
+		assert_false(bundle_param_is_optional(back, "idx"));
+		bundle_free(b);
+		bundle_free(back);
+		strbuf_release(&j);
+		strbuf_release(&err);
+	}
+	assert_false(bundle_is_null_spelling("(NULL"));
+	assert_false(bundle_is_null_spelling("NULL)"));
+	assert_false(bundle_is_null_spelling("00"));
+	assert_false(bundle_is_null_spelling("NULLx"));
 }
 
 static void
@@ -176,6 +210,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bundle_json_round_trip_is_lossless),
 		cmocka_unit_test(bundle_reader_names_the_bad_key),
+		cmocka_unit_test(bundle_workload_leaving_a_pointer_null_reads_back),
 		cmocka_unit_test(bundle_without_spans_is_accepted),
 		cmocka_unit_test(bundle_reader_rejects_truncated_json),
 	};

@@ -155,6 +155,35 @@ every_input_changes_the_key(void **state)
 	bundle_free(b);
 }
 
+/* workload(..., x = NULL) calls the function without x: a key of its own,
+ * whatever the spelling of the null pointer, written NAME=<null> (the key text
+ * is the contract: before this meaning, such a binding was a clause-local
+ * name written with its value, and an entry checked only with x present
+ * must not answer for it). */
+static void
+a_pointer_a_workload_leaves_null_is_keyed_by_meaning(void **state)
+{
+	char none[65], null[65], nullptr_[65];
+	struct egg_bundle *b = sample_bundle();
+	struct cache_key_inputs in = sample_inputs(b);
+	key_of(&in, none);
+	struct bundle_workload *w = &b->workloads[0];
+	w->bindings = egg_xrealloc(w->bindings, 2 * sizeof *w->bindings);
+	w->bindings[1] = (struct bundle_binding){ egg_xstrdup("x"), egg_xstrdup("NULL") };
+	w->n_bindings = 2;
+	key_of(&in, null);
+	assert_string_not_equal(none, null);
+	struct strbuf text = STRBUF_INIT;
+	cache_key_text(&in, &text);
+	assert_non_null(strstr(text.buf, "\nworkload: n=1 << 20 x=<null>\n"));
+	strbuf_release(&text);
+	free(w->bindings[1].value);
+	w->bindings[1].value = egg_xstrdup("nullptr");
+	key_of(&in, nullptr_);
+	assert_string_equal(null, nullptr_);
+	bundle_free(b);
+}
+
 static void
 flag_order_does_not_matter_but_the_last_value_wins(void **state)
 {
@@ -542,6 +571,7 @@ main(void)
 		cmocka_unit_test(same_inputs_give_the_same_key),
 		cmocka_unit_test(paths_positions_and_pragma_spelling_do_not_change_the_key),
 		cmocka_unit_test(every_input_changes_the_key),
+		cmocka_unit_test(a_pointer_a_workload_leaves_null_is_keyed_by_meaning),
 		cmocka_unit_test(flag_order_does_not_matter_but_the_last_value_wins),
 		cmocka_unit_test(unknown_flags_keep_every_occurrence_in_order),
 		cmocka_unit_test(arch_spellings_and_host_optimization_share_one_key),

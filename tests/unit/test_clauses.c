@@ -216,6 +216,45 @@ test_bad_values_are_told_at_the_pragma(void **state)
 	}
 }
 
+/* workload(..., x = NULL): the function called without that pointer, as a
+ * caller with an optional buffer does; NULL, nullptr and 0 are one value, and
+ * nothing else binds a pointer */
+static void
+test_a_workload_may_leave_a_pointer_parameter_null(void **state)
+{
+	(void)state;
+	const enum bundle_kind L = BUNDLE_LAUNCHER;
+	struct egg_bundle *b;
+	struct clause_diags d = parse("in(x[n], idx[n]) out(y[n]) workload(n = 4, m = 1) "
+				      "workload(n = 4, m = 1, x = NULL) workload(n = 2, idx = nullptr, m = 1, x = (0))",
+				      L, &b);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(b->n_workloads, 3);
+	assert_false(bundle_workload_leaves_null(b, &b->workloads[0], "x"));
+	assert_true(bundle_workload_leaves_null(b, &b->workloads[1], "x"));
+	assert_false(bundle_workload_leaves_null(b, &b->workloads[1], "idx"));
+	assert_true(bundle_workload_leaves_null(b, &b->workloads[2], "idx"));
+	assert_true(bundle_workload_leaves_null(b, &b->workloads[2], "x"));
+	assert_string_equal(b->workloads[2].bindings[1].value, "NULL");
+	assert_string_equal(b->workloads[2].bindings[3].value, "NULL");
+	assert_true(bundle_param_is_optional(b, "x"));
+	assert_false(bundle_param_is_optional(b, "y"));
+	assert_false(bundle_param_is_optional(b, "n"));
+	clause_diags_free(&d);
+	bundle_free(b);
+	/* only NULL; never every output; a pointer left NULL is no name an extent may use */
+	static const struct { const char *text, *anchor; size_t skip; const char *msg; } bad[] = {
+		{ "in(x[n], idx[n]) out(y[n]) workload(n = 4, m = 1, x = n)", "x = n", 4,
+		  "pointer parameter 'x' can only be left NULL in workload(...) (x = NULL: a call without it)" },
+		{ "in(x[n], idx[n]) out(y[n]) workload(n = 4, m = 1) workload(n = 4, m = 1, y = NULL)",
+		  "workload(n = 4, m = 1, y", 9, "workload 2 leaves every output NULL: there is nothing to compare" },
+		{ "in(x[n], idx[x]) out(y[n]) workload(n = 4, m = 1, x = NULL)", "idx[x", 4,
+		  "unknown name 'x' in the extent of 'idx'; it may use 'n', 'm'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		expect_one(bad[i].text, L, at(bad[i].text, bad[i].anchor, bad[i].skip), bad[i].msg);
+}
+
 static void
 test_suggest_finds_close_names_only(void **state)
 {
@@ -257,6 +296,7 @@ main(void)
 		cmocka_unit_test(test_extents_may_use_workload_names),
 		cmocka_unit_test(test_each_malformed_clause_has_its_message_and_offset),
 		cmocka_unit_test(test_bad_values_are_told_at_the_pragma),
+		cmocka_unit_test(test_a_workload_may_leave_a_pointer_parameter_null),
 		cmocka_unit_test(test_suggest_finds_close_names_only),
 		cmocka_unit_test(test_canonical_form_drops_comments_and_layout),
 		cmocka_unit_test(test_canonical_form_keeps_directives_literals_and_operators),

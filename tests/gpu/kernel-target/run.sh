@@ -3,15 +3,8 @@
 # egg-cc in search mode (empty cache), checks the program's results, checks that
 # the tuned body is in the binary, then rebuilds from the cache.  Needs egg-cc
 # and nvcc on PATH.  Prints PASS/FAIL lines; exits 0 when all pass.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
-logdir=${1:?usage: run.sh LOGDIR}
-mkdir -p "$logdir"
-export EGG_CACHE_DIR=$logdir/cache
-rm -rf "$EGG_CACHE_DIR"
-cd "$logdir" || exit 1
-fails=0
-say() { echo "$1 $2"; [ "$1" = PASS ] || fails=$((fails + 1)); }
+. "$here/../run-lib.sh"
 egg-cc -O3 -arch=sm_90 -c "$here/kernel.cu" -o kernel.o 2>search.err
 say "$([ $? = 0 ] && echo PASS || echo FAIL)" "egg-cc compiles the kernel target ($(tail -1 search.err))"
 nvcc -O3 -arch=sm_90 "$here/main.cu" kernel.o -o prog 2>link.err

@@ -7,16 +7,9 @@
 # builtin winner (not the reference), and checks the program's results at sizes
 # other than the workloads.  Needs egg-cc and nvcc on PATH.
 # Prints PASS/FAIL lines; exits 0 when all pass.
-set -u
 here=$(cd "$(dirname "$0")" && pwd)
 data=$here/../../data/builtin
-logdir=${1:?usage: run.sh LOGDIR}
-mkdir -p "$logdir"
-export EGG_CACHE_DIR=$logdir/cache
-rm -rf "$EGG_CACHE_DIR"
-cd "$logdir" || exit 1
-fails=0
-say() { echo "$1 $2"; [ "$1" = PASS ] || fails=$((fails + 1)); }
+. "$here/../run-lib.sh"
 egg-cc -O3 -arch=sm_90 -c "$data/namespaces.cu" -o namespaces.o 2>search.err
 say "$([ $? = 0 ] && echo PASS || echo FAIL)" "egg-cc compiles namespaces.cu"
 egg-cc -O3 -arch=sm_90 -c "$data/templates.cu" -o templates.o 2>>search.err
