@@ -12,12 +12,14 @@
  * stands for it, unless --all.  An argument that names an existing file is a
  * report file; a lone argument of hex digits otherwise names a cache entry.
  *
- * The page (--html) is one self-contained index.html: inline CSS, an inline
- * SVG chart of the speedups on a log scale with each number written next to
- * its bar, and the table; no script, no external file, so it can be attached
- * to a CI run or mailed as it is.
+ * The pages (--html) are DIR/index.html: inline CSS, an inline SVG chart of
+ * the speedups on a log scale with each number written next to its bar, and
+ * the table; and DIR/kernels/N-NAME.html, a page per kernel (report_page.h)
+ * linked from its name in the chart and in the table.  No script, no external
+ * file, so the folder can be attached to a CI run or mailed as it is.
  */
 #include "config.h"
+#include "admin/report_page.h"
 #include "admin/report_show.h"
 #include "cache/cache.h"
 #include "common/egg_config.h"
@@ -84,24 +86,32 @@ read_report(const char *path, cJSON *out)
 	return skipped;
 }
 
+/* The local store, or NULL with a sentence in err. */
 static struct cache_store *
-open_store(void)
+open_store_quietly(struct strbuf *err)
 {
-	struct strbuf err = STRBUF_INIT;
 	struct egg_config *cfg = egg_config_new();
 	struct cache_settings set;
 	struct cache_store *s = NULL;
 	memset(&set, 0, sizeof set);
-	if (egg_config_load(cfg, NULL, &err) == 0) {
+	if (egg_config_load(cfg, NULL, err) == 0) {
 		cache_settings_from_config(&set, cfg);
-		s = cache_store_open(set.dir, set.max_size, &err);
+		s = cache_store_open(set.dir, set.max_size, err);
 		if (s)
 			cache_store_set_secret(s, set.secret);
 	}
-	if (!s)
-		egg_error("%s", err.buf);
 	cache_settings_release(&set);
 	egg_config_free(cfg);
+	return s;
+}
+
+static struct cache_store *
+open_store(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct cache_store *s = open_store_quietly(&err);
+	if (!s)
+		egg_error("%s", err.buf);
 	strbuf_release(&err);
 	return s;
 }
@@ -230,6 +240,7 @@ static const char *const headers[N_COLS] = { "kernel", "outcome", "speedup", "re
 struct row {
 	char *cell[N_COLS];
 	double speedup; /* > 0 for a winner */
+	char *page;     /* its page, relative to the index (--html) */
 };
 
 /* The sum of a timing over the record's workloads, or -1 when there is none. */
@@ -288,17 +299,22 @@ rows_new(const cJSON *recs, size_t *n)
 	struct row *rows = egg_xcalloc(*n ? *n : 1, sizeof *rows);
 	size_t i = 0;
 	const cJSON *r;
-	cJSON_ArrayForEach(r, recs)
-		row_fill(&rows[i++], r);
+	cJSON_ArrayForEach(r, recs) {
+		row_fill(&rows[i], r);
+		rows[i].page = report_page_kernel_path(i, rows[i].cell[C_KERNEL]);
+		i++;
+	}
 	return rows;
 }
 
 static void
 rows_free(struct row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < N_COLS; c++)
 			free(rows[i].cell[c]);
+		free(rows[i].page);
+	}
 	free(rows);
 }
 
@@ -368,21 +384,6 @@ print_table(const struct row *rows, size_t n, const char *what)
 
 /* ---- the page ---- */
 
-static void
-add_escaped(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&#39;"); break;
-		default: strbuf_addch(sb, *s);
-		}
-	}
-}
-
 #define BAR_W 520.0
 #define ROW_H 26
 #define TOP 34
@@ -416,9 +417,11 @@ add_chart(struct strbuf *sb, const struct row *rows, size_t n)
 	double x1 = X(1.0);
 	for (size_t i = 0; i < n; i++) {
 		double y = TOP + ROW_H * (double)i;
-		strbuf_addf(sb, "<text class=\"name\" x=\"%.1f\" y=\"%.1f\">", left - 8, y + 17);
-		add_escaped(sb, rows[i].cell[C_KERNEL]);
-		strbuf_addstr(sb, "</text>\n");
+		strbuf_addstr(sb, "<a href=\"");
+		report_page_escape(sb, rows[i].page);
+		strbuf_addf(sb, "\"><text class=\"name\" x=\"%.1f\" y=\"%.1f\">", left - 8, y + 17);
+		report_page_escape(sb, rows[i].cell[C_KERNEL]);
+		strbuf_addstr(sb, "</text></a>\n");
 		double s = rows[i].speedup;
 		if (s > 0) {
 			double xs = X(s);
@@ -426,11 +429,11 @@ add_chart(struct strbuf *sb, const struct row *rows, size_t n)
 			            s >= 1 ? "win" : "loss", fmin(x1, xs), y + 4, fmax(fabs(xs - x1), 1.0),
 			            ROW_H - 8);
 			strbuf_addf(sb, "<text class=\"num\" x=\"%.1f\" y=\"%.1f\">", fmax(x1, xs) + 5, y + 17);
-			add_escaped(sb, rows[i].cell[C_SPEEDUP]);
+			report_page_escape(sb, rows[i].cell[C_SPEEDUP]);
 			strbuf_addstr(sb, "</text>\n");
 		} else {
 			strbuf_addf(sb, "<text class=\"ref\" x=\"%.1f\" y=\"%.1f\">reference (", x1 + 5, y + 17);
-			add_escaped(sb, rows[i].cell[C_OUTCOME]);
+			report_page_escape(sb, rows[i].cell[C_OUTCOME]);
 			strbuf_addstr(sb, ")</text>\n");
 		}
 	}
@@ -438,37 +441,22 @@ add_chart(struct strbuf *sb, const struct row *rows, size_t n)
 	strbuf_addstr(sb, "</svg>\n");
 }
 
-static const char page_style[] =
-	"body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
-	"table{border-collapse:collapse;font-size:14px}\n"
-	"th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:left}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"svg text{font-size:13px;font-family:system-ui,sans-serif}\n"
-	"svg .name{text-anchor:end}\n"
-	"svg .tick{text-anchor:middle;fill:#666}\n"
-	"svg .grid{stroke:#e4e4e4}\n"
-	"svg .one{stroke:#444}\n"
-	"svg .win{fill:#3a7d44}\n"
-	"svg .loss{fill:#b04a3a}\n"
-	"svg .ref{fill:#777}\n"
-	"svg .num{font-weight:600}\n";
-
 static char *
 page_new(const struct row *rows, size_t n, const char *what)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	            "<title>egg report</title>\n<style>\n%s</style>\n</head>\n<body>\n"
-	            "<h1>egg report</h1>\n<p>", page_style);
+	            "<h1>egg report</h1>\n<p>", report_page_style);
 	char *s = summary(rows, n, what);
-	add_escaped(&sb, s);
+	report_page_escape(&sb, s);
 	free(s);
 	strbuf_addstr(&sb, "</p>\n<h2>Speedup over the reference (log scale)</h2>\n");
 	add_chart(&sb, rows, n);
 	strbuf_addstr(&sb, "<h2>Kernels</h2>\n<table>\n<tr>");
 	for (int c = 0; c < N_COLS; c++) {
 		strbuf_addstr(&sb, "<th>");
-		add_escaped(&sb, headers[c]);
+		report_page_escape(&sb, headers[c]);
 		strbuf_addstr(&sb, "</th>");
 	}
 	strbuf_addstr(&sb, "</tr>\n");
@@ -477,8 +465,13 @@ page_new(const struct row *rows, size_t n, const char *what)
 		for (int c = 0; c < N_COLS; c++) {
 			int numeric = c == C_SPEEDUP || c == C_REF || c == C_EGG;
 			strbuf_addstr(&sb, numeric ? "<td class=\"n\">" : "<td>");
-			add_escaped(&sb, rows[i].cell[c]);
-			strbuf_addstr(&sb, "</td>");
+			if (c == C_KERNEL) {
+				strbuf_addstr(&sb, "<a href=\"");
+				report_page_escape(&sb, rows[i].page);
+				strbuf_addstr(&sb, "\">");
+			}
+			report_page_escape(&sb, rows[i].cell[c]);
+			strbuf_addstr(&sb, c == C_KERNEL ? "</a></td>" : "</td>");
 		}
 		strbuf_addstr(&sb, "</tr>\n");
 	}
@@ -488,20 +481,64 @@ page_new(const struct row *rows, size_t n, const char *what)
 	return strbuf_detach(&sb);
 }
 
-static int
-write_page(const char *dir, const struct row *rows, size_t n, const char *what)
+/* The cache entry of a record for its page: NULL, with why in *no_entry
+ * (static), when the record has no key or the local cache lacks it. */
+static struct cache_entry *
+record_entry(struct cache_store *s, const char *store_err, const cJSON *rec, const char **no_entry)
 {
-	if (fs_mkdir_p(dir, 0777) < 0) {
-		egg_error("cannot create %s: %s", dir, strerror(errno));
+	const char *key = str(rec, "key");
+	struct cache_entry *e = NULL;
+	*no_entry = NULL;
+	if (!key)
+		return NULL;
+	struct strbuf err = STRBUF_INIT;
+	int r = s ? cache_store_read(s, key, &e, &err) : -2;
+	if (r == 0)
+		*no_entry = "The local cache holds no entry of this key: the candidates, the winner's "
+		            "code and the transcript are in the cache that found it (egg report KEY there).";
+	else if (r < 0)
+		*no_entry = s ? "The local cache's entry of this key is invalid (egg cache verify)."
+		              : store_err;
+	strbuf_release(&err);
+	return r == 1 ? e : NULL;
+}
+
+/* index.html and, under kernels/, a page per record (rows[i] is recs' i-th),
+ * with what the local cache holds of it. */
+static int
+write_page(const char *dir, const cJSON *recs, const struct row *rows, size_t n, const char *what)
+{
+	char *kdir = fs_join(dir, "kernels");
+	if (fs_mkdir_p(kdir, 0777) < 0) {
+		egg_error("cannot create %s: %s", kdir, strerror(errno));
+		free(kdir);
 		return 1;
 	}
+	free(kdir);
+	struct strbuf store_err = STRBUF_INIT;
+	struct cache_store *s = open_store_quietly(&store_err);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const cJSON *rec = cJSON_GetArrayItem(recs, (int)i);
+		const char *no_entry;
+		struct cache_entry *e = record_entry(s, store_err.buf, rec, &no_entry);
+		char *path = fs_join(dir, rows[i].page);
+		char *page = report_page_kernel(rows[i].cell[C_KERNEL], rec, e, no_entry);
+		if ((rc = fs_write_atomic(path, page, strlen(page))) < 0)
+			egg_error("cannot write %s: %s", path, strerror(errno));
+		free(page);
+		free(path);
+		cache_entry_free(e);
+	}
+	if (s)
+		cache_store_close(s);
+	strbuf_release(&store_err);
 	char *path = fs_join(dir, "index.html");
 	char *page = page_new(rows, n, what);
-	int rc = fs_write_atomic(path, page, strlen(page));
-	if (rc < 0)
+	if (rc == 0 && (rc = fs_write_atomic(path, page, strlen(page))) < 0)
 		egg_error("cannot write %s: %s", path, strerror(errno));
-	else
-		printf("wrote %s (%zu kernel%s)\n", path, n, n == 1 ? "" : "s");
+	else if (rc == 0)
+		printf("wrote %s and a page per kernel (%zu kernel%s)\n", path, n, n == 1 ? "" : "s");
 	free(page);
 	free(path);
 	return rc < 0;
@@ -648,7 +685,7 @@ cmd_report(int argc, char **argv)
 			puts(text);
 			free(text);
 		} else if (o.html) {
-			status = write_page(o.html, rows, n, what);
+			status = write_page(o.html, recs, rows, n, what);
 		} else {
 			print_table(rows, n, what);
 		}

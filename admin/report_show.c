@@ -19,6 +19,7 @@
 #include "driver/report.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *
@@ -58,21 +59,32 @@ is_known(const char *name)
 	return 0;
 }
 
+char *
+report_show_step_rest(const void *step)
+{
+	cJSON *rest = cJSON_CreateObject();
+	const cJSON *f;
+	cJSON_ArrayForEach(f, (const cJSON *)step)
+		if (!f->string || !is_known(f->string))
+			cJSON_AddItemToObject(rest, f->string ? f->string : "?", cJSON_Duplicate(f, 1));
+	char *t = NULL;
+	if (cJSON_GetArraySize(rest) > 0) {
+		char *p = cJSON_PrintUnformatted(rest);
+		t = egg_xstrdup(p);
+		cJSON_free(p);
+	}
+	cJSON_Delete(rest);
+	return t;
+}
+
 /* The other fields of a step, as compact JSON. */
 static void
 put_unknown(FILE *out, const cJSON *step)
 {
-	cJSON *rest = cJSON_CreateObject();
-	const cJSON *f;
-	cJSON_ArrayForEach(f, step)
-		if (!f->string || !is_known(f->string))
-			cJSON_AddItemToObject(rest, f->string ? f->string : "?", cJSON_Duplicate(f, 1));
-	if (cJSON_GetArraySize(rest) > 0) {
-		char *t = cJSON_PrintUnformatted(rest);
+	char *t = report_show_step_rest(step);
+	if (t)
 		fprintf(out, "      other: %s\n", t);
-		cJSON_free(t);
-	}
-	cJSON_Delete(rest);
+	free(t);
 }
 
 static void

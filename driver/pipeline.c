@@ -537,7 +537,7 @@ append_records(struct plan_ctx *c, const char *path, const char *source,
 			.outcome = falls_back ? "fallback" : kp[i].outcome,
 			.reason = falls_back ? fallback_why : kp[i].reason, .result_json = kp[i].result_json,
 			.backend = gen.backend, .model = gen.model, .recipe = gen.recipe,
-			.when = time(NULL), .wall_s = kp[i].wall_s,
+			.when = time(NULL), .wall_s = kp[i].wall_s, .bundle = kp[i].bundle,
 		};
 		void *rec = report_record_new(&r);
 		struct strbuf err = STRBUF_INIT;

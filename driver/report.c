@@ -106,6 +106,33 @@ add_measurements(cJSON *rec, const cJSON *result, const char *outcome)
 	add_string_or_null(rec, "gpu", cJSON_IsString(name) ? name->valuestring : NULL);
 }
 
+/* Where the kernel's pragma is, its clauses, and each workload's bindings. */
+static void
+add_analysis(cJSON *rec, const struct egg_bundle *b)
+{
+	if (!b) {
+		cJSON_AddNullToObject(rec, "location");
+		cJSON_AddNullToObject(rec, "clauses");
+		return;
+	}
+	cJSON *loc = cJSON_AddObjectToObject(rec, "location");
+	add_string_or_null(loc, "file", b->file);
+	cJSON_AddNumberToObject(loc, "line", b->line);
+	add_string_or_null(rec, "clauses", b->pragma);
+	const cJSON *w;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(rec, "workloads")) {
+		const cJSON *i = cJSON_GetObjectItemCaseSensitive(w, "workload");
+		if (!cJSON_IsNumber(i) || i->valueint < 0 || (size_t)i->valueint >= b->n_workloads)
+			continue;
+		const struct bundle_workload *bw = &b->workloads[i->valueint];
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t k = 0; k < bw->n_bindings; k++)
+			strbuf_addf(&sb, "%s%s = %s", k ? ", " : "", bw->bindings[k].name, bw->bindings[k].value);
+		cJSON_AddStringToObject((cJSON *)w, "values", sb.buf);
+		strbuf_release(&sb);
+	}
+}
+
 static void
 format_utc(time_t when, char *buf, size_t len)
 {
@@ -139,6 +166,7 @@ record_new(const struct report_kernel *k, const cJSON *result)
 		cJSON_AddNumberToObject(r, "wall_s", round(k->wall_s * 1000) / 1000);
 	else
 		cJSON_AddNullToObject(r, "wall_s");
+	add_analysis(r, k->bundle);
 	return r;
 }
 

@@ -19,7 +19,13 @@
  *                      "speedup": 11.7 } ],   medians, when the result has timings
  *     "gpu": "NVIDIA H200" | null,            where the result was measured
  *     "generator": { "backend", "model", "recipe" },
- *     "wall_s": number | null }               seconds egg spent on this kernel
+ *     "wall_s": number | null,                seconds egg spent on this kernel
+ *     "location": { "file": "kernels.cu", "line": 26 } | null,   the pragma's
+ *     "clauses": "in(x[rows * cols]) ..." | null }    the clause text as written
+ * and each workload carries "values": "rows = 16384, cols = 4096" (its clause's
+ * bindings) where the build knew them.  location, clauses and values come from a
+ * build's analysis: records made from the cache have none (a reader takes a
+ * missing member as null: records of an older egg lack them).
  * OUTCOME, from a build: searched-winner, searched-none (nothing beat the
  * reference), not-lifted, cache-hit, cache-hit-negative, cache-miss (no search
  * in this mode or without a GPU), verified, verify-failed, fallback (egg's own
@@ -36,6 +42,7 @@
 #include <time.h>
 
 #include "cache/entry.h"
+#include "common/bundle.h"
 #include "common/strbuf.h"
 
 #define REPORT_SCHEMA "egg-report"
@@ -53,6 +60,7 @@ struct report_kernel {
 	const char *backend, *model, *recipe;
 	time_t when;
 	double wall_s;            /* < 0: unknown */
+	const struct egg_bundle *bundle; /* location, clauses, workload values; NULL: unknown */
 };
 
 /* The record for k (see above): speedup, workload times and GPU come from

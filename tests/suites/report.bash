@@ -384,3 +384,84 @@ test_key_states_the_winners_validity_domain() {
 	run_cmd n "$EGG" report "$key" || fail "$(cat n.err)"
 	expect_file_contains n.out "  domain:     the named workloads only (verified before probe calls existed)"
 }
+
+# The browser the page tests load pages in: Chromium's headless shell (Debian's
+# chromium-headless-shell, .ci/deps) or Chromium itself.
+browser() {
+	command -v chromium-headless-shell || command -v chromium || skip "no chromium-headless-shell or chromium"
+}
+
+HOSTILE='<script>document.title="pwned"</script><img src=x onerror="document.title=1">&amp;'
+
+# Issue 25: the page links a page per kernel from the chart and from the table;
+# a real browser builds the DOM, follows every link and finds on each page the
+# kernel's name, source line, candidates and winner code, while a hostile kernel
+# name and a hostile transcript stay text (no script, no image in any page).
+test_each_kernel_has_a_linked_page_a_browser_shows_with_its_code_and_hostile_text_as_text() {
+	local exe
+	exe=$(browser) || exit 77
+	setup_example
+	# the H200's winners of the example, hit by a build that compiles nothing
+	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import"
+	make_quick_nvcc
+	EGG_MODE=cache EGG_REPORT=$T/rep.jsonl run_cmd b "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 \
+		-c kernels.cu -o k.o || fail "$(cat b.err)"
+	expect_eq "$(outcomes rep.jsonl | grep -c '=cache-hit$')" 3 "cache hits"
+	local key
+	key=$("$EGG" cache ls | awk '$NF == "bias_gelu" {print $1}')
+	HOSTILE=$HOSTILE edit_entry "$EGG_CACHE_DIR/${key:0:2}/${key:2}" 'import os
+doc["transcript"] = [{"stage": "1/structure", "role": "code", "kind": "response",
+                      "text": "</pre>" + os.environ["HOSTILE"], "candidate": "s1-c0"}]'
+	# a record whose kernel name is hostile (report files are anyone's JSON)
+	HOSTILE=$HOSTILE python3 -c 'import json, os, sys
+r = json.loads(open(sys.argv[1]).readline())
+r.update(kernel=os.environ["HOSTILE"], key=None)
+open(sys.argv[1], "a").write(json.dumps(r) + "\n")' rep.jsonl
+	run_cmd r "$EGG" report --html "$T/page" rep.jsonl || fail "$(cat r.err)"
+	python3 "$EGG_SRCDIR/tests/data/report/browse.py" "$exe" page/index.html >dom.json ||
+		fail "the browser: $(tail -3 dom.json)"
+	for k in softmax_forward bias_gelu row_sum; do
+		"$EGG" cache show "$("$EGG" cache ls | awk -v k=$k '$NF == k {print $1}')" --json >$k.entry.json
+	done
+	HOSTILE=$HOSTILE python3 - dom.json kernels.cu <<'PY' || fail "the pages, as a browser built them: $(head -c 1500 dom.json)"
+import json, os, re, sys
+dom = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read().splitlines()
+hostile = os.environ["HOSTILE"]
+names = ["softmax_forward", "bias_gelu", "row_sum", hostile]
+index = dom["index"]
+table = [l for l in index["links"] if l["in"] == "table"]
+chart = [l for l in index["links"] if l["in"] == "chart"]
+assert sorted(l["text"] for l in table) == sorted(names), table      # one link per kernel
+assert len(chart) == len(names), chart
+href = {l["text"]: l["href"] for l in table}
+assert len(set(href.values())) == len(names), href                  # a page each
+for l in chart:                                                     # the chart links the same page
+    assert any(l["href"] == href[n] and n in l["text"] for n in names), (l, href)
+pages = dom["pages"]
+assert sorted(pages) == sorted(href.values()), pages.keys()
+for page in [index] + list(pages.values()):
+    assert page["scripts"] == 0 and page["images"] == 0, page
+assert index["title"] == "egg report", index["title"]            # no script set it
+for name in names:
+    p = pages[href[name]]
+    assert p["h1"] == name and p["title"] == name + " - egg report", (name, p["h1"], p["title"])
+    if name == hostile:
+        assert p["code"] is None and hostile in p["text"], p
+        continue
+    entry = json.load(open(name + ".entry.json"))
+    assert p["code"] == entry["source"], (name, p["code"][:200])   # the winner's code, whole
+    line = next(i + 1 for i, s in enumerate(src)
+                if "#pragma egg optimize" in s and re.match(r"void %s\(" % name, src[i + 2]))
+    assert "kernels.cu:%d" % line in p["text"], (name, line, p["text"][:400])
+    res = entry["result"]
+    best = res["candidates"][res["best"]]
+    assert best["name"] in p["text"], (name, best["name"])        # the configuration
+    for c in res["candidates"]:
+        assert c["name"] in p["text"], c["name"]                 # the candidate table
+    pragma = (src[line - 1].rstrip("\\") + src[line]).replace("\t", " ")
+    values = re.search(r"workload\(([^)]*)\)", pragma).group(1)
+    assert values in p["text"].split("Workloads", 1)[1], (values, p["text"])  # its values
+assert hostile in pages[href["bias_gelu"]]["text"]               # the transcript, as text
+PY
+}
