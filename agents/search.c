@@ -16,6 +16,7 @@
 #include "builtin/builtin.h"
 #include "common/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,14 @@ finish(struct search *s, struct agents_result *out)
 	                            wall, s->stopped ? "; stopped by " : "", s->stopped ? s->stopped : "");
 	search_step(s, s->stage, "search", "note", usage, NULL, NULL, -1, -1, 0);
 	free(usage);
+	/* the same numbers for readers (egg report's cost columns) */
+	cJSON *u = cJSON_AddObjectToObject(cJSON_GetArrayItem(s->transcript,
+	                                                      cJSON_GetArraySize(s->transcript) - 1), "usage");
+	cJSON_AddNumberToObject(u, "model_calls", (double)s->calls);
+	cJSON_AddNumberToObject(u, "tokens_in", (double)s->tok_in);
+	cJSON_AddNumberToObject(u, "tokens_out", (double)s->tok_out);
+	cJSON_AddNumberToObject(u, "candidates", (double)s->evaluated);
+	cJSON_AddNumberToObject(u, "wall_s", round(wall * 10) / 10);
 	if (s->result) {
 		char *r = cJSON_PrintUnformatted(s->result);
 		out->result_json = egg_xstrdup(r);

@@ -38,7 +38,9 @@
  *     "role": "code" | "profile" | "debug" | "search",
  *     "kind": "prompt" | "response" | "evaluation" | "decision" | "note",
  *     "text": TEXT,
- *     "candidate"?: NAME, "verdict"?: V, "speedup"?: X, "tokens"?: { "in": N, "out": N } }
+ *     "candidate"?: NAME, "verdict"?: V, "speedup"?: X, "tokens"?: { "in": N, "out": N },
+ *     "usage"?: { "model_calls", "tokens_in", "tokens_out", "candidates", "wall_s" } }
+ * (usage: on the note that closes the search, what it spent)
  * The chat function never sees the key and the transcript never holds one.
  *
  * Ownership: struct agents_result owns its strings; agents_result_release.

@@ -19,7 +19,13 @@
  *                      "speedup": 11.7 } ],   medians, when the result has timings
  *     "gpu": "NVIDIA H200" | null,            where the result was measured
  *     "generator": { "backend", "model", "recipe" },
- *     "wall_s": number | null }               seconds egg spent on this kernel
+ *     "wall_s": number | null,                seconds egg spent on this kernel
+ *     "search": { "model_calls", "tokens_in", "tokens_out", "wall_s" | null } | null }
+ *                                         what the search behind the entry spent
+ *                                         (its transcript's usage; the builtin's
+ *                                         calls no model: 0; wall_s this kernel's
+ *                                         when this build searched and the
+ *                                         transcript does not say); null: no entry
  * OUTCOME, from a build: searched-winner, searched-none (nothing beat the
  * reference), not-lifted, cache-hit, cache-hit-negative, cache-miss (no search
  * in this mode or without a GPU), verified, verify-failed, fallback (egg's own
@@ -50,6 +56,7 @@ struct report_kernel {
 	const char *outcome;
 	const char *reason;       /* NULL: none */
 	const char *result_json;  /* the evaluation result (egg-result) or NULL */
+	const char *transcript_json; /* the entry's transcript, or NULL: no entry */
 	const char *backend, *model, *recipe;
 	time_t when;
 	double wall_s;            /* < 0: unknown */
