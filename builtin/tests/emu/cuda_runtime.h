@@ -141,10 +141,14 @@ inline cudaError_t cudaDeviceGetAttribute(int *v, int attr, int)
 template <class K> cudaError_t cudaFuncSetAttribute(K, int, int) { return 0; }
 /* one wave: 2 resident blocks per SM, whatever the kernel (grids stay small) */
 template <class K> cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, K, int, size_t) { *n = 2; return 0; }
-inline cudaError_t cudaGetLastError() { return 0; }
-inline cudaError_t cudaPeekAtLastError() { return 0; }
+/* the sticky launch error: with EGG_EMU_LAUNCH_ERROR=N the Nth launch fails
+ * (cudaErrorLaunchFailure) and runs nothing, as a launch the device refused */
+inline cudaError_t egg_emu_last_error = 0;
+inline unsigned egg_emu_launches = 0;
+inline cudaError_t cudaGetLastError() { cudaError_t e = egg_emu_last_error; egg_emu_last_error = 0; return e; }
+inline cudaError_t cudaPeekAtLastError() { return egg_emu_last_error; }
 inline cudaError_t cudaDeviceSynchronize() { return 0; }
-inline const char *cudaGetErrorString(cudaError_t) { return "error"; }
+inline const char *cudaGetErrorString(cudaError_t e) { return e == 719 ? "unspecified launch failure" : "error"; }
 template <class T> cudaError_t cudaMalloc(T **p, size_t n) { *p = (T *)aligned_alloc(256, (n + 255) / 256 * 256); return 0; }
 inline cudaError_t cudaFree(void *p) { free(p); return 0; }
 /* memory pools: allocations full of 0xff bytes (nothing may count on zeros),
@@ -396,6 +400,11 @@ template <class F> void egg_emu_run(dim3 g, dim3 b, F f, size_t shmem, unsigned 
  * of them together. */
 template <class F> void egg_emu_launch(dim3 g, dim3 b, F f, size_t shmem = 0, bool coop = false)
 {
+	const char *fail = getenv("EGG_EMU_LAUNCH_ERROR");
+	if (fail && strtoul(fail, nullptr, 10) == ++egg_emu_launches) {
+		egg_emu_last_error = 719; /* cudaErrorLaunchFailure */
+		return;
+	}
 	if (shmem > EGG_EMU_SHARED_OPTIN) {
 		fprintf(stderr, "a launch asks %zu bytes of dynamic shared memory\n", shmem);
 		abort();
