@@ -10,6 +10,7 @@
  *     "nvcc_flags": [ "-O3", "--use_fast_math", ... ],
  *     "timeout_s": 120, "seed": 0, "trials": 3, "min_speedup": 1.03,
  *     "no_timing": false, "compile_only": false, "arch": null, "sanitize": false,
+ *     "profile": false,
  *     "flops": "2.0 * rows * cols" | [ EXPR per workload ] }
  * where every key but "bundle" may be left out ("flops": the FLOPs of one call,
  * C expressions over the scalar parameters, for FLOP rates in the result).  JOB
@@ -51,7 +52,7 @@ static const char eval_usage[] =
 	"                [--trials N] [--min-speedup X] [--no-timing] [--nvcc PATH]\n"
 	"                [--flag NVCC_FLAG]... [--workdir DIR] [--keep]\n"
 	"                [--compile-only --arch sm_XY] [--generate DIR]\n"
-	"                [--remote COMMAND | --local] [--sanitize] [--gpu LIST]\n"
+	"                [--remote COMMAND | --local] [--sanitize] [--profile] [--gpu LIST]\n"
 	"                [--flops EXPR]... [--progress] [--egg-KEY=VALUE]...\n"
 	"       egg eval JOB.json|- --screen [--candidate FILE]... [--flag NVCC_FLAG]...\n";
 
@@ -151,6 +152,8 @@ eval_parse_job(const char *text, struct eval_job *job, struct strbuf *err)
 			job->opt.compile_only = 1;
 		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "sanitize")))
 			job->opt.sanitize = 1;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(o, "profile")))
+			job->opt.profile = 1;
 		v = cJSON_GetObjectItem(o, "flops");
 		if (cJSON_IsString(v) || cJSON_IsNumber(v))
 			eval_add_flops(job, v);
@@ -234,6 +237,7 @@ eval_apply_config(struct eval_job *job, const struct strvec *egg_opts, struct eg
 	job->opt.gpu = egg_config_get(cfg, "gpu");
 	job->opt.timeout_s = (double)egg_config_seconds(cfg, "timeout");
 	job->opt.nvcc = egg_config_get(cfg, "nvcc");
+	job->opt.ncu = egg_config_get(cfg, "ncu");
 	job->opt.keep = egg_config_bool(cfg, "debug");
 	/* the evaluating machine's own setting: a job cannot turn its sandbox off */
 	job->opt.no_sandbox = !egg_config_bool(cfg, "sandbox");
@@ -271,7 +275,8 @@ cmd_eval(int argc, char **argv)
 	struct eval_job job;
 	memset(&job, 0, sizeof job);
 	const char *job_path = NULL, *generate = NULL, *remote = NULL;
-	int local = 0, no_timing = 0, keep = 0, sanitize = 0, compile_only = 0, screen_only = 0, progress = 0;
+	int local = 0, no_timing = 0, keep = 0, sanitize = 0, profile = 0, compile_only = 0;
+	int screen_only = 0, progress = 0;
 	struct run_options cli; /* what the options say; 0/NULL: not given */
 	memset(&cli, 0, sizeof cli);
 	struct strvec cand_files = STRVEC_INIT, egg_opts = STRVEC_INIT, cli_flops = STRVEC_INIT;
@@ -299,6 +304,7 @@ cmd_eval(int argc, char **argv)
 		else if (strcmp(a, "--keep") == 0) keep = 1;
 		else if (strcmp(a, "--progress") == 0) progress = 1;
 		else if (strcmp(a, "--sanitize") == 0) sanitize = 1;
+		else if (strcmp(a, "--profile") == 0) profile = 1;
 		else if (strcmp(a, "--compile-only") == 0) compile_only = 1;
 		else if (strcmp(a, "--screen") == 0) screen_only = 1;
 		else if (egg_str_starts(a, "--egg-")) strvec_push(&egg_opts, a);
@@ -350,6 +356,7 @@ cmd_eval(int argc, char **argv)
 	job.opt.no_timing |= no_timing;
 	job.opt.keep |= keep;
 	job.opt.sanitize |= sanitize;
+	job.opt.profile |= profile;
 	job.opt.compile_only |= compile_only;
 	if (cli_flops.n) {
 		strvec_clear(&job.flops);

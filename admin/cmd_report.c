@@ -233,9 +233,13 @@ sort_records(cJSON *recs)
 
 /* ---- the table ---- */
 
-enum { C_KERNEL, C_OUTCOME, C_SPEEDUP, C_REF, C_EGG, C_GPU, C_GEN, C_KEY, C_NOTE, N_COLS };
+/* calls, tokens in/out and search s: what the search behind the entry spent
+ * (the record's "search") */
+enum { C_KERNEL, C_OUTCOME, C_SPEEDUP, C_REF, C_EGG, C_GPU, C_GEN, C_CALLS, C_TOK_IN, C_TOK_OUT,
+       C_SEARCH_S, C_KEY, C_NOTE, N_COLS };
 static const char *const headers[N_COLS] = { "kernel", "outcome", "speedup", "ref ms", "egg ms",
-	                                     "GPU", "generator", "key", "note" };
+	                                     "GPU", "generator", "calls", "tokens in", "tokens out",
+	                                     "search s", "key", "note" };
 
 struct row {
 	char *cell[N_COLS];
@@ -288,6 +292,11 @@ row_fill(struct row *row, const cJSON *r)
 	row->cell[C_GPU] = egg_xstrdup(gpu ? gpu : "-");
 	row->cell[C_GEN] = egg_xasprintf("%s%s%s", backend ? backend : "-", model ? " " : "",
 	                                 model ? model : "");
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r, "search");
+	row->cell[C_CALLS] = fmt_number(num(cost, "model_calls"), "%.0f");
+	row->cell[C_TOK_IN] = fmt_number(num(cost, "tokens_in"), "%.0f");
+	row->cell[C_TOK_OUT] = fmt_number(num(cost, "tokens_out"), "%.0f");
+	row->cell[C_SEARCH_S] = fmt_number(num(cost, "wall_s"), "%.1f");
 	row->cell[C_KEY] = egg_xasprintf("%.12s", key ? key : "-");
 	row->cell[C_NOTE] = egg_xasprintf("%.60s", reason ? reason : "");
 }
@@ -367,7 +376,8 @@ print_table(const struct row *rows, size_t n, const char *what)
 		struct strbuf line = STRBUF_INIT;
 		for (int c = 0; c < N_COLS; c++) {
 			const char *cell = i == 0 ? headers[c] : rows[i - 1].cell[c];
-			int right = c == C_SPEEDUP || c == C_REF || c == C_EGG;
+			int right = c == C_SPEEDUP || c == C_REF || c == C_EGG ||
+			            (c >= C_CALLS && c <= C_SEARCH_S);
 			if (c)
 				strbuf_addstr(&line, "  ");
 			strbuf_addf(&line, right ? "%*s" : "%-*s", (int)width[c], cell);

@@ -205,3 +205,75 @@ measure_is_correct(const char *verdict)
 {
 	return strcmp(verdict, "pass") == 0 || strcmp(verdict, "slower") == 0;
 }
+
+/* The metric of kernel k's "metrics", or -1. */
+static double
+ncu_metric(const cJSON *k, const char *name)
+{
+	return measure_num(cJSON_GetObjectItemCaseSensitive(k, "metrics"), name, -1);
+}
+
+static void
+ncu_cell(struct strbuf *out, double v)
+{
+	if (v < 0)
+		strbuf_addstr(out, " ? |");
+	else
+		strbuf_addf(out, " %.3g |", v);
+}
+
+/* The three largest stall reasons of k ("long_scoreboard 12.1, ..."). */
+static void
+ncu_stalls(const cJSON *k, struct strbuf *out)
+{
+	static const char pre[] = "smsp__average_warps_issue_stalled_", post[] = "_per_issue_active.ratio";
+	const cJSON *m, *top[3] = { NULL, NULL, NULL };
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(k, "metrics")) {
+		size_t n = strlen(m->string);
+		if (!cJSON_IsNumber(m) || strncmp(m->string, pre, sizeof pre - 1) != 0 ||
+		    n < sizeof pre + sizeof post || strcmp(m->string + n - (sizeof post - 1), post) != 0 ||
+		    strcmp(m->string + sizeof pre - 1, "selected" "_per_issue_active.ratio") == 0)
+			continue; /* "selected" is the issuing warp, not a stall */
+		for (int i = 0; i < 3; i++)
+			if (!top[i] || m->valuedouble > top[i]->valuedouble) {
+				for (int j = 2; j > i; j--)
+					top[j] = top[j - 1];
+				top[i] = m;
+				break;
+			}
+	}
+	for (int i = 0; i < 3 && top[i]; i++) {
+		size_t n = strlen(top[i]->string) - (sizeof pre - 1) - (sizeof post - 1);
+		strbuf_addf(out, "%s%.*s %.3g", i ? ", " : " ", (int)n, top[i]->string + sizeof pre - 1,
+		            top[i]->valuedouble);
+	}
+	strbuf_addstr(out, top[0] ? " |" : " ? |");
+}
+
+int
+measure_ncu(const cJSON *ncu, struct strbuf *out)
+{
+	const char *status = measure_str(ncu, "status", NULL);
+	const cJSON *kernels = cJSON_GetObjectItemCaseSensitive(ncu, "kernels"), *k;
+	if (!status || strcmp(status, "ok") != 0 || cJSON_GetArraySize(kernels) == 0) {
+		strbuf_addf(out, "no ncu metrics (%s)", measure_str(ncu, "message", status ? status :
+		            "the evaluator did not profile the candidate"));
+		return 0;
+	}
+	strbuf_addf(out, "Nsight Compute, one call at workload %.0f:\n", measure_num(ncu, "workload", 0));
+	strbuf_addstr(out, "| kernel | time (us) | DRAM throughput (% of peak) | SM throughput (% of peak) "
+	              "| achieved occupancy (%) | L2 hit rate (%) | top warp stalls (cycles per issued "
+	              "instruction) |\n|---|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(k, kernels) {
+		strbuf_addf(out, "| %s |", measure_str(k, "name", "?"));
+		double ns = ncu_metric(k, "gpu__time_duration.sum");
+		ncu_cell(out, ns < 0 ? -1 : ns / 1e3);
+		ncu_cell(out, ncu_metric(k, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"));
+		ncu_cell(out, ncu_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"));
+		ncu_cell(out, ncu_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active"));
+		ncu_cell(out, ncu_metric(k, "lts__t_sector_hit_rate.pct"));
+		ncu_stalls(k, out);
+		strbuf_addch(out, '\n');
+	}
+	return 1;
+}

@@ -28,6 +28,12 @@ double measure_candidate(const cJSON *cand, const cJSON *ceilings, struct strbuf
  * the FMA ceiling, where the job counts FLOPs).  0 when unknown. */
 double measure_floor_fraction(const cJSON *cand, const cJSON *ceilings);
 
+/* Nsight Compute's metrics of a candidate (its result's "ncu", harness/run.h)
+ * as a short table, one row per kernel: time, DRAM and SM throughput, achieved
+ * occupancy, L2 hit rate, the top three warp stall reasons.  Returns 1; or 0
+ * with "no ncu metrics (WHY)" when there are none. */
+int measure_ncu(const cJSON *ncu, struct strbuf *out);
+
 /* What went wrong with a candidate: verdict, message, the first failing
  * buffer's first bad index and error size, a compile log excerpt. */
 void measure_evidence(const cJSON *cand, struct strbuf *out);

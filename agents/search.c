@@ -16,6 +16,7 @@
 #include "builtin/builtin.h"
 #include "common/util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,46 @@ stage_structure(struct search *s, struct structure *keep)
 	return n_keep;
 }
 
+/* Nsight Compute's metrics of the current best, as a table for the profile
+ * agent: profiled once per candidate (the evaluator runs it again under ncu at
+ * its largest workload), "no ncu metrics (WHY)" when there are none.  An ncu
+ * that is there and fails is warned about once per process; no ncu at all is
+ * only noted. */
+static const char *
+ncu_table(struct search *s, const struct outcome *cur)
+{
+	static int warned;
+	if (s->ncu_name && strcmp(s->ncu_name, cur->name) == 0)
+		return s->ncu_text;
+	free(s->ncu_name);
+	free(s->ncu_text);
+	s->ncu_name = egg_xstrdup(cur->name);
+	struct strbuf t = STRBUF_INIT;
+	enum run_status st = RUN_ERROR;
+	struct run_candidate cand = { cur->name, cur->source };
+	cJSON *res = s->ev.profile ? s->ev.profile(s->ev.ctx, &cand, &st) : NULL;
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res, "candidates"), 0);
+	const cJSON *ncu = cJSON_GetObjectItemCaseSensitive(c, "ncu");
+	if (!s->ev.profile)
+		strbuf_addstr(&t, "no ncu metrics (the evaluator does not profile)");
+	else if (!res)
+		strbuf_addstr(&t, "no ncu metrics (no ncu where the candidates run)");
+	else if (!ncu)
+		strbuf_addf(&t, "no ncu metrics (%s)", measure_str(c, "message", measure_str(res, "message",
+		            "the evaluator's result has none")));
+	else
+		measure_ncu(ncu, &t);
+	search_step(s, s->stage, "profile", "note", t.buf, cur->name, NULL, -1, -1, 0);
+	if (!warned && cJSON_IsObject(ncu) && strcmp(measure_str(ncu, "status", ""), "failed") == 0) {
+		egg_warn("egg: %s: %s; the search goes on without ncu metrics", s->b->name,
+		         measure_str(ncu, "message", "ncu failed"));
+		warned = 1;
+	}
+	cJSON_Delete(res);
+	s->ncu_text = strbuf_detach(&t);
+	return s->ncu_text;
+}
+
 /* The profile agent on the current best: its bottleneck and plan as text. */
 static char *
 profile(struct search *s, const struct outcome *cur, const char *sub, const char *decision,
@@ -203,6 +244,7 @@ profile(struct search *s, const struct outcome *cur, const char *sub, const char
 	struct strbuf m = STRBUF_INIT;
 	*bw = measurements(s, cur->index, &m);
 	prompt_vars_set(v, "measurements", m.buf);
+	prompt_vars_set(v, "ncu", ncu_table(s, cur));
 	prompt_vars_set(v, "decision", decision);
 	prompt_vars_set(v, "substage", sub);
 	char *answer = search_ask(s, "profile", "profile", v, NULL);
@@ -328,6 +370,14 @@ finish(struct search *s, struct agents_result *out)
 	                            wall, s->stopped ? "; stopped by " : "", s->stopped ? s->stopped : "");
 	search_step(s, s->stage, "search", "note", usage, NULL, NULL, -1, -1, 0);
 	free(usage);
+	/* the same numbers for readers (egg report's cost columns) */
+	cJSON *u = cJSON_AddObjectToObject(cJSON_GetArrayItem(s->transcript,
+	                                                      cJSON_GetArraySize(s->transcript) - 1), "usage");
+	cJSON_AddNumberToObject(u, "model_calls", (double)s->calls);
+	cJSON_AddNumberToObject(u, "tokens_in", (double)s->tok_in);
+	cJSON_AddNumberToObject(u, "tokens_out", (double)s->tok_out);
+	cJSON_AddNumberToObject(u, "candidates", (double)s->evaluated);
+	cJSON_AddNumberToObject(u, "wall_s", round(wall * 10) / 10);
 	if (s->result) {
 		char *r = cJSON_PrintUnformatted(s->result);
 		out->result_json = egg_xstrdup(r);
@@ -437,6 +487,8 @@ done:
 	free(s.failure);
 	free(s.best_source);
 	free(s.best_name);
+	free(s.ncu_name);
+	free(s.ncu_text);
 	strbuf_release(&s.reference);
 	strbuf_release(&s.baseline);
 	return 0;

@@ -13,7 +13,10 @@
  * of the kernel's family; every candidate is evaluated and the best correct
  * structures go on.  Stage 2 (hardware tuning), for each of them: the
  * sub-stages parallel mapping, tiling and memory in order, each starting from
- * the best so far: the profile agent reads the measurements and answers
+ * the best so far: the profile agent reads the measurements (the harness's
+ * times and rates, ptxas' registers and spills, and Nsight Compute's metrics of
+ * the current best at its largest workload, profiled once per candidate where
+ * the evaluator can: ev.profile) and answers
  * {bottleneck, modification_plan}, the code agent writes the next candidate.
  * The debug agent repairs compile errors, wrong results, crashes, CUDA errors
  * and timeouts (and answers egg cannot use) from the evidence, a bounded number
@@ -35,7 +38,9 @@
  *     "role": "code" | "profile" | "debug" | "search",
  *     "kind": "prompt" | "response" | "evaluation" | "decision" | "note",
  *     "text": TEXT,
- *     "candidate"?: NAME, "verdict"?: V, "speedup"?: X, "tokens"?: { "in": N, "out": N } }
+ *     "candidate"?: NAME, "verdict"?: V, "speedup"?: X, "tokens"?: { "in": N, "out": N },
+ *     "usage"?: { "model_calls", "tokens_in", "tokens_out", "candidates", "wall_s" } }
+ * (usage: on the note that closes the search, what it spent)
  * The chat function never sees the key and the transcript never holds one.
  *
  * Ownership: struct agents_result owns its strings; agents_result_release.
@@ -57,6 +62,10 @@ struct agents_evaluator {
 	void *(*evaluate)(void *ctx, const struct run_candidate *cands, size_t n,
 	                  enum run_status *status);
 	void *ctx;
+	/* Evaluates one correct candidate again with its Nsight Compute profile
+	 * (run_options.profile: the result's candidate carries "ncu"); NULL when
+	 * the evaluator cannot profile.  May itself return NULL: no profile. */
+	void *(*profile)(void *ctx, const struct run_candidate *cand, enum run_status *status);
 };
 
 struct agents_budget {

@@ -34,6 +34,7 @@ struct search {
 	char *best_source, *best_name;
 	const char *stage;          /* "1/structure", "2/mapping", ...: progress and transcript */
 	int system_sent;            /* the system prompt is in the transcript once */
+	char *ncu_name, *ncu_text;  /* the last candidate profiled with ncu, and its table */
 };
 
 /* One candidate's fate: its best variant. */

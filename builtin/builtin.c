@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
+#include "builtin/launch_check.h"
 #include "builtin/butterfly.h"
 #include "builtin/fuse.h"
 #include "builtin/generic.h"
@@ -350,6 +351,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	if (!out->program) {
 		out->not_lifted = strbuf_detach(&why);
 		int rc = generic_fallback(b, opt, out, err);
+		launch_check_keep(b, out);
 		scope_guards(b, out);
 		return rc;
 	}
@@ -361,6 +363,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		if (!is_memset(&out->program->stages[i]) && !recipe_for(out->program->stages[i].kind)) {
 			out->not_lifted = egg_xstrdup("a stage of a family without a recipe");
 			int rc = generic_fallback(b, opt, out, err);
+			launch_check_keep(b, out);
 			scope_guards(b, out);
 			return rc;
 		}
@@ -434,6 +437,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 		free(gp);
 		strbuf_release(&gwhy);
 	}
+	launch_check_keep(b, out);
 	scope_guards(b, out);
 	strbuf_release(&why);
 	free(prefix);

@@ -457,18 +457,6 @@ collect_launches(struct bf *g, const struct ast_stmt *s)
 	collect_launches(g, s->otherwise);
 }
 
-static int
-has_launch(const struct ast_stmt *s)
-{
-	if (!s)
-		return 0;
-	if (s->kind == AST_LAUNCH)
-		return 1;
-	for (size_t i = 0; i < s->n_body; i++)
-		if (has_launch(s->body[i]))
-			return 1;
-	return has_launch(s->init) || has_launch(s->then) || has_launch(s->otherwise);
-}
 
 /* Host arithmetic on scalars: no load, no call but dim3 and sizeof, no address
  * taken (so it cannot see the buffer's contents). */
@@ -648,7 +636,7 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 	const struct ast_stmt *body = g->f->body;
 	size_t first = body->n_body, last = 0;
 	for (size_t i = 0; i < body->n_body; i++)
-		if (has_launch(body->body[i])) {
+		if (ast_has_launch(body->body[i])) {
 			first = first < i ? first : i;
 			last = i;
 		}

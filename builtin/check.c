@@ -145,7 +145,7 @@ check_program(const struct egg_bundle *b, const struct builtin_output *o, struct
 		" return (double)(egg_seed >> 8) / 16777216.0 * 2.0 - 1.0; }\n"
 		"template <class T> static void egg_fill(T *h, size_t n) { for (size_t i = 0; i < n; i++)"
 		" h[i] = (T)egg_rand(); }\n"
-		"static void egg_fill(int *h, size_t n) { for (size_t i = 0; i < n; i++)"
+		"static __attribute__((unused)) void egg_fill(int *h, size_t n) { for (size_t i = 0; i < n; i++)"
 		" h[i] = (int)((egg_rand() + 1.0) * 500.0); }\n"
 		"template <class T> static double egg_err(const T *r, const T *c, size_t n, double rtol,"
 		" double atol, int *ok) {\n"

@@ -238,6 +238,22 @@ emit_atomic(const struct emit_ctx *c, const struct ir_stmt *s, const char *inden
 	strbuf_release(&v);
 }
 
+/* Whether a statement of b from index from on (loop bodies included) names the
+ * local name. */
+static int
+block_names_local(const struct ir_block *b, size_t from, const char *name)
+{
+	for (size_t i = from; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		if ((s->kind != IR_STORE && s->name && strcmp(s->name, name) == 0) ||
+		    ir_expr_reads_local(s->value, name) || ir_expr_reads_local(s->index, name) ||
+		    ir_expr_reads_local(s->bound, name) ||
+		    (s->kind == IR_LOOP && block_names_local(&s->body, 0, name)))
+			return 1;
+	}
+	return 0;
+}
+
 void
 emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *indent,
            struct strbuf *out)
@@ -247,7 +263,12 @@ emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *inden
 		strbuf_addstr(out, indent);
 		switch (s->kind) {
 		case IR_LET:
-			strbuf_addf(out, "%s %s = ", s->type, s->name);
+			/* a local the lifting left unread (a bound only the kernel's
+			 * guard used, which the recipe's loop now keeps), or one read
+			 * outside this block or not at all: marked, so that a user's
+			 * -Werror all-warnings sees no #177-D or #550-D */
+			strbuf_addf(out, "%s %s%s = ", s->type, s->name,
+			            block_names_local(b, i + 1, s->name) ? "" : " __attribute__((unused))");
 			emit_expr(c, s->value, out);
 			break;
 		case IR_ASSIGN:

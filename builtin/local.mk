@@ -1,7 +1,7 @@
 # builtin/: the builtin generator (lift, recipes, templates) -- issue 7.
 noinst_LIBRARIES += libeggbuiltin.a
 libeggbuiltin_a_SOURCES = \
-	builtin/builtin.c builtin/builtin.h \
+	builtin/builtin.c builtin/builtin.h builtin/launch_check.c builtin/launch_check.h \
 	builtin/ir.c builtin/ir.h \
 	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \

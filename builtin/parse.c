@@ -1135,6 +1135,19 @@ ast_has_loop(const struct ast_stmt *s)
 }
 
 int
+ast_has_launch(const struct ast_stmt *s)
+{
+	if (!s)
+		return 0;
+	if (s->kind == AST_LAUNCH)
+		return 1;
+	for (size_t i = 0; i < s->n_body; i++)
+		if (ast_has_launch(s->body[i]))
+			return 1;
+	return ast_has_launch(s->init) || ast_has_launch(s->then) || ast_has_launch(s->otherwise);
+}
+
+int
 ast_assigns(const struct ast_expr *e, const char *name)
 {
 	if (!e)

@@ -120,6 +120,8 @@ int ast_ns_below(const char *outer, const char *inner, struct strbuf *open, stru
                  struct strbuf *qual);
 /* Does s hold a for, while or do loop (s itself included)? */
 int ast_has_loop(const struct ast_stmt *s);
+/* Does s hold a kernel launch (s itself included)? */
+int ast_has_launch(const struct ast_stmt *s);
 /* Is s "return;" (alone in a block, or not)? */
 int ast_is_bare_return(const struct ast_stmt *s);
 

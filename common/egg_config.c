@@ -91,6 +91,9 @@ static const struct key keys[] = {
 	{ "sandbox", T_BOOL, NULL, "true",
 	  "run candidates' programs confined by the kernel (Landlock, seccomp): no network, "
 	  "writes only in their own directory, no other programs; false: unconfined" },
+	{ "ncu", T_STRING, NULL, NULL,
+	  "Nsight Compute's ncu, which profiles the current best candidate of a model search "
+	  "for the profile agent (default: ncu beside nvcc, then on PATH; none: no profiling)" },
 	{ "timeout", T_DURATION, NULL, "120s",
 	  "time limit of one step egg waits for: a backend request, a remote transfer (unset: "
 	  "10 s there), a candidate's run (0: none)" },

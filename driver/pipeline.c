@@ -180,6 +180,7 @@ struct kernel_plan {
 	char key[CACHE_KEY_HEX_LEN + 1];
 	const char *arch_name;   /* the key's architecture, borrowed from the arch list */
 	char *result_json;       /* owned or NULL: the evaluation result behind the outcome */
+	char *transcript_json;   /* owned or NULL: the entry's transcript (the search's cost) */
 	double wall_s;
 	double lookup_s, search_s; /* for the log */
 	size_t candidates;         /* evaluated by its search */
@@ -201,6 +202,9 @@ note_result(struct kernel_plan *k, const struct cache_entry *e)
 	free(k->result_json);
 	cache_entry_result_json(e, 0, &sb);
 	k->result_json = strbuf_detach(&sb);
+	free(k->transcript_json);
+	cache_entry_transcript_json(e, 0, &sb);
+	k->transcript_json = strbuf_detach(&sb);
 }
 
 /* A hit: links a winner, notes the outcome (hit_outcome for a winner). */
@@ -536,6 +540,7 @@ append_records(struct plan_ctx *c, const char *path, const char *source,
 			.mode = egg_mode_name(egg_config_mode(c->req->cfg)),
 			.outcome = falls_back ? "fallback" : kp[i].outcome,
 			.reason = falls_back ? fallback_why : kp[i].reason, .result_json = kp[i].result_json,
+			.transcript_json = kp[i].transcript_json,
 			.backend = gen.backend, .model = gen.model, .recipe = gen.recipe,
 			.when = time(NULL), .wall_s = kp[i].wall_s, .bundle = kp[i].bundle,
 		};
@@ -843,6 +848,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			free(kp[b].winner);
 			free(kp[b].reason);
 			free(kp[b].result_json);
+			free(kp[b].transcript_json);
 		}
 		free(kp);
 		analyzer_result_free(&res);

@@ -19,6 +19,7 @@
 #include "driver/pipeline_verify.h"
 #include "agents/search.h"
 #include "builtin/builtin.h"
+#include "common/egg_config.h"
 #include "common/util.h"
 #include "harness/run.h"
 
@@ -110,6 +111,25 @@ evaluate(void *ctx, const struct run_candidate *cands, size_t n, enum run_status
 	return pipeline_evaluate(ctx, cands, n, status);
 }
 
+/* The agents' ncu profile of one candidate (agents/search.h): NULL where this
+ * machine evaluates and has no ncu, so that nothing is compiled for nothing; a
+ * remote evaluator is asked (its own ncu setting decides). */
+static void *
+profile(void *ctx, const struct run_candidate *cand, enum run_status *status)
+{
+	const struct pipeline_search_request *req = ctx;
+	if (!req->eval_command) {
+		struct run_options ro = { 0 };
+		ro.nvcc = req->nvcc;
+		ro.ncu = req->cfg ? egg_config_get(req->cfg, "ncu") : NULL;
+		char *ncu = run_find_ncu(&ro);
+		if (!ncu)
+			return NULL;
+		free(ncu);
+	}
+	return pipeline_evaluate_with(req, cand, 1, 1, status);
+}
+
 /* A model backend's staged search (agents/search.h): the entry is made as for
  * the builtin, a winner or a negative one; no verdict (the backend refused or
  * could not be reached, the harness failed) gives one warning and no entry. */
@@ -117,7 +137,7 @@ static struct cache_entry *
 search_with_model(const struct pipeline_search_request *req, struct pipeline_outcome *out)
 {
 	const struct egg_bundle *b = req->bundle;
-	struct agents_evaluator ev = { evaluate, (void *)req };
+	struct agents_evaluator ev = { evaluate, (void *)req, profile };
 	struct agents_result r;
 	struct strbuf err = STRBUF_INIT;
 	struct cache_entry *e = NULL;

@@ -38,7 +38,16 @@ void *
 pipeline_evaluate(const struct pipeline_search_request *req, const struct run_candidate *cands,
                   size_t n, enum run_status *status)
 {
+	return pipeline_evaluate_with(req, cands, n, 0, status);
+}
+
+void *
+pipeline_evaluate_with(const struct pipeline_search_request *req, const struct run_candidate *cands,
+                       size_t n, int profile, enum run_status *status)
+{
 	struct run_options ro = { 0 };
+	ro.profile = profile;
+	ro.ncu = req->cfg ? egg_config_get(req->cfg, "ncu") : NULL;
 	ro.nvcc = req->nvcc;
 	ro.flags = req->flags;
 	ro.n_flags = req->n_flags;

@@ -17,6 +17,11 @@
  * NULL, the caller's to cJSON_Delete) and its status in *status. */
 void *pipeline_evaluate(const struct pipeline_search_request *req, const struct run_candidate *cands,
                         size_t n, enum run_status *status);
+/* The same, and with profile set the correct candidates are also profiled with
+ * ncu (run_options.profile; the evaluating machine's ncu setting). */
+void *pipeline_evaluate_with(const struct pipeline_search_request *req,
+                             const struct run_candidate *cands, size_t n, int profile,
+                             enum run_status *status);
 
 enum pipeline_verdict {
 	PIPELINE_VERIFIED,          /* correct and faster on this GPU: use it */

@@ -141,6 +141,53 @@ format_utc(time_t when, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* What the search behind the entry spent, from its transcript (report.h):
+ * the usage note of a model search, else the model's responses and their
+ * tokens (none for the builtin's); the wall time this build measured when it
+ * searched and the transcript does not say. */
+static void
+add_search_cost(cJSON *rec, const struct report_kernel *k)
+{
+	cJSON *t = k->transcript_json ? cJSON_Parse(k->transcript_json) : NULL;
+	if (!t) {
+		cJSON_AddNullToObject(rec, "search");
+		return;
+	}
+	double calls = 0, in = 0, out = 0, wall = -1;
+	const cJSON *step, *u = NULL;
+	cJSON_ArrayForEach(step, t) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(step, "usage");
+		if (cJSON_IsObject(x))
+			u = x;
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(step, "kind");
+		const cJSON *tok = cJSON_GetObjectItemCaseSensitive(step, "tokens");
+		if (cJSON_IsString(kind) && strcmp(kind->valuestring, "response") == 0)
+			calls++;
+		const cJSON *ti = cJSON_GetObjectItemCaseSensitive(tok, "in");
+		const cJSON *to = cJSON_GetObjectItemCaseSensitive(tok, "out");
+		in += cJSON_IsNumber(ti) ? ti->valuedouble : 0;
+		out += cJSON_IsNumber(to) ? to->valuedouble : 0;
+	}
+	if (u) {
+		const cJSON *v;
+		calls = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(u, "model_calls")) ? v->valuedouble : calls;
+		in = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(u, "tokens_in")) ? v->valuedouble : in;
+		out = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(u, "tokens_out")) ? v->valuedouble : out;
+		wall = cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(u, "wall_s")) ? v->valuedouble : -1;
+	}
+	if (wall < 0 && k->outcome && strncmp(k->outcome, "searched-", 9) == 0 && k->wall_s >= 0)
+		wall = round(k->wall_s * 1000) / 1000;
+	cJSON *o = cJSON_AddObjectToObject(rec, "search");
+	cJSON_AddNumberToObject(o, "model_calls", calls);
+	cJSON_AddNumberToObject(o, "tokens_in", in);
+	cJSON_AddNumberToObject(o, "tokens_out", out);
+	if (wall >= 0)
+		cJSON_AddNumberToObject(o, "wall_s", wall);
+	else
+		cJSON_AddNullToObject(o, "wall_s");
+	cJSON_Delete(t);
+}
+
 static void *
 record_new(const struct report_kernel *k, const cJSON *result)
 {
@@ -167,6 +214,7 @@ record_new(const struct report_kernel *k, const cJSON *result)
 	else
 		cJSON_AddNullToObject(r, "wall_s");
 	add_analysis(r, k->bundle);
+	add_search_cost(r, k);
 	return r;
 }
 
@@ -242,7 +290,10 @@ report_record_from_entry(const struct cache_entry *e, time_t when)
 	cJSON *result = entry_result(e);
 	const cJSON *arch = cJSON_GetObjectItemCaseSensitive(result, "arch");
 	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(result, "reason");
+	struct strbuf transcript = STRBUF_INIT;
+	cache_entry_transcript_json(e, 0, &transcript);
 	struct report_kernel k = {
+		.transcript_json = transcript.buf,
 		.kernel = cache_entry_name(e),
 		.key = cache_entry_key(e),
 		.arch = cJSON_IsString(arch) ? arch->valuestring : NULL,
@@ -256,6 +307,7 @@ report_record_from_entry(const struct cache_entry *e, time_t when)
 	};
 	void *r = record_new(&k, result);
 	cJSON_Delete(result);
+	strbuf_release(&transcript);
 	return r;
 }
 

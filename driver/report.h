@@ -21,7 +21,13 @@
  *     "generator": { "backend", "model", "recipe" },
  *     "wall_s": number | null,                seconds egg spent on this kernel
  *     "location": { "file": "kernels.cu", "line": 26 } | null,   the pragma's
- *     "clauses": "in(x[rows * cols]) ..." | null }    the clause text as written
+ *     "clauses": "in(x[rows * cols]) ..." | null,     the clause text as written
+ *     "search": { "model_calls", "tokens_in", "tokens_out", "wall_s" | null } | null }
+ *                                         what the search behind the entry spent
+ *                                         (its transcript's usage; the builtin's
+ *                                         calls no model: 0; wall_s this kernel's
+ *                                         when this build searched and the
+ *                                         transcript does not say); null: no entry
  * and each workload carries "values": "rows = 16384, cols = 4096" (its clause's
  * bindings) where the build knew them.  location, clauses and values come from a
  * build's analysis: records made from the cache have none (a reader takes a
@@ -57,6 +63,7 @@ struct report_kernel {
 	const char *outcome;
 	const char *reason;       /* NULL: none */
 	const char *result_json;  /* the evaluation result (egg-result) or NULL */
+	const char *transcript_json; /* the entry's transcript, or NULL: no entry */
 	const char *backend, *model, *recipe;
 	time_t when;
 	double wall_s;            /* < 0: unknown */

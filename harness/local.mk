@@ -8,7 +8,7 @@ libeggharness_a_SOURCES = \
 	harness/run.c harness/run.h harness/progress.c \
 	harness/remote.c harness/result.c \
 	harness/run_int.h harness/toolchain.c harness/probe.c harness/judge.c \
-	harness/prepared.c harness/prepared.h
+	harness/prepared.c harness/prepared.h harness/ncu.c
 nodist_libeggharness_a_SOURCES = harness/runtime_text.c
 libeggharness_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS) $(CRYPTO_CFLAGS)
 HARNESS_LIBS = libeggharness.a libeggbundle.a libeggdigest.a libeggcommon.a $(CJSON_LIBS) $(CRYPTO_LIBS) -lm
@@ -70,6 +70,7 @@ EXTRA_DIST += \
 	tests/data/harness/fake/nvcc \
 	tests/data/harness/fake/compute-sanitizer \
 	tests/tools/emu-nvcc \
+	tests/data/harness/fake/ncu \
 	tests/gpu/run-harness-gpu.sh \
 	tests/gpu/find-egg.sh \
 	tests/gpu/sandbox/run.sh \

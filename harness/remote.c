@@ -130,6 +130,8 @@ run_job_to_json(const struct egg_bundle *b, const struct run_candidate *cands, s
 	cJSON_AddBoolToObject(o, "no_timing", opt->no_timing);
 	cJSON_AddBoolToObject(o, "compile_only", opt->compile_only);
 	cJSON_AddBoolToObject(o, "sanitize", opt->sanitize);
+	if (opt->profile)
+		cJSON_AddBoolToObject(o, "profile", 1);
 	if (opt->arch)
 		cJSON_AddStringToObject(o, "arch", opt->arch);
 	if (opt->n_flops) {

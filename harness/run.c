@@ -473,6 +473,9 @@ run_finish(struct run_ctx *c, size_t k, int self, cJSON *cand)
 		const cJSON *v = cJSON_GetObjectItem(cand, "verdict");
 		if (c->opt->sanitize && cJSON_IsString(v) && strcmp(v->valuestring, "pass") == 0)
 			run_sanitize(c, stem, cand);
+		if (c->opt->profile && !self && cJSON_IsString(v) &&
+		    (strcmp(v->valuestring, "pass") == 0 || strcmp(v->valuestring, "slower") == 0))
+			run_profile(c, stem, cand);
 		free(output);
 	}
 	free(text);

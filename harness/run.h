@@ -43,7 +43,13 @@
  *                gflops, fma_fraction as above) | null,
  *         "wall_s": seconds,
  *         "sanitizer": { "memcheck": STATE, "racecheck": STATE, "log": TEXT } (only
- *                      with sanitize; STATE: "clean", "errors", "unavailable") } ],
+ *                      with sanitize; STATE: "clean", "errors", "unavailable"),
+ *         "ncu": { "status": "ok" | "failed" | "unavailable", "message"?: sentence,
+ *                  "workload": W (the one moving the most bytes),
+ *                  "kernels"?: [ { "name", "metrics": { NCU_METRIC: NUMBER } } ],
+ *                  "log"?: the tail of ncu's output when it failed }
+ *                (only with profile, on correct candidates: Nsight Compute's
+ *                measurements of one call of the candidate at workload W) } ],
  *     "best": index of the passing candidate with the smallest total_ms | null,
  *     "sandbox": the containment candidates' programs ran under ("Landlock (writes
  *                and exec), Landlock (TCP), seccomp (...)", "nothing", "off (...)")
@@ -90,6 +96,9 @@ struct run_options {
 	unsigned long long seed;   /* 0: random */
 	double min_speedup;        /* 0: 1.03 */
 	int sanitize;              /* also run passing candidates under compute-sanitizer */
+	int profile;               /* also profile correct candidates with ncu (their "ncu") */
+	const char *ncu;           /* the ncu to use: NULL or "": beside nvcc, then PATH;
+	                              "none": no profiling */
 	int no_sandbox;            /* run candidates' programs unconfined (harness/sandbox.h) */
 	const char *gpu;           /* the configuration's gpu key: CUDA_VISIBLE_DEVICES names,
 	                              "none" for no GPU; NULL: CUDA_VISIBLE_DEVICES, else all */
@@ -125,6 +134,11 @@ void *run_remote(const char *command, const char *job_json, const char *target,
  * their defaults).  Caller frees. */
 char *run_job_to_json(const struct egg_bundle *b, const struct run_candidate *cands, size_t n,
                       char *const *flags, size_t n_flags, const struct run_options *opt);
+
+/* The ncu that profiles (run_options.profile): opt->ncu's path ("none": none),
+ * else ncu beside the nvcc opt leads to, else on PATH; NULL when there is none.
+ * Caller frees. */
+char *run_find_ncu(const struct run_options *opt);
 
 /* Parses `ptxas -v` output into a cJSON array of resource objects (see above). */
 void *run_parse_ptxas(const char *log);

@@ -66,6 +66,14 @@ cJSON *run_program(struct run_ctx *c, const char *exe, struct strvec *args, cons
                    const char *visible, double timeout_s, const char *const *contain,
                    struct child_status *st, char **output, struct strbuf *err);
 
+/* ncu.c */
+/* ncu's CSV (--csv --page raw) as an array of { "name", "metrics": {METRIC:
+ * NUMBER} }, one per kernel profiled (at most 8); empty when there is none. */
+cJSON *run_parse_ncu(const char *text);
+/* Profiles the built candidate STEM at its largest workload with ncu and adds
+ * its "ncu" object (run.h) to cand. */
+void run_profile(struct run_ctx *c, const char *stem, cJSON *cand);
+
 /* judge.c */
 struct run_summary {
 	double candidate_ms, reference_ms; /* sums of the medians over the workloads */

@@ -48,9 +48,15 @@
  * where spread is (p90 - p10) / median and bytes counts each in/out buffer once
  * and each inout buffer twice.
  *
+ * With --profile W the program checks workload W once and then calls the
+ * candidate once more between cudaProfilerStart and cudaProfilerStop, for a
+ * profiler started with its collection off (ncu --profile-from-start off): only
+ * the candidate's kernels of that one call are profiled, none of the harness's.
+ *
  * Exit status: 0 correct (and timed), 1 wrong, 2 usage, 3 no GPU, 4 the candidate
  * raised a CUDA error, 5 the reference failed or the harness could not set up.
  */
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1316,6 +1322,9 @@ egg_flush_kernel(const int4 *p, size_t n, int *sink)
  * L2 flushed before it, outside the timed region.  ev_ms: from an event before
  * the call to one recorded right after it; sync_ms: to an event recorded after a
  * device-wide synchronize, so work the call left on other streams is counted. */
+/* --profile: the candidate's timed call is the one a profiler sees */
+static int g_profile;
+
 static void
 egg_time_once(int c, double *ev_ms, double *sync_ms)
 {
@@ -1336,6 +1345,8 @@ egg_time_once(int c, double *ev_ms, double *sync_ms)
 	EGG_CK(cudaGetLastError());
 	EGG_CK(cudaDeviceSynchronize());
 	EGG_CK(cudaEventRecord(g_ev[0], 0));
+	if (c == 0 && g_profile)
+		EGG_CK(cudaProfilerStart());
 	if (c == 0)
 		EGG_CAND_ENTRY(g_args[0], &g_wl.launch);
 	else if (c == 1)
@@ -1349,6 +1360,8 @@ egg_time_once(int c, double *ev_ms, double *sync_ms)
 		e = cudaEventRecord(g_ev[2], 0);
 	if (e == cudaSuccess)
 		e = cudaEventSynchronize(g_ev[2]);
+	if (e == cudaSuccess && c == 0 && g_profile)
+		e = cudaProfilerStop();
 	if (e != cudaSuccess) {
 		if (c == 0)
 			egg_failf(4, "cuda_error", "the candidate failed while being timed: %s",
@@ -1559,13 +1572,13 @@ egg_usage(void)
 {
 	egg_failf(2, "usage", "usage: PROGRAM [--out FILE] [--seed N] [--trials N] [--warmup N] "
 	          "[--reps MIN:MAX] [--target-ms MS] [--no-timing] [--no-guards] [--no-probes] [--self-check] "
-	          "[--probe] [--ceilings]");
+	          "[--probe] [--ceilings] [--profile WORKLOAD]");
 }
 
 int
 main(int argc, char **argv)
 {
-	int trials = 3, timing = 1, probe = 0, ceilings = 0;
+	int trials = 3, timing = 1, probe = 0, ceilings = 0, profile = -1;
 	g_seed = 0x5EEDull;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1583,6 +1596,7 @@ main(int argc, char **argv)
 		else if (!strcmp(a, "--no-probes")) g_no_probes = 1;
 		else if (!strcmp(a, "--probe")) probe = 1;
 		else if (!strcmp(a, "--ceilings")) probe = ceilings = 1;
+		else if (!strcmp(a, "--profile") && v) profile = atoi(argv[++i]);
 		else egg_usage();
 	}
 	if (trials < 2 || g_min_reps < 3 || g_max_reps < g_min_reps)
@@ -1610,6 +1624,21 @@ main(int argc, char **argv)
 	EGG_CK(cudaMalloc((void **)&g_sink, sizeof(int)));
 	EGG_CK(cudaMalloc(&g_scratch, 64));
 
+	if (profile >= 0) {
+		if (profile >= EGG_N_WORKLOADS)
+			egg_usage();
+		double ev, sy;
+		g_wl = egg_wl();
+		g_wl.rtol = g_wl.atol = -1;
+		egg_setup_workload(profile, &g_wl);
+		egg_alloc_workload();
+		if (!egg_check_trial(profile, 0))
+			egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");
+		g_profile = 1;
+		egg_time_once(0, &ev, &sy);
+		egg_free_workload();
+		egg_finish(0, "ok", NULL);
+	}
 	int ok = 1;
 	double max_bytes = 0;
 	for (int w = 0; ok && w < EGG_N_WORKLOADS; w++) {

@@ -291,3 +291,75 @@ test_a_model_that_stops_answering_warns_once_and_later_kernels_skip_it() {
 	expect_eq "$(logq 'len(l)')" "$asked" "requests of the second kernel"
 	ls "$EGG_CACHE_DIR"/outages/ | grep -qv lock || fail "no outage was recorded"
 }
+
+# Nsight Compute in stage 2 (issue 29): the search evaluates on this machine
+# with the harness's fake toolchain (tests/data/harness/fake: every program
+# passes at 2x, and its ncu prints fixed metrics), egg-cc's own compile of the
+# winner with the real nvcc.  Three seeds, then the profile agent (its prompt is
+# the last one the model-call budget allows), so the search ends there with the
+# best so far.
+HFAKE=$EGG_SRCDIR/tests/data/harness/fake
+serve_with_fake_gpu() { # FIXTURE_JSON
+	start_server openai "$1"
+	# an nvcc that dispatches, ncu beside it; the analyzer and the screen
+	# read the real toolkit (EGG_CUDA_HOME)
+	mkdir -p tc/bin
+	cat >tc/bin/nvcc <<SH
+#!/bin/bash
+# egg-cc's own compiles of scale.cu go to the real nvcc, the harness's to the fake
+case "\$*" in
+*scale.*|*--version*) exec "$REAL_NVCC" "\$@" ;;
+*) exec "$HFAKE/nvcc" "\$@" ;;
+esac
+SH
+	printf '#!/bin/sh\necho 9.0\n' >tc/bin/nvidia-smi # egg-cc's "is there a GPU"
+	chmod +x tc/bin/nvcc tc/bin/nvidia-smi
+	ln -s "$HFAKE/ncu" tc/bin/ncu
+	export EGG_CUDA_HOME=$(dirname "$(dirname "$REAL_NVCC")")
+	export PATH=$T/tc/bin:$PATH EGG_NVCC=$T/tc/bin/nvcc EGG_LOCK_DIR=$T EGG_MAX_MODEL_CALLS=4 EGG_MAX_CANDIDATES=8
+	export EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+	unset EGG_EVAL_COMMAND
+	cp "$DATA/scale.cu" .
+}
+
+# ncu_fixture TEXT...: the seeds' answers, then a profile answer whose request
+# must carry every TEXT.
+ncu_fixture() {
+	python3 - "$@" <<'PY'
+import json, sys
+code = ("Change: one element per thread.\n\n```cuda\n"
+        "__global__ void egg_scale_forward_k(const float *__restrict__ x, float *__restrict__ y, int n)\n"
+        "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n)\n        y[i] = 2.0f * x[i];\n}\n"
+        "void scale_forward(const float *x, float *y, int n)\n"
+        "{\n    egg_scale_forward_k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n```\n")
+prof = '{"bottleneck": "DRAM at 87% of peak", "modification_plan": "wider loads"}'
+print(json.dumps([
+    {"name": "profile", "when": {"last_user_contains": ["# Profile agent"]},
+     "expect": {"last_user_contains": sys.argv[1:]}, "reply": prof},
+    {"name": "code", "when": {"last_user_lacks": ["# Profile agent"]}, "reply": code, "repeat": 3},
+]))
+PY
+}
+
+test_stage_2s_profile_prompt_carries_the_ncu_metrics_of_the_current_best() {
+	serve_with_fake_gpu "$(ncu_fixture "Nsight Compute, one call at workload 0" \
+		"| egg_scale_forward_map(const float *, float *, int) | 12.3 | 87.2 | 21.8 | 83.5 | 11.5 | long_scoreboard 17.5, wait 2.25, not_selected 1.75 |")"
+	run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
+	expect_eq "$(logq 'len(l)')" 4 "requests ($(cat r.err))"
+	expect_eq "$(logq '[e["name"] for e in l]')" "['code', 'code', 'code', 'profile']" "exchanges"
+	expect_eq "$(logq '[e["expect_failed"] for e in l if e["expect_failed"]]')" "[]" "failed expectations"
+	expect_file_contains r.err "2.0x over reference (openai, verified on Fake), cached"
+	expect_file_lacks r.err "warning"
+	has_symbol scale.o 'egg_winner__scale_forward' || fail "no winner linked"
+}
+
+test_a_failing_ncu_gives_one_warning_and_the_search_still_ends_with_a_winner() {
+	serve_with_fake_gpu "$(ncu_fixture "no ncu metrics (ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM")"
+	FAKE_NCU_FAIL=1 run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c scale.cu -o scale.o || fail "$(cat r.err)"
+	expect_eq "$(logq '[e["expect_failed"] for e in l if e["expect_failed"]]')" "[]" "failed expectations"
+	expect_eq "$(logq 'len(l)')" 4 "requests"
+	expect_eq "$(grep -c warning r.err)" 1 "warnings ($(cat r.err))"
+	expect_file_contains r.err "egg-cc: warning: egg: scale_forward: ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM"
+	expect_file_contains r.err "2.0x over reference (openai, verified on Fake), cached"
+	has_symbol scale.o 'egg_winner__scale_forward' || fail "no winner linked"
+}

@@ -64,7 +64,8 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 	expect_file_lacks r.out "note: fallbacks"
 	expect_file_contains "$T/log/transcript.txt" "winner: s2.1-memory [THREADS=256]"
 	expect_file_contains "$T/log/verdicts.txt" "best s2.1-memory [THREADS=256]"
-	expect_eq "$(wc -l <"$T/evals")" 13 "harness calls (the reference's, the builtin's candidates, then one per code answer)"
+	# (and the ncu profiles of stage 2's current bests: the next test)
+	expect_eq "$(grep -vc '^profile: ' "$T/evals")" 13 "harness calls (the reference's, the builtin's candidates, then one per code answer)"
 }
 
 # A repair that fails too (a1 judged wrong) costs one more debug round, which
@@ -74,8 +75,12 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 test_fixture_fallbacks_answer_an_extra_debug_round() {
 	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$(dirname "$REAL_NVCC"):$PATH \
 		EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
-		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 CPU_EVAL_NO_COMPILE=1 \
+		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 CPU_EVAL_NO_COMPILE=1 CPU_EVAL_LOG=$T/evals \
 		run_cmd r "$DIR/run.sh" "$T/log"
+	# each current best that stage 2's profile agent read was profiled once
+	expect_eq "$(sed -n 's/^profile: \(.*\)=[a-z_]*$/\1/p' "$T/evals" | tr '\n' ',')" \
+		"s1.3,s2.1-mapping [THREADS=128],s2.1-tiling [THREADS=256],s1.1-fix2,s2.2-mapping [THREADS=128],s2.2-tiling [THREADS=256]," \
+		"profiled candidates"
 	expect_file_contains r.out ", 18 model requests, judged by EGG_EVAL_COMMAND (cpu-eval)"
 	expect_file_contains r.out "FAIL seed 1's repair s1.1-fix1 passed: wrong"
 	expect_file_contains r.out "agents-search: 1 failed"

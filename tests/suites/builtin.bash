@@ -20,7 +20,7 @@ check_programs() {
 }
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul"
+LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -85,13 +85,23 @@ test_generate_prints_candidates_as_json() {
 # candidate compiles with its closure.  One test per bundle of LIFTED
 # (generated below), so that the runner spreads the compiles over the cores.
 # (Without gpu-check.sh's -O3: nvcc passes it to the host compiler only, so the
-# device code is the same, and the compile takes 13% less CPU time.)
+# device code is the same, and the compile takes 13% less CPU time.)  With the
+# warnings of the strictest build a user may have (issue 26: a winner must add
+# none to it, as under -Werror all-warnings -Xcompiler -Wall,-Wextra): every
+# warning nvcc or the host compiler gives must lie in the reference and its
+# closure (the test bundles' own code, before "candidate 0:"), none in a
+# candidate or the program around them.
 candidates_compile() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	"$EGG" generate --check-program "$DATA/$1.json" >"$1.cu" || fail "$1: egg generate failed"
 	grep -q "candidate 0:" "$1.cu" || fail "$1 has no candidates"
-	"$REAL_NVCC" -arch=sm_90 -o "$1" "$1.cu" >"$1.log" 2>&1 ||
+	"$REAL_NVCC" -arch=sm_90 -Xcompiler -Wall,-Wextra -o "$1" "$1.cu" >"$1.log" 2>&1 ||
 		fail "$1 does not compile: $(grep -m3 error "$1.log")"
+	local first
+	first=$(grep -n -m1 "candidate 0:" "$1.cu" | cut -d: -f1)
+	sed -n "s/^$1\.cu[(:]\([0-9]*\)[):].*warning.*/\1 &/p" "$1.log" |
+		awk -v first="$first" '$1 >= first { $1 = ""; print }' >"$1.warnings"
+	[ ! -s "$1.warnings" ] || fail "$1's candidates add warnings: $(head -3 "$1.warnings")"
 }
 for b_name in $LIFTED; do
 	eval "test_candidates_of_${b_name}_compile_for_sm_90_with_their_closure() { candidates_compile $b_name; }"
@@ -401,6 +411,55 @@ test_scatters_are_correct_on_a_cpu_stand_in() {
 	run_cmd f "$EMU_CHECK" "$T/emu3" nofold.cu
 	expect_eq "$(cat f.rc)" 1 "exit status with a copy left out of the fold"
 	expect_eq "$(grep -c 'correct=no scatter.*copies=lanes' f.out)" 3 "lane candidates found wrong"
+}
+
+# Issue 26: a reference that reads its launch's error through the user's macro
+# (cudaCheck(cudaGetLastError()), which prints and exits) gets candidates that
+# do the same.  On the CPU stand-in the first launch fails (EGG_EMU_LAUNCH_ERROR):
+# the reference and each candidate tried (a lifted one and the last) exit through
+# the macro with the error; with no failure they run to the end.
+test_a_failed_launch_in_a_candidate_reaches_the_references_cudacheck_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	cp "$DATA/launch_check.cu" .
+	"$EGG" analyze launch_check.cu >b.json || fail "analyze failed"
+	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))[0], open("gelu.json", "w"))' b.json
+	"$EGG" generate gelu.json >gen.json || fail "generate failed"
+	python3 - gelu.json gen.json <<'PY' || fail "no programs"
+import json, sys
+b, g = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+head = "".join("#include %s\n" % i for i in b["includes"]) + b["closure"] + "\n"
+main = """
+int main(void)
+{
+	const int n = 3000;
+	float *x, *y;
+	cudaMalloc(&x, n * sizeof(float));
+	cudaMalloc(&y, n * sizeof(float));
+	for (int i = 0; i < n; i++)
+		x[i] = (float)(i % 7) - 3.0f;
+	gelu_forward(y, x, n, 128);
+	cudaDeviceSynchronize();
+	printf("ran to the end\\n");
+	return 0;
+}
+"""
+cands = g["candidates"]
+assert len(cands) >= 2, len(cands)
+for name, src in (("ref", b["target"]), ("first", cands[0]["source"]), ("last", cands[-1]["source"])):
+    open(name + ".cu", "w").write(head + src + main)
+PY
+	local p
+	for p in ref first last; do
+		python3 "$EGG_SRCDIR/builtin/tests/emu/prepare.py" "$p.cu" "$p" &&
+			g++ -std=c++20 -Og -w -I"$EGG_SRCDIR/builtin/tests/emu" -x c++ "$p.cc" -o "$p" 2>"$p.log" ||
+			fail "$p does not compile on the stand-in: $(head -c 1500 "$p.log")"
+		run_cmd "$p.ok" "./$p"
+		expect_eq "$(cat "$p.ok.rc") $(cat "$p.ok.out")" "0 ran to the end" "$p without a failure"
+		EGG_EMU_LAUNCH_ERROR=1 run_cmd "$p.bad" "./$p"
+		expect_eq "$(cat "$p.bad.rc")" 1 "$p's exit status after a failed launch"
+		expect_file_contains "$p.bad.out" "[CUDA ERROR] at file"
+		expect_file_contains "$p.bad.out" ": unspecified launch failure"
+	done
 }
 
 test_the_cpu_stand_in_compiles_a_program_once_for_all_its_sizes() {

@@ -362,6 +362,36 @@ test_sanitizer_turns_a_passing_candidate_unsafe_with_a_fake_toolchain() {
 	expect_file_contains r.out "Invalid __global__ read"
 }
 
+# --profile: each correct candidate runs once more under ncu (the fake one
+# beside the fake nvcc) at its largest workload, and its metrics are in its
+# "ncu"; an ncu without permission for the counters leaves the verdicts alone.
+test_profile_puts_ncu_metrics_in_correct_candidates_and_a_failing_ncu_only_says_so() {
+	printf '// clean\nvoid scale(const float *x, float *y, int n) {}\n' >good.cu
+	printf '// FAKE_SLOW\nvoid scale(const float *x, float *y, int n) {}\n' >slow.cu
+	printf '// FAKE_WRONG\nvoid scale(const float *x, float *y, int n) {}\n' >wrong.cu
+	export EGG_LOCK_DIR=$T EGG_NVCC=$DATA/fake/nvcc
+	run_cmd r "$EGG" eval "$DATA/scale.json" --profile --workdir w --candidate good.cu \
+		--candidate slow.cu --candidate wrong.cu
+	expect_eq "$(cat r.rc)" 0 "exit status ($(cat r.err))"
+	expect_eq "$(json r.out '[c["verdict"] for c in r["candidates"]]')" "['pass', 'slower', 'wrong']"
+	expect_eq "$(json r.out '[c.get("ncu", {}).get("status") for c in r["candidates"]]')" "['ok', 'ok', None]"
+	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["metrics"]["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"]')" 87.25
+	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["metrics"]["gpu__time_duration.sum"]')" 12345
+	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["name"]')" \
+		"egg_scale_forward_map(const float *, float *, int)"
+	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["workload"]')" 0
+	# the program under ncu was asked for that workload alone
+	expect_file_contains w/cand0.ncu.out "==PROF== Connected to process"
+	FAKE_NCU_FAIL=1 run_cmd f "$EGG" eval "$DATA/scale.json" --profile --candidate good.cu
+	expect_eq "$(cat f.rc)" 0 "exit status ($(cat f.err))"
+	expect_eq "$(json f.out 'r["candidates"][0]["verdict"]')" pass
+	expect_eq "$(json f.out 'r["candidates"][0]["ncu"]["status"]')" failed
+	expect_file_contains f.out "ncu may not read the GPU's performance counters (ERR_NVGPUCTRPERM"
+	# the ncu setting "none": nothing is profiled
+	EGG_NCU=none run_cmd n "$EGG" eval "$DATA/scale.json" --profile --candidate good.cu
+	expect_eq "$(json n.out 'r["candidates"][0]["ncu"]["status"]')" unavailable
+}
+
 # A candidate's program that tries to write in $HOME, exec /bin/sh and connect to
 # a loopback listener (the fake program tries all three, with bash builtins) is
 # stopped by the kernel, and passes otherwise, as the honest one beside it does;

@@ -150,10 +150,10 @@ test_table_over_a_report_file_merges_builds_per_kernel() {
 	search EGG_REPORT=$T/rep.jsonl RECORDED_SPEEDUP=3.7
 	EGG_MODE=cache EGG_REPORT=$T/rep.jsonl "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o
 	run_cmd r "$EGG" report rep.jsonl || fail "$(cat r.err)"
-	head -1 r.out | grep -qE '^kernel +outcome +speedup +ref ms +egg ms +GPU +generator +key' ||
+	head -1 r.out | grep -qE '^kernel +outcome +speedup +ref ms +egg ms +GPU +generator +calls +tokens in +tokens out +search s +key' ||
 		fail "header: $(head -1 r.out)"
 	expect_eq "$(grep -cE '^[a-z_]+ +cache-hit ' r.out)" 3 "rows"
-	grep -qE '^softmax_forward +cache-hit +3\.70x +1\.000 +0\.270 +Recorded GPU +builtin +[0-9a-f]{12}' r.out ||
+	grep -qE '^softmax_forward +cache-hit +3\.70x +1\.000 +0\.270 +Recorded GPU +builtin +0 +0 +0 +- +[0-9a-f]{12}' r.out ||
 		fail "softmax_forward's row: $(cat r.out)"
 	expect_file_contains r.out "3 kernels: 3 with a winner (geometric mean speedup 3.70x); cache-hit 3"
 	# sorted by kernel name
@@ -296,6 +296,44 @@ test_winners_of_a_source_in_an_options_file_are_reported_as_fallbacks() {
 	expect_eq "$(outcomes rep.jsonl | grep -c '=fallback$')" 3 "fallbacks"
 	field rep.jsonl 2 reason | grep -q "^the source was named in an options file" ||
 		fail "reason: $(field rep.jsonl 2 reason)"
+}
+
+# Issue 29: the table says what each kernel's search cost: model calls, tokens
+# in and out, the search's wall time.  A model search's transcript closes with
+# its usage (a transcript edited here as one would read); the builtin's calls no
+# model, and the build that searched measured its time.
+test_table_shows_each_searchs_model_calls_tokens_and_wall_time() {
+	setup_example
+	search EGG_REPORT=$T/rep.jsonl RECORDED_SPEEDUP=2.5
+	run_cmd b "$EGG" report rep.jsonl || fail "$(cat b.err)"
+	head -1 b.out | grep -qE ' +generator +calls +tokens in +tokens out +search s +key' ||
+		fail "header: $(head -1 b.out)"
+	python3 - rep.jsonl b.out <<'PY' || fail "the builtin's searches: $(cat b.out)"
+import json, re, sys
+recs = {json.loads(l)["kernel"]: json.loads(l) for l in open(sys.argv[1])}
+for line in open(sys.argv[2]).read().splitlines()[1:4]:
+    r = recs[line.split()[0]]
+    assert r["search"]["model_calls"] == 0 and r["search"]["tokens_in"] == 0, r
+    assert r["search"]["wall_s"] == r["wall_s"] > 0, r
+    assert re.search(r" builtin +0 +0 +0 +%.1f +[0-9a-f]{12}" % r["wall_s"], line), line
+PY
+	local f
+	f=$(grep -l '"name":"softmax_forward"' "$EGG_CACHE_DIR"/??/*) || fail "no softmax entry"
+	edit_entry "$f" 'doc["transcript"] = [
+    {"stage": "1/structure", "role": "code", "kind": "response", "text": "x", "tokens": {"in": 1, "out": 2}},
+    {"stage": "2/memory", "role": "search", "kind": "note", "text": "17 model calls, ...",
+     "usage": {"model_calls": 17, "tokens_in": 52000, "tokens_out": 9100, "candidates": 40, "wall_s": 312.4}}]'
+	run_cmd c "$EGG" report || fail "$(cat c.err)"
+	grep -qE '^softmax_forward +winner .* +17 +52000 +9100 +312\.4 +[0-9a-f]{12}' c.out ||
+		fail "softmax_forward's row: $(cat c.out)"
+	# from the cache, the builtin's entries: no model call, their wall time unknown
+	grep -qE '^row_sum +winner .* builtin +0 +0 +0 +- +[0-9a-f]{12}' c.out || fail "row_sum's row: $(cat c.out)"
+	run_cmd j "$EGG" report --json || fail "$(cat j.err)"
+	python3 -c '
+import json, sys
+r = [x for x in json.load(open(sys.argv[1])) if x["kernel"] == "softmax_forward"][0]
+assert r["search"] == {"model_calls": 17, "tokens_in": 52000, "tokens_out": 9100, "wall_s": 312.4}, r' j.out ||
+		fail "--json: $(cat j.out)"
 }
 
 # Replaces an entry's transcript the way the model search writes one, with a

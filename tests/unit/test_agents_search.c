@@ -212,7 +212,7 @@ static void
 run(struct fixture *f)
 {
 	struct llm_chat_fn chat = { scripted_chat, &f->sc };
-	struct agents_evaluator ev = { scripted_eval, &f->j };
+	struct agents_evaluator ev = { scripted_eval, &f->j, NULL };
 	struct strbuf err = STRBUF_INIT;
 	f->opt.quiet = !getenv("EGG_TEST_VERBOSE");
 	assert_int_equal(agents_search(f->b, chat, ev, &f->opt, &f->r, &err), 0);

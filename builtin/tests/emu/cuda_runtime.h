@@ -408,6 +408,14 @@ template <class F> void egg_emu_launch_on(cudaStream_t s, dim3 g, dim3 b, F f, s
 {
 	if (egg_emu_sticky)
 		return;
+	/* with EGG_EMU_LAUNCH_ERROR=N the Nth launch fails and runs nothing, as a
+	 * launch the device refused (cudaErrorLaunchFailure for cudaGetLastError) */
+	static unsigned launches;
+	const char *fail = getenv("EGG_EMU_LAUNCH_ERROR");
+	if (fail && strtoul(fail, nullptr, 10) == ++launches) {
+		egg_emu_set_error(cudaErrorLaunchFailure);
+		return;
+	}
 	const unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
 	if (!g.x || !g.y || !g.z || !threads || threads > 1024 || b.z > 64 || g.y > 65535 || g.z > 65535) {
 #ifndef EGG_EMU_CUDA_ERRORS

@@ -12,7 +12,8 @@
 # the GPU leave it unset so the harness judges.
 #
 # Writes into LOGDIR: server.log (every request, without the key), search.err
-# (egg-cc's progress lines), transcript.txt (`egg report KEY --full`),
+# (egg-cc's progress lines), transcript.txt (`egg report KEY --full`), ncu.txt
+# (the Nsight Compute tables the profile prompts carried),
 # entry.txt and entry.json (`egg cache show KEY`), prog.out, the cache.  Prints
 # one PASS/FAIL line per check; exits 0 when all pass.
 set -u
@@ -143,6 +144,22 @@ check "every request carried the key ($(grep ^auth requests.txt))" grep -qx "aut
 check "every request got its exchange ($(grep ^failed requests.txt))" grep -qx "failed \[\]" requests.txt
 grep -q "fallbacks \[\]" requests.txt || echo "note: $(grep ^fallbacks requests.txt)"
 check "the key appears nowhere in $logdir" eval '! grep -rqF "$key" "$logdir"'
+
+# stage 2's profile agent read Nsight Compute's metrics of each current best
+# (issue 29), when this machine's harness judged and its ncu could profile
+python3 - server.log >ncu.txt 2>&1 <<'PY'
+import json, re, sys
+for e in (json.loads(x) for x in open(sys.argv[1])):
+    text = e["messages"][-1]["content"] if e["messages"] else ""
+    m = re.search(r"## Nsight Compute metrics of the current best candidate\n(.*?)\n## ", text, re.S)
+    if m:
+        print("%s: %s" % (e["name"], m.group(1).strip()))
+PY
+if [ "$judge" = "the real harness on this GPU" ]; then
+	check "the profile prompts carry ncu metrics ($(grep -c 'Nsight Compute, one call' ncu.txt) of $(grep -c . ncu.txt); ncu.txt)" \
+		eval '[ -s ncu.txt ] && ! grep -q "no ncu metrics" ncu.txt'
+	grep -m1 -A4 "Nsight Compute, one call" ncu.txt || grep -m1 "no ncu metrics" ncu.txt
+fi
 
 cat search.err
 echo "agents-search: $fails failed"
