@@ -93,6 +93,25 @@ is_ignorable_call(const struct ast_expr *e)
 	return is_ignorable_call(e->kids[0]);
 }
 
+/* The CUDA call an error-checking wrapper checks: W(cudaMalloc(&p, n)) or
+ * W(cudaFree(p), __FILE__, __LINE__), W a function or macro of the user's (not
+ * CUDA's own); NULL otherwise. */
+static const struct ast_expr *
+checked_call(const struct ast_expr *e)
+{
+	if (e->kind != AST_CALL || !e->text || e->n_kids == 0)
+		return NULL;
+	const struct ast_expr *k = e->kids[0];
+	if (k->kind != AST_CALL || !k->text)
+		return NULL;
+	for (size_t i = 1; i < e->n_kids; i++)
+		if (e->kids[i]->kind != AST_STR && e->kids[i]->kind != AST_NUM && e->kids[i]->kind != AST_NAME)
+			return NULL;
+	if (strncmp(k->text, "cuda", 4) == 0 && strncmp(e->text, "cuda", 4) != 0)
+		return k; /* (judged as if written bare: refused, if it must be, by its own name) */
+	return checked_call(k);
+}
+
 /* C text of a host expression, with the launcher's locals substituted. */
 static void
 host_print(const struct host *h, const struct ast_expr *e, struct strbuf *out)
@@ -401,9 +420,16 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 		return 0;
 	case AST_EXPR:
 		if (s->expr->kind == AST_CALL && s->expr->text) {
-			const char *f = s->expr->text;
 			if (is_ignorable_call(s->expr))
 				return 0;
+			const struct ast_expr *inner = checked_call(s->expr);
+			if (inner) {
+				/* CHECK(cudaMalloc(&p, n)): the call it checks */
+				struct ast_stmt unwrapped = *s;
+				unwrapped.expr = (struct ast_expr *)inner;
+				return host_stmt(p, u, h, &unwrapped, last, why);
+			}
+			const char *f = s->expr->text;
 			if (strcmp(f, "cudaMemset") == 0 || strcmp(f, "cudaMemsetAsync") == 0)
 				return memset_stage(p, h, s->expr, why);
 			if (strcmp(f, "cudaMalloc") == 0)

@@ -924,6 +924,22 @@ test_interior_only_stencils_over_2d_thread_indices_lift_and_are_correct_on_a_cpu
 	expect_eq "$(grep -c 'correct=yes' e.out)" 26 "candidates checked"
 }
 
+# A launcher whose CUDA calls all go through the user's error-checking macro
+# (CHECK(cudaMalloc(...)), CHECK(cudaGetLastError()), CHECK(cudaFree(t))) lifts
+# as the calls it checks: a chain through a temp, correct on the stand-in.
+test_calls_inside_the_users_error_checking_macro_lift_as_the_calls_they_check() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	check_programs checked_calls
+	same_bundles checked_calls.cu square_plus_one=checked_calls
+	"$EGG" generate "$DATA/checked_calls.json" >checked_calls.json || fail "generate"
+	expect_file_contains checked_calls.json '"lifted":	true'
+	grep -q 'stage 1 map kernel=add_one_k' checked_calls.json || fail "the chain is not lifted: $(grep -m1 description checked_calls.json)"
+	cp "$CHECKS/checked_calls.cu" .
+	run_cmd e "$EMU_CHECK" "$T/emu" checked_calls.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 11 "candidates checked"
+}
+
 test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	same_bundles idioms.cu exp_half=idiom_ldg swish=idiom_tcall
