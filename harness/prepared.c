@@ -7,10 +7,13 @@
  * the same bundle again and again (the reference's run, each model round, each
  * stage), and each time these three compiles cost ~5 s of nvcc.  So they are
  * kept under the GPU cache directory, in prepared/KEY/, where KEY is the SHA-256
- * of all of it: nvcc's path, size and mtime, the flags, the architecture, the
- * three sources, and the content of every file `nvcc -M` says they include (a
- * changed header is a new key; as with ccache's direct mode, a header included
- * only in the device pass is not seen).
+ * of nvcc's path, size and mtime, the flags, the architecture and the three
+ * sources.  The entry also lists every file the compiles included (nvcc -MD,
+ * written while compiling) with its SHA-256, and is used only while each of
+ * them still has that content: a changed header compiles again and replaces
+ * the entry.  This is ccache's direct mode: no preprocessor run to look an
+ * entry up (an `nvcc -M` cost half a second, hit or miss), and, as there, a
+ * header included only in the device pass is not seen.
  *
  * The reference's entry point has a secret name (candidates must not call the
  * reference): for a prepared object it is derived from the cache directory's
@@ -106,7 +109,7 @@ prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
 		return -1;
 	struct strbuf t = STRBUF_INIT;
 	struct stat st;
-	strbuf_addstr(&t, "egg-prepared 1\n");
+	strbuf_addstr(&t, "egg-prepared 2\n");
 	add_field(&t, "nvcc", nvcc);
 	if (stat(nvcc, &st) == 0)
 		strbuf_addf(&t, "nvcc-id %lld %lld\n", (long long)st.st_size, (long long)st.st_mtime);
@@ -130,7 +133,7 @@ prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
 	return 0;
 }
 
-/* The files `nvcc -M` lists in a make rule: "target: dep dep \ ..." */
+/* The files a make rule ("target: dep dep \ ...", as nvcc -MD writes it) names. */
 static void
 parse_deps(const char *text, struct strvec *out)
 {
@@ -160,59 +163,92 @@ parse_deps(const char *text, struct strvec *out)
 	strbuf_release(&w);
 }
 
-int
-prepared_lookup(struct prepared *p, const char *dir, const char *deps_rule)
+/* The SHA-256 of the file at path into hex.  0, or -1. */
+static int
+hash_file(const char *path, char hex[EGG_SHA256_HEX_LEN + 1])
 {
-	struct strvec deps = STRVEC_INIT;
-	parse_deps(deps_rule, &deps);
-	if (deps.n == 0) {
-		strvec_clear(&deps);
+	char *data = NULL;
+	size_t len = 0;
+	/* (headers are often links: nvcc has read them already) */
+	if (fs_read_file(path, PREPARED_FILE_MAX, &data, &len) < 0)
 		return -1;
-	}
-	struct strbuf t = STRBUF_INIT;
-	strbuf_addf(&t, "egg-prepared-deps 1\n%s\n", p->pre_key);
-	size_t dl = strlen(dir);
-	int ok = 1;
-	for (size_t i = 0; ok && i < deps.n; i++) {
-		const char *f = deps.v[i];
-		if (strncmp(f, dir, dl) == 0 && f[dl] == '/') /* our own sources: hashed above */
-			continue;
-		char *data = NULL;
-		size_t len = 0;
-		/* (headers are often links: nvcc has read them already) */
-		if (fs_read_file(f, PREPARED_FILE_MAX, &data, &len) < 0) {
-			/* a name of a #line directive ("egg-closure"), not a file */
-			if (errno == ENOENT)
-				continue;
-			ok = 0;
+	egg_sha256_hex(data, len, hex);
+	free(data);
+	return 0;
+}
+
+int
+prepared_lookup(struct prepared *p)
+{
+	p->entry = fs_join(p->root, p->pre_key);
+	char *mpath = fs_join(p->entry, "deps"), *manifest = NULL;
+	size_t len = 0;
+	int rc = 1;
+	if (fs_read_regular_file(mpath, PREPARED_FILE_MAX, &manifest, &len) < 0 || len == 0)
+		rc = 0;
+	/* lines "SHA256 PATH": each file must still hold what was compiled */
+	for (char *l = manifest; rc == 1 && l && *l;) {
+		char *e = strchr(l, '\n'), hex[EGG_SHA256_HEX_LEN + 1];
+		if (!e || (size_t)(e - l) < EGG_SHA256_HEX_LEN + 2 || l[EGG_SHA256_HEX_LEN] != ' ') {
+			rc = 0;
 			break;
 		}
+		*e = '\0';
+		if (hash_file(l + EGG_SHA256_HEX_LEN + 1, hex) < 0 ||
+		    memcmp(hex, l, EGG_SHA256_HEX_LEN) != 0)
+			rc = 0;
+		l = e + 1;
+	}
+	free(manifest);
+	free(mpath);
+	for (int i = 0; rc == 1 && prepared_files[i]; i++) {
+		char *f = fs_join(p->entry, prepared_files[i]);
+		rc = access(f, R_OK) == 0;
+		free(f);
+	}
+	if (rc == 0) /* stale or incomplete: compiled again and stored in its place */
+		child_remove_tree(p->entry);
+	return rc;
+}
+
+/* The manifest of the files that the compiles in dir included (their .d
+ * files; the twin's, where it failed, has the reference's #include lines):
+ * "SHA256 PATH" lines, paths made absolute.  0, or -1 (nothing can be kept). */
+static int
+prepared_manifest(const char *dir, struct strbuf *out)
+{
+	static const char *const stems[] = { "ref", "main", "ref64", NULL };
+	struct strvec deps = STRVEC_INIT;
+	size_t dl = strlen(dir);
+	int ok = 1, n_rules = 0;
+	for (int i = 0; stems[i]; i++) {
+		char *path = egg_xasprintf("%s/%s.d", dir, stems[i]), *rule = NULL;
+		size_t len = 0;
+		if (fs_read_regular_file(path, PREPARED_FILE_MAX, &rule, &len) == 0) {
+			parse_deps(rule, &deps);
+			n_rules++;
+		}
+		free(rule);
+		free(path);
+	}
+	char cwd[4096];
+	if (n_rules < 2 || !getcwd(cwd, sizeof cwd))
+		ok = 0;
+	for (size_t i = 0; ok && i < deps.n; i++) {
+		const char *f = deps.v[i];
 		char hex[EGG_SHA256_HEX_LEN + 1];
-		egg_sha256_hex(data, len, hex);
-		free(data);
-		add_field(&t, "dep", f);
-		strbuf_addf(&t, "%s\n", hex);
+		if (strncmp(f, dir, dl) == 0 && f[dl] == '/') /* our own sources: in the key */
+			continue;
+		if (strchr(f, '\n'))
+			ok = 0;
+		else if (hash_file(f, hex) == 0)
+			strbuf_addf(out, "%s %s%s%s\n", hex, f[0] == '/' ? "" : cwd,
+			            f[0] == '/' ? "" : "/", f);
+		else if (errno != ENOENT) /* (ENOENT: a #line name, "egg-closure") */
+			ok = 0;
 	}
 	strvec_clear(&deps);
-	if (!ok) {
-		strbuf_release(&t);
-		return -1;
-	}
-	char hex[EGG_SHA256_HEX_LEN + 1];
-	egg_sha256_hex(t.buf, t.len, hex);
-	strbuf_release(&t);
-	p->key = egg_xstrdup(hex);
-	p->entry = fs_join(p->root, hex);
-	for (int i = 0; prepared_files[i]; i++) {
-		char *f = fs_join(p->entry, prepared_files[i]);
-		int have = access(f, R_OK) == 0;
-		free(f);
-		if (!have) {
-			child_remove_tree(p->entry); /* an incomplete entry: made again */
-			return 0;
-		}
-	}
-	return 1;
+	return ok ? 0 : -1;
 }
 
 static int
@@ -317,8 +353,13 @@ prepared_store(struct prepared *p, const char *dir, int have_f64)
 		free(tmp);
 		return;
 	}
-	int ok = copy_files(dir, tmp, prepared_files) == 0 &&
+	struct strbuf m = STRBUF_INIT;
+	char *mpath = fs_join(tmp, "deps");
+	int ok = prepared_manifest(dir, &m) == 0 && fs_write_atomic(mpath, m.buf, m.len) == 0 &&
+	         copy_files(dir, tmp, prepared_files) == 0 &&
 	         (!have_f64 || copy_files(dir, tmp, prepared_f64_files) == 0);
+	free(mpath);
+	strbuf_release(&m);
 	if (ok && rename(tmp, p->entry) == 0) {
 		free(tmp);
 		prepared_prune(p->root);
@@ -334,7 +375,6 @@ prepared_release(struct prepared *p)
 	free(p->root);
 	free(p->pre_key);
 	free(p->nonce);
-	free(p->key);
 	free(p->entry);
 	memset(p, 0, sizeof *p);
 }

@@ -4,10 +4,10 @@
  * same toolchain (see prepared.c for the key and the secret entry name).
  *
  * Use: prepared_begin with the sources generated under a placeholder entry name
- * (it gives the nonce the real sources are then generated with); write them; run
- * `nvcc -M` over them; prepared_lookup with its rule: 1, fetch the objects with
- * prepared_fetch; 0, compile them and prepared_store; -1 (or any failure of
- * begin), compile and keep nothing.  prepared_release in every case.
+ * (it gives the nonce the real sources are then generated with); write them;
+ * prepared_lookup: 1, fetch the objects with prepared_fetch; 0, compile them
+ * with nvcc -MD (STEM.d beside each object) and prepared_store; any failure of
+ * begin, compile and keep nothing.  prepared_release in every case.
  */
 #ifndef EGG_HARNESS_PREPARED_H
 #define EGG_HARNESS_PREPARED_H
@@ -16,23 +16,23 @@
 
 struct prepared {
 	char *root;    /* CACHE/prepared */
-	char *pre_key; /* of the sources, toolchain and flags */
+	char *pre_key; /* of the sources, toolchain and flags: the entry's name */
 	char *nonce;   /* 16 hex digits: the reference's entry point name */
-	char *key;     /* pre_key and the included files' contents */
-	char *entry;   /* root/key */
+	char *entry;   /* root/pre_key */
 };
 
 /* 0 with p->nonce set, or -1 (no cache directory, no salt). */
 int prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
                    char *const *flags, size_t n_flags, const char *arch,
                    const char *ref0, const char *main0, const char *ref64_0);
-/* deps_rule: what `nvcc -M` printed for the sources in dir.  1 a complete
- * entry, 0 none (store one after compiling), -1 nothing can be kept. */
-int prepared_lookup(struct prepared *p, const char *dir, const char *deps_rule);
+/* 1 a complete entry whose included files are unchanged, 0 none (store one
+ * after compiling). */
+int prepared_lookup(struct prepared *p);
 /* Copies the entry's objects and logs into dir; *have_f64 says whether the
  * twin compiled.  0, or -1 (compile them then). */
 int prepared_fetch(struct prepared *p, const char *dir, int *have_f64);
-/* Keeps dir's ref.o, main.o (and ref64.o when have_f64) with their logs. */
+/* Keeps dir's ref.o, main.o (and ref64.o when have_f64) with their logs and
+ * the files their .d files name; nothing where those cannot be read. */
 void prepared_store(struct prepared *p, const char *dir, int have_f64);
 void prepared_release(struct prepared *p);
 

@@ -292,7 +292,7 @@ run_build(struct run_ctx *c, size_t k, const struct run_candidate *rc, int self,
 			goto out;
 		}
 		char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
-		ok = run_compile(c, stem, arch_flag, &log) == 0;
+		ok = run_compile(c, stem, arch_flag, 0, &log) == 0;
 		free(arch_flag);
 		cJSON_ReplaceItemInObject(cand, "compile_log", cJSON_CreateString(log));
 		cJSON *res = run_parse_ptxas(log);
@@ -559,39 +559,6 @@ run_nonce(void)
 	                     r[6], r[7]);
 }
 
-/* `nvcc -M` over the reference's sources (deps.cu includes them all): the make
- * rule naming every file they include, or NULL. */
-static char *
-run_deps(struct run_ctx *c, int with_f64)
-{
-	struct strbuf err = STRBUF_INIT, src = STRBUF_INIT;
-	strbuf_addstr(&src, "#include \"ref.cu\"\n#include \"main.cu\"\n");
-	if (with_f64)
-		strbuf_addstr(&src, "#include \"ref64.cu\"\n");
-	char *path = egg_xasprintf("%s/deps.cu", c->dir), *out = egg_xasprintf("%s/deps.d", c->dir);
-	char *logp = egg_xasprintf("%s/deps.log", c->dir), *log = NULL, *rule = NULL;
-	if (run_write(path, src.buf, &err) == 0) {
-		struct strvec a = STRVEC_INIT;
-		strvec_pushv(&a, c->flags.v, c->flags.n);
-		strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
-		strvec_push(&a, "-M");
-		strvec_push(&a, path);
-		strvec_push(&a, "-o");
-		strvec_push(&a, out);
-		size_t len = 0;
-		if (run_nvcc(c, &a, logp, &log) == 0 && fs_read_regular_file(out, 16u << 20, &rule, &len) < 0)
-			rule = NULL;
-		strvec_clear(&a);
-	}
-	free(log);
-	free(logp);
-	free(out);
-	free(path);
-	strbuf_release(&src);
-	strbuf_release(&err);
-	return rule;
-}
-
 /* The reference (ref.cu), its float64 twin (ref64.cu, gen_unit_f64) where it
  * applies, and the program's main (main.cu), all calling the reference by ENTRY. */
 static int
@@ -624,7 +591,7 @@ run_prepare_reference(struct run_ctx *c)
 	char *refp = egg_xasprintf("%s/ref.cu", c->dir), *mainp = egg_xasprintf("%s/main.cu", c->dir);
 	char *f64p = egg_xasprintf("%s/ref64.cu", c->dir);
 	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
-	char *log = NULL, *nonce = NULL, *entry = NULL, *deps = NULL;
+	char *log = NULL, *nonce = NULL, *entry = NULL;
 	int rc = -1, f64_ok = 0, keep = 0, reused = 0;
 	/* the sources under a placeholder name give the key, the key the real name */
 	if (run_gen_reference(c, "egg_entry_ref_0000000000000000", &ref, &mainsrc, &f64, &why,
@@ -643,19 +610,14 @@ run_prepare_reference(struct run_ctx *c)
 		run_set_status(c, "error", err.buf);
 		goto out;
 	}
-	if (keep) {
-		deps = run_deps(c, f64_ok);
-		int l = deps ? prepared_lookup(&pp, c->dir, deps) : -1;
-		keep = l >= 0;
-		reused = l == 1 && prepared_fetch(&pp, c->dir, &c->have_f64) == 0;
-	}
+	reused = keep && prepared_lookup(&pp) == 1 && prepared_fetch(&pp, c->dir, &c->have_f64) == 0;
 	cJSON *r = cJSON_CreateObject();
 	cJSON_ReplaceItemInObject(c->result, "reference", r);
 	if (reused) {
 		char *lp = egg_xasprintf("%s/ref.log", c->dir);
 		log = run_read_tail(lp, RUN_LOG_MAX);
 		free(lp);
-	} else if (run_compile(c, "ref", arch_flag, &log) < 0) {
+	} else if (run_compile(c, "ref", arch_flag, keep, &log) < 0) {
 		cJSON_AddStringToObject(r, "compile_log", log);
 		run_set_status(c, "error", "the reference does not compile in the harness "
 		               "(see reference.compile_log)");
@@ -673,7 +635,7 @@ run_prepare_reference(struct run_ctx *c)
 	} else if (reused) {
 		cJSON_AddStringToObject(r, "float64", c->have_f64 ? "compiled"
 		                        : "the float64 version does not compile");
-	} else if (run_compile(c, "ref64", arch_flag, &log) < 0) {
+	} else if (run_compile(c, "ref64", arch_flag, keep, &log) < 0) {
 		c->have_f64 = 0;
 		cJSON_AddStringToObject(r, "float64", "the float64 version does not compile");
 		cJSON_AddStringToObject(r, "float64_compile_log", log ? log : "");
@@ -683,7 +645,7 @@ run_prepare_reference(struct run_ctx *c)
 	}
 	free(log);
 	log = NULL;
-	if (!reused && run_compile(c, "main", arch_flag, &log) < 0) {
+	if (!reused && run_compile(c, "main", arch_flag, keep, &log) < 0) {
 		cJSON_AddStringToObject(r, "main_compile_log", log);
 		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "
 		               "harness (see reference.main_compile_log)");
@@ -696,7 +658,6 @@ run_prepare_reference(struct run_ctx *c)
 	rc = 0;
 out:
 	prepared_release(&pp);
-	free(deps);
 	free(log);
 	free(arch_flag);
 	free(refp);

@@ -55,7 +55,7 @@ void run_filter_flags(char *const *flags, size_t n, struct strvec *out);
 char *run_read_tail(const char *path, size_t max);
 int run_write(const char *path, const char *text, struct strbuf *err);
 int run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **log);
-int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **log);
+int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, char **log);
 int run_link(struct run_ctx *c, const char *stem, int self, char **log);
 void run_demangle(struct run_ctx *c, cJSON *resources);
 int run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,

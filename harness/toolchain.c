@@ -133,9 +133,10 @@ run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **lo
 	return -1;
 }
 
-/* Compiles SRC.cu in the work directory to SRC.o with -Xptxas -v. */
+/* Compiles SRC.cu in the work directory to SRC.o with -Xptxas -v; with deps,
+ * the files it includes into SRC.d as well (prepared.h). */
 int
-run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **log)
+run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, char **log)
 {
 	struct strvec a = STRVEC_INIT;
 	strvec_pushv(&a, c->flags.v, c->flags.n);
@@ -146,6 +147,11 @@ run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, char **l
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.cu", c->dir, stem));
 	strvec_push(&a, "-o");
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));
+	if (deps) {
+		strvec_push(&a, "-MD");
+		strvec_push(&a, "-MF");
+		strvec_push_owned(&a, egg_xasprintf("%s/%s.d", c->dir, stem));
+	}
 	char *logp = egg_xasprintf("%s/%s.log", c->dir, stem);
 	int rc = run_nvcc(c, &a, logp, log);
 	free(logp);

@@ -33,6 +33,6 @@ tests_unit_test_rewrite_SOURCES = tests/unit/test_rewrite.c
 tests_unit_test_rewrite_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_rewrite_LDADD = $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_rewrite
-EXTRA_DIST += tests/data/pipeline/recorded-eval examples/seed/example-seed.egg examples/seed/example-run-2026-12-03.txt examples/seed/reseed.sh
+EXTRA_DIST += tests/data/pipeline/recorded-eval examples/seed/example-seed.egg.gz examples/seed/example-run-2026-12-03.txt examples/seed/reseed.sh
 EXTRA_DIST += tests/gpu/kernel-target/kernel.cu tests/gpu/kernel-target/main.cu tests/gpu/kernel-target/run.sh \
 	tests/gpu/c-linkage/run.sh

@@ -1,7 +1,8 @@
 #!/bin/bash
 # reseed.sh OUTDIR -- on a GPU machine, with egg-cc and egg on PATH: builds the
 # example project with egg-cc in search mode from an empty cache, exports the
-# cache as OUTDIR/example-seed.egg (commit it as examples/seed/example-seed.egg),
+# cache as OUTDIR/example-seed.egg.gz (commit it as examples/seed/example-seed.egg.gz;
+# gzip keeps it a tenth of its size: `make demo` unpacks it),
 # then builds it in verify mode, again as a cache hit, and with plain nvcc, each
 # time running the self-checking demo.  The transcript goes to OUTDIR/example-run.txt.
 set -u
@@ -22,7 +23,7 @@ log=$out/example-run.txt
 	time make NVCC=egg-cc demo
 	./demo
 	echo "demo rc=$?"
-	egg cache export "$out/example-seed.egg"
+	egg cache export "$out/example-seed.egg" && gzip -9nf "$out/example-seed.egg"
 	echo "== verify mode: EGG_MODE=verify make NVCC=egg-cc demo"
 	rm -f demo ./*.o
 	time EGG_MODE=verify make NVCC=egg-cc demo

@@ -26,3 +26,13 @@ test_ci_runs_the_readmes_second_command() {
 	cmd=${cmd//-j2 /-j2 }
 	grep -qF -- "$cmd" "$EGG_SRCDIR/.ci/run" || fail ".ci/run does not run: $cmd"
 }
+
+# The repository stays small to clone (#22): results are small tables, the
+# example's seed is gzipped; anything bigger is made at build or test time.
+test_no_tracked_file_is_over_200_kb() {
+	git -C "$EGG_SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	git -C "$EGG_SRCDIR" ls-files -z >files || fail "git ls-files failed"
+	(cd "$EGG_SRCDIR" && xargs -0 stat -c '%s %n' <"$T/files") >sizes || fail "stat failed"
+	awk '$1 > 200 * 1024' sizes >big
+	[ ! -s big ] || fail "tracked files over 200 KB: $(head -5 big | tr '\n' ' ')"
+}

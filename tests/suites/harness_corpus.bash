@@ -3,7 +3,11 @@
 # half of "the judge accepts what users write" (the GPU half runs on the device).
 # One test per source file (generated below, as equivalence.bash does), so that
 # the runner spreads the compiles over the machine's cores and a failure names
-# its case.  The analyzer corpus's bundles are its expected outputs, which the
+# its case.  A bench case's bundle holds the whole file (its includes, every
+# kernel and function in the closure, the launcher as the target), so its ref.cu
+# compiling for sm_90 is the case compiling for sm_90; each test also finds
+# every kernel of the file defined in ref.o (bench_suite compiled every case a
+# second time, 1.9 CPU-s each).  The analyzer corpus's bundles are its expected outputs, which the
 # analyzer suite holds to be what `egg analyze` gives (analyzing each case again
 # here proved nothing more and cost a CPU minute).
 
@@ -27,6 +31,12 @@ compile_case() {
 	k=$(jq length "$n.json")
 	[ "$k" -ge "$min" ] || fail "$n.cu gives $k bundles: $(head -c 300 "$n.aerr")"
 	compile_bundles "$n"
+	# every kernel the file defines is compiled with some bundle
+	local kern i
+	for ((i = 0; i < k; i++)); do nm -C "w.$n.$i/ref.o"; done >"$n.all.syms" || fail "nm failed"
+	for kern in $(sed -n 's/.*__global__[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\) *(.*/\1/p' "$dir/$n.cu"); do
+		grep -Eq " [TtW] (.*[: ])?$kern[(<]" "$n.all.syms" || fail "$n.cu: no bundle compiles its kernel $kern"
+	done
 }
 
 # compile_bundles NAME: evaluates each bundle of NAME.json compile-only for sm_90

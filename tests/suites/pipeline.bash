@@ -23,10 +23,12 @@ setup_example() {
 # would make nm's SIGPIPE fail the test.)
 winners_in() { nm -C "$1" >"$1.nm"; grep -c ' T egg_winner__' "$1.nm"; }
 has_symbol() { nm -C "$1" >"$1.nm"; grep -q -- "$2" "$1.nm"; }
+# the H200 winners of the example (examples/seed/reseed.sh), gzipped
+SEED=$EGG_SRCDIR/examples/seed/example-seed.egg.gz
 
 test_cache_mode_links_the_h200_winners_committed_as_the_example_seed() {
 	setup_example
-	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import failed"
+	gzip -dc "$SEED" >seed.egg && "$EGG" cache import seed.egg >/dev/null || fail "import failed"
 	EGG_MODE=cache run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o kernels.o || fail "$(cat r.err)"
 	[ ! -s r.err ] || fail "a cache hit printed: $(cat r.err)"
 	# Every kernel whose seed entry is a winner (all three in the 2026-12-01
@@ -43,7 +45,7 @@ test_cache_mode_links_the_h200_winners_committed_as_the_example_seed() {
 for l in open(sys.argv[1]):
     e = json.loads(l)
     if e.get("schema") == "egg-cache-entry":
-        print(e["name"], e["outcome"])' "$EGG_SRCDIR/examples/seed/example-seed.egg")
+        print(e["name"], e["outcome"])' seed.egg)
 	[ "$want" -gt 0 ] || fail "the seed has no winner"
 	expect_eq "$(winners_in kernels.o)" "$want" "winners linked"
 	has_symbol kernels.o ' T softmax_forward(' || fail "the dispatcher keeps the user's name"
@@ -182,7 +184,7 @@ test_cache_key_of_a_source_is_the_key_egg_cc_used_on_the_h200() {
 	run_cmd r "$EGG" cache key -- -O3 -arch=sm_90 kernels.cu || fail "$(cat r.err)"
 	expect_eq "$(wc -l <r.out)" 3 "keys printed"
 	local want
-	want=$(grep -o '"key":"[0-9a-f]*","name":"softmax_forward"' "$EGG_SRCDIR/examples/seed/example-seed.egg" |
+	want=$(gzip -dc "$SEED" | grep -o '"key":"[0-9a-f]*","name":"softmax_forward"' |
 		cut -d'"' -f4)
 	[ -n "$want" ] || fail "the seed has no softmax_forward entry"
 	expect_eq "$(awk '$2 == "softmax_forward" {print $1}' r.out)" "$want" "softmax_forward's key"
@@ -386,7 +388,7 @@ LOG_LINE='^\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} [0-
 seeded_quick_build() { # the seed's three winners in the cache, a stand-in nvcc
 	setup_example
 	make_quick_nvcc
-	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import failed"
+	gzip -dc "$SEED" >seed.egg && "$EGG" cache import seed.egg >/dev/null || fail "import failed"
 }
 
 key_of() { # KERNEL: its key for this build, as egg cache key prints it
