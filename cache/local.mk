@@ -6,6 +6,7 @@ libeggcache_a_SOURCES = \
 	cache/key.c cache/key.h \
 	cache/entry.c cache/entry.h \
 	cache/store.c cache/store.h \
+	cache/rewritten.c cache/rewritten.h \
 	cache/verify.c cache/verify.h \
 	cache/lock.c cache/lock.h \
 	cache/remote.c cache/remote.h \

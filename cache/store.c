@@ -10,6 +10,7 @@
 #include "config.h"
 #include "cache/store.h"
 #include "cache/lock.h"
+#include "cache/rewritten.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -428,6 +429,8 @@ evict_locked(struct cache_store *s, uint64_t target, long min_tmp_age, struct ca
 		free(path);
 	}
 	cache_lock_sweep(s->dir);
+	/* the rewritten sources go with the entries they were made of (rewritten.h) */
+	cache_rewritten_sweep(s->dir, keep > 0 ? items[keep - 1].used.tv_sec : 0);
 	st->v[CACHE_STAT_ENTRIES] = n - *removed;
 	st->v[CACHE_STAT_BYTES] = total;
 	st->v[CACHE_STAT_EVICTIONS] += *removed;
@@ -481,6 +484,7 @@ cache_store_evict_older(struct cache_store *s, uint64_t age, struct cache_store_
 			}
 			free(path);
 		}
+		cache_rewritten_sweep(s->dir, first_old > 0 ? items[first_old - 1].used.tv_sec : 0);
 		st.v[CACHE_STAT_ENTRIES] = n - *n_gone;
 		st.v[CACHE_STAT_BYTES] = total;
 		st.v[CACHE_STAT_EVICTIONS] += *n_gone;

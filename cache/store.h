@@ -13,6 +13,9 @@
  *                      lose a count
  *   locks/KEY          single-flight locks (lock.h); eviction and clear remove
  *                      the ones nobody holds
+ *   rewritten/HASH/NAME  the rewritten sources egg-cc compiles (rewritten.h);
+ *                      eviction and clear remove those used before the least
+ *                      recently used entry they keep
  *
  * Writes are atomic (temporary file, fsync, rename): a reader sees a whole old
  * entry, a whole new one, or none.  An entry that fails its checksum anyway

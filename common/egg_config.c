@@ -55,6 +55,10 @@ static const struct key keys[] = {
 	{ "cache_dir", T_PATH, NULL, "~/.cache/egg",
 	  "directory of the local kernel cache (default: $XDG_CACHE_HOME/egg when XDG_CACHE_HOME "
 	  "is set)" },
+	{ "compiler_launcher", T_LIST, NULL, NULL,
+	  "program (and arguments) that runs nvcc on the rewritten sources only, e.g. ccache, so "
+	  "that a repeated hit reuses the compiled object; it stays behind egg-cc, never in front "
+	  "of it (there it would keep a winner the cache dropped)" },
 	{ "max_size", T_SIZE, NULL, "2GiB",
 	  "size limit of the local cache; least recently used entries go first (0: no limit)" },
 	{ "remote_storage", T_LIST, NULL, NULL,

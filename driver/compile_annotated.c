@@ -20,8 +20,13 @@
  * rewritten compile, its object (or shared library) is held to them
  * (interface.h): a lost or foreign symbol is a fallback to the reference, so a
  * winner never changes what the user's other objects link against.
- * The rewritten source has the input's own basename, in a temporary directory, so
- * nvcc derives the same default output names.  Quoted includes of the user's file
+ * The rewritten source has the input's own basename, so nvcc derives the same
+ * default output names; the planner keeps it under the cache directory at a path
+ * that only its bytes decide (cache/rewritten.h), so the same winners give the same
+ * object, and a compiler_launcher (ccache) run on this compile alone -- never on
+ * the fast path or the reference's -- can reuse it.  The launcher stays behind
+ * egg-cc: in front of it, it would keep returning an object with a winner that
+ * the egg cache has since dropped or replaced.  Quoted includes of the user's file
  * are still found beside it through `-Xcompiler -iquote,DIR` (nvcc preprocesses
  * with the host compiler in every pass), and the depfile is corrected afterwards
  * to name the user's file instead of the temporary one.
@@ -334,21 +339,45 @@ interface_kept(const struct args *a, const struct plan *p, struct strbuf *why)
 	return 0;
 }
 
-/* nvcc with the plan's sources in place of the user's; 0 when it succeeded, -2
- * when it did but the result lost the sources' interface (why says how), -1
- * when it failed. */
+/* The launcher's program, its first word found on PATH, with its words pushed on
+ * argv; NULL when there is none or it cannot be run (one warning: the build goes on
+ * without it). */
+static char *
+launcher_path(const struct strvec *launcher, struct strvec *argv)
+{
+	if (!launcher || launcher->n == 0)
+		return NULL;
+	const char *name = launcher->v[0];
+	char *path = strchr(name, '/') ? egg_xstrdup(name) : fs_find_in_path(name, getenv("PATH"), NULL);
+	if (!path || !fs_is_executable(path)) {
+		egg_warn("egg: the compiler_launcher '%s' cannot be run; compiling without it", name);
+		egg_log("compiler_launcher %s not found; compiling without it", name);
+		free(path);
+		return NULL;
+	}
+	for (size_t i = 0; i < launcher->n; i++)
+		strvec_push(argv, i ? launcher->v[i] : path);
+	return path;
+}
+
+/* nvcc (behind the launcher, if any) with the plan's sources in place of the user's;
+ * 0 when it succeeded, -2 when it did but the result lost the sources' interface (why
+ * says how), -1 when it failed. */
 static int
 compile_rewritten(const struct invoke *inv, const struct args *a, const struct plan *p,
-                  const char *tmpdir, struct child_status *st, struct strbuf *why)
+                  const struct strvec *launcher, const char *tmpdir, struct child_status *st,
+                  struct strbuf *why)
 {
 	struct strvec argv = STRVEC_INIT;
+	char *prog = launcher_path(launcher, &argv);
+	size_t first = argv.n; /* inv->args start at first + 1 */
 	strvec_push(&argv, inv->nvcc);
 	for (size_t i = 0; i < inv->args.n; i++)
 		strvec_push(&argv, inv->args.v[i]);
 	for (size_t k = 0; k < p->n; k++) {
 		const struct args_input *in = args_input_at(a, p->rewrites[k].input);
-		free(argv.v[in->span.first + 1]);
-		argv.v[in->span.first + 1] = egg_xstrdup(p->rewrites[k].path);
+		free(argv.v[first + in->span.first + 1]);
+		argv.v[first + in->span.first + 1] = egg_xstrdup(p->rewrites[k].path);
 		char *dir = fs_dirname(in->path);
 		strvec_push(&argv, "-Xcompiler");
 		strvec_push_owned(&argv, egg_xasprintf("-iquote,%s", dir));
@@ -359,7 +388,7 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 	int efd = open_capture(tmpdir, "nvcc.err", &err_path);
 	struct strbuf err = STRBUF_INIT;
 	int ok = ofd >= 0 && efd >= 0 &&
-	         run_forwarding(inv->nvcc, strvec_argv(&argv), ofd, efd, st, &err) == 0 &&
+	         run_forwarding(prog ? prog : inv->nvcc, strvec_argv(&argv), ofd, efd, st, &err) == 0 &&
 	         st->exited && st->code == 0;
 	if (ofd >= 0)
 		close(ofd);
@@ -378,6 +407,7 @@ compile_rewritten(const struct invoke *inv, const struct args *a, const struct p
 	strbuf_release(&err);
 	free(out_path);
 	free(err_path);
+	free(prog);
 	strvec_clear(&argv);
 	return changed ? -2 : ok ? 0 : -1;
 }
@@ -440,7 +470,8 @@ sweep_stale(const char *dir)
 }
 
 int
-driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temps)
+driver_compile_annotated(struct invoke *inv, const struct args *a, const struct strvec *launcher,
+                         int keep_temps)
 {
 	const char *t = getenv("TMPDIR");
 	sweep_stale(t && *t ? t : "/tmp");
@@ -473,7 +504,7 @@ driver_compile_annotated(struct invoke *inv, const struct args *a, int keep_temp
 		struct strbuf why = STRBUF_INIT;
 		egg_log("planned in %.3f s: %zu inputs rewritten", egg_log_now() - t0, p.n);
 		double t_compile = egg_log_now();
-		int r = compile_rewritten(inv, a, &p, tmpdir, &st, &why);
+		int r = compile_rewritten(inv, a, &p, launcher, tmpdir, &st, &why);
 		if (r == 0)
 			egg_log("compiled the rewritten sources in %.3f s", egg_log_now() - t_compile);
 		else if (r == -2)

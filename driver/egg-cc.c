@@ -84,7 +84,10 @@ main(int argc, char **argv)
 			egg_warn("egg: %s; going on without it", err.buf);
 			strbuf_reset(&err);
 		}
-		int rc = driver_compile_annotated(&inv, a, egg_config_bool(cfg, "debug"));
+		struct strvec launcher = STRVEC_INIT;
+		egg_config_list(cfg, "compiler_launcher", &launcher);
+		int rc = driver_compile_annotated(&inv, a, &launcher, egg_config_bool(cfg, "debug"));
+		strvec_clear(&launcher);
 		args_free(a);
 		return rc;
 	}

@@ -15,6 +15,7 @@
 #include "driver/pipeline.h"
 #include "analyzer/analyzer.h"
 #include "cache/cache.h"
+#include "cache/rewritten.h"
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -252,6 +253,7 @@ struct plan_ctx {
 	int report_pending;      /* records wait in the temporary directory for egg-cc */
 	struct strbuf *key_text; /* debug: the key texts of the input being planned, or NULL */
 	struct progress_tally tally; /* for the summary line */
+	char *cache_dir;         /* the local cache, where rewritten sources are kept */
 };
 
 /* The request to search or verify k under key: the build's nvcc and flags, the
@@ -628,10 +630,36 @@ tally_kernel(struct plan_ctx *c, const struct kernel_plan *k)
 	}
 }
 
+/* Writes a rewritten source where the compile of the same bytes always finds it
+ * (cache/rewritten.h), else (a read-only cache) into the temporary directory;
+ * *dst is the caller's. */
 static int
-rewrite_input(const struct pipeline_request *req, size_t index, const char *path,
-              struct kernel_plan *kp, size_t n, struct strbuf *plan, struct strbuf *err)
+write_rewritten(const struct plan_ctx *c, const char *base, const struct strbuf *out, char **dst,
+                struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
+	if (cache_rewritten_put(c->cache_dir, base, out->buf, out->len, dst, &why) == 0) {
+		strbuf_release(&why);
+		return 0;
+	}
+	egg_log("%s; the rewritten source goes to the temporary directory (its object will not "
+	        "be reproducible)", why.buf);
+	strbuf_release(&why);
+	*dst = fs_join(c->req->tmpdir, base);
+	if (fs_write_atomic(*dst, out->buf, out->len) < 0) {
+		strbuf_addf(err, "cannot write %s: %s", *dst, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Rewrites input index with its winners when it has any: a rewrite line in the plan,
+ * *written the rewritten source's path (the caller's; NULL when nothing was rewritten). */
+static int
+rewrite_input(const struct plan_ctx *c, size_t index, const char *path, struct kernel_plan *kp,
+              size_t n, struct strbuf *plan, char **written, struct strbuf *err)
+{
+	*written = NULL;
 	char *src;
 	size_t len;
 	if (fs_read_file(path, 0, &src, &len) < 0) {
@@ -669,18 +697,16 @@ rewrite_input(const struct pipeline_request *req, size_t index, const char *path
 	if (m > 0) {
 		struct strbuf out = STRBUF_INIT;
 		char *base = fs_basename(path);
-		char *dst = fs_join(req->tmpdir, base);
 		if (rewrite_source(path, src, len, t, m, &out, err) < 0 ||
-		    fs_write_atomic(dst, out.buf, out.len) < 0) {
-			if (!err->len)
-				strbuf_addf(err, "cannot write %s: %s", dst, strerror(errno));
+		    write_rewritten(c, base, &out, written, err) < 0) {
+			free(*written);
+			*written = NULL;
 			rc = -1;
 		} else {
-			strbuf_addf(plan, "rewrite\t%zu\t%s\n", index, dst);
+			strbuf_addf(plan, "rewrite\t%zu\t%s\n", index, *written);
 		}
 		strbuf_release(&out);
 		free(base);
-		free(dst);
 	}
 	for (size_t i = 0; i < n; i++)
 		strvec_clear(&params[i]);
@@ -727,21 +753,17 @@ plan_modes(struct plan_ctx *c)
  * own), what a surprising result needs explaining: the exact key texts looked up (as
  * `egg cache key --explain` prints them) and the source given to nvcc. */
 static void
-keep_debug_files(const struct pipeline_request *req, const struct args_input *in,
-                 const struct strbuf *key_text, int rewritten)
+keep_debug_files(const struct args_input *in, const struct strbuf *key_text, const char *rewritten)
 {
 	char *base = in->output && !in->output_stdout ? egg_xstrdup(in->output) : fs_basename(in->path);
 	char *key_path = egg_xasprintf("%s.egg-key.txt", base);
 	char *src_path = egg_xasprintf("%s.egg-rewritten.cu", base);
-	char *tmp_src = NULL, *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	if (fs_write_atomic(key_path, key_text->buf, key_text->len) < 0)
 		egg_warn("egg: debug: cannot write %s: %s", key_path, strerror(errno));
 	if (rewritten) {
-		char *name = fs_basename(in->path);
-		tmp_src = fs_join(req->tmpdir, name);
-		free(name);
-		if (fs_read_file(tmp_src, 0, &text, &len) < 0 || fs_write_atomic(src_path, text, len) < 0)
+		if (fs_read_file(rewritten, 0, &text, &len) < 0 || fs_write_atomic(src_path, text, len) < 0)
 			egg_warn("egg: debug: cannot write %s: %s", src_path, strerror(errno));
 	} else {
 		unlink(src_path); /* an older compile's would mislead */
@@ -749,7 +771,6 @@ keep_debug_files(const struct pipeline_request *req, const struct args_input *in
 	egg_log("%s: debug: kept %s%s%s", in->path, key_path, rewritten ? " and " : "",
 	        rewritten ? src_path : "");
 	free(text);
-	free(tmp_src);
 	free(key_path);
 	free(src_path);
 	free(base);
@@ -758,13 +779,15 @@ keep_debug_files(const struct pipeline_request *req, const struct args_input *in
 int
 pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct strbuf *err)
 {
-	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, 0, NULL, NULL, 0, 0, NULL, { 0 } };
+	struct plan_ctx c = { req, NULL, NULL, STRVEC_INIT, 0, 0, 0, NULL, NULL, 0, 0, NULL, { 0 }, NULL };
 	struct cache_settings set;
 	cache_settings_from_config(&set, req->cfg);
 	struct cache *cache = cache_open(&set, err);
+	c.cache_dir = egg_xstrdup(set.dir);
 	cache_settings_release(&set);
 	if (!cache) {
 		report_all_failed(&c, err);
+		free(c.cache_dir);
 		return -1;
 	}
 	char *release = pipeline_nvcc_release(req->nvcc);
@@ -772,6 +795,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		strbuf_addf(err, "cannot read the release of %s (nvcc --version)", req->nvcc);
 		report_all_failed(&c, err);
 		cache_close(cache);
+		free(c.cache_dir);
 		return -1;
 	}
 	/* The analyzer reads the headers of the toolkit this build's nvcc belongs to. */
@@ -822,7 +846,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			plan_kernel(&c, &kp[b]);
 		}
 		size_t plan_len = plan->len;
-		if (rewrite_input(req, i, in->path, kp, res.n_bundles, plan, err) < 0) {
+		char *written = NULL;
+		if (rewrite_input(&c, i, in->path, kp, res.n_bundles, plan, &written, err) < 0) {
 			rc = -1;
 			for (size_t b = 0; b < res.n_bundles; b++)
 				if (kp[b].winner)
@@ -841,7 +866,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			egg_log("%s: %s", in->path, plan->len > plan_len ? "rewritten with its winners"
 			                                                  : "nothing to rewrite: nvcc compiles it as it is");
 		if (debug)
-			keep_debug_files(req, in, &key_text, plan->len > plan_len);
+			keep_debug_files(in, &key_text, written);
+		free(written);
 		strbuf_release(&key_text);
 		c.key_text = NULL;
 		for (size_t b = 0; b < res.n_bundles; b++) {
@@ -861,5 +887,6 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	strvec_clear(&clang_args);
 	free(release);
 	cache_close(cache);
+	free(c.cache_dir);
 	return rc;
 }
