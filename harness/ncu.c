@@ -24,6 +24,7 @@
 #include "common/util.h"
 
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,55 @@ run_find_ncu(const struct run_options *opt)
 	}
 	const char *path = getenv("PATH");
 	return path ? fs_find_in_path("ncu", path, NULL) : NULL;
+}
+
+/* Is name one of the metrics asked for (ncu_metrics)?  The raw page also
+ * lists the device's attributes and launch__* values. */
+static int
+ncu_wanted(const char *name)
+{
+	static const char *const prefixes[] = { "gpu__time_duration.", "gpu__dram_throughput.",
+		                                "sm__throughput.", "sm__warps_active.", "lts__t_sector_hit_rate.",
+		                                "smsp__average_warps_issue_stalled_", NULL };
+	for (int i = 0; prefixes[i]; i++)
+		if (egg_str_starts(name, prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* The ncu binary itself when path is a launcher script (CUDA's bin/ncu is a
+ * shell script that finds the installed version with readlink, dirname, cut
+ * and execs it: a confined run may execute none of those): the newest ELF
+ * ncu of CUDA's nsight-compute* directories or /opt/nvidia/nsight-compute/;
+ * else path.  Owned. */
+static char *
+ncu_binary(const char *path, const char *cuda)
+{
+	char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	if (got < 2 || magic[0] != '#' || magic[1] != '!')
+		return egg_xstrdup(path);
+	char *found = NULL;
+	const char *const patterns[] = { "%s/nsight-compute*/ncu", "/opt/nvidia/nsight-compute/*/ncu" };
+	for (int k = 0; k < 2 && !found; k++) {
+		char *pattern = egg_xasprintf(patterns[k], cuda);
+		glob_t g;
+		if (glob(pattern, 0, NULL, &g) == 0)
+			for (size_t i = g.gl_pathc; i-- > 0 && !found;) { /* sorted: the newest last */
+				FILE *b = fopen(g.gl_pathv[i], "rb");
+				char m[4] = { 0 };
+				if (b && fread(m, 1, 4, b) == 4 && memcmp(m, "\177ELF", 4) == 0)
+					found = egg_xstrdup(g.gl_pathv[i]);
+				if (b)
+					fclose(b);
+			}
+		globfree(&g);
+		free(pattern);
+	}
+	return found ? found : egg_xstrdup(path);
 }
 
 /* One CSV field of ncu's output at *p (quoted or not); advances past its comma. */
@@ -124,8 +174,8 @@ run_parse_ncu(const char *text)
 			for (size_t i = 0; i < head.n; i++) {
 				if (strcmp(head.v[i], "Kernel Name") == 0)
 					cJSON_AddStringToObject(k, "name", row.v[i]);
-				if (!strstr(head.v[i], "__"))
-					continue; /* not a metric */
+				if (!ncu_wanted(head.v[i]))
+					continue; /* not a metric, or one ncu adds (device__attribute_*) */
 				struct strbuf num = STRBUF_INIT;
 				for (const char *c = row.v[i]; *c; c++)
 					if (*c != ',') /* thousands */
@@ -203,7 +253,8 @@ run_profile(struct run_ctx *c, const char *stem, cJSON *cand)
 	char *exe = egg_xasprintf("%s/%s.exe", c->dir, stem), *pstem = egg_xasprintf("%s.ncu", stem);
 	/* confined, ncu may run its own tree (where a link leads, and CUDA's
 	 * nsight-compute directories) and the program */
-	char *real = realpath(ncu, NULL), *home = fs_dirname(c->nvcc), *cuda = fs_dirname(home);
+	char *home = fs_dirname(c->nvcc), *cuda = fs_dirname(home);
+	char *bin = ncu_binary(ncu, cuda), *real = realpath(bin, NULL);
 	struct strvec tree = STRVEC_INIT;
 	strvec_push(&tree, exe);
 	if (real)
@@ -239,7 +290,7 @@ run_profile(struct run_ctx *c, const char *stem, cJSON *cand)
 	int fd = proc_gpu_lock(c->gpu_key, &err);
 	double limit = (c->opt->timeout_s > 0 ? c->opt->timeout_s : 120) * 10;
 	cJSON *j = fd < 0 ? NULL
-	           : run_program(c, ncu, &args, pstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
+	           : run_program(c, bin, &args, pstem, c->gpus[0].visible, limit > 600 ? 600 : limit,
 	                         (const char *const *)strvec_argv(&tree), &st, &output, &err);
 	proc_gpu_unlock(fd);
 	c->tcp_port = c->tcp_ports = 0;
@@ -284,6 +335,7 @@ run_profile(struct run_ctx *c, const char *stem, cJSON *cand)
 	free(cuda);
 	free(home);
 	free(real);
+	free(bin);
 	free(pstem);
 	free(exe);
 	free(ncu);

@@ -11,7 +11,7 @@ setup_seeded() { # the example and the seed's three winners in the cache
 	export PATH=$(dirname "$REAL_NVCC"):$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 	export EGG_MODE=cache
 	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h,main.cu} .
-	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import failed"
+	gzip -dc "$EGG_SRCDIR/examples/seed/example-seed.egg.gz" >seed.egg && "$EGG" cache import seed.egg >/dev/null || fail "import failed"
 }
 
 # launcher/rec: a launcher that appends its argv (one call a line, words split by

@@ -377,6 +377,8 @@ test_profile_puts_ncu_metrics_in_correct_candidates_and_a_failing_ncu_only_says_
 	expect_eq "$(json r.out '[c.get("ncu", {}).get("status") for c in r["candidates"]]')" "['ok', 'ok', None]"
 	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["metrics"]["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"]')" 87.25
 	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["metrics"]["gpu__time_duration.sum"]')" 12345
+	# only the metrics asked for: the raw page's device attributes stay out
+	expect_eq "$(json r.out 'len(r["candidates"][0]["ncu"]["kernels"][0]["metrics"])')" 10
 	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["kernels"][0]["name"]')" \
 		"egg_scale_forward_map(const float *, float *, int)"
 	expect_eq "$(json r.out 'r["candidates"][0]["ncu"]["workload"]')" 0

@@ -440,7 +440,7 @@ test_each_kernel_has_a_linked_page_a_browser_shows_with_its_code_and_hostile_tex
 	exe=$(browser) || exit 77
 	setup_example
 	# the H200's winners of the example, hit by a build that compiles nothing
-	"$EGG" cache import "$EGG_SRCDIR/examples/seed/example-seed.egg" >/dev/null || fail "import"
+	gzip -dc "$EGG_SRCDIR/examples/seed/example-seed.egg.gz" >seed.egg && "$EGG" cache import seed.egg >/dev/null || fail "import"
 	make_quick_nvcc
 	EGG_MODE=cache EGG_REPORT=$T/rep.jsonl run_cmd b "$EGG_CC" "$T/quick/nvcc" -O3 -arch=sm_90 \
 		-c kernels.cu -o k.o || fail "$(cat b.err)"
