@@ -80,8 +80,8 @@ ncu_wanted(const char *name)
 /* The ncu binary itself when path is a launcher script (CUDA's bin/ncu is a
  * shell script that finds the installed version with readlink, dirname, cut
  * and execs it: a confined run may execute none of those): the newest ELF
- * ncu of CUDA's nsight-compute* directories or /opt/nvidia/nsight-compute/;
- * else path.  Owned. */
+ * ncu of CUDA's nsight-compute* directories or /opt/nvidia/nsight-compute/
+ * (in a version's target/ARCH/ or its top), else path.  Owned. */
 static char *
 ncu_binary(const char *path, const char *cuda)
 {
@@ -93,8 +93,12 @@ ncu_binary(const char *path, const char *cuda)
 	if (got < 2 || magic[0] != '#' || magic[1] != '!')
 		return egg_xstrdup(path);
 	char *found = NULL;
-	const char *const patterns[] = { "%s/nsight-compute*/ncu", "/opt/nvidia/nsight-compute/*/ncu" };
-	for (int k = 0; k < 2 && !found; k++) {
+	/* (a version's own ncu may be a launcher script too, with the binary
+	 * under target/ARCH/) */
+	const char *const patterns[] = { "%s/nsight-compute*/target/*/ncu", "%s/nsight-compute*/ncu",
+		                         "/opt/nvidia/nsight-compute/*/target/*/ncu",
+		                         "/opt/nvidia/nsight-compute/*/ncu" };
+	for (int k = 0; k < 4 && !found; k++) {
 		char *pattern = egg_xasprintf(patterns[k], cuda);
 		glob_t g;
 		if (glob(pattern, 0, NULL, &g) == 0)
@@ -257,8 +261,11 @@ run_profile(struct run_ctx *c, const char *stem, cJSON *cand)
 	char *bin = ncu_binary(ncu, cuda), *real = realpath(bin, NULL);
 	struct strvec tree = STRVEC_INIT;
 	strvec_push(&tree, exe);
-	if (real)
-		strvec_push_owned(&tree, fs_dirname(real));
+	if (real) {
+		/* the binary's whole installation: what it runs lies beside it */
+		char *target = strstr(real, "/target/");
+		strvec_push_owned(&tree, target ? egg_xstrndup(real, (size_t)(target - real)) : fs_dirname(real));
+	}
 	char *pattern = egg_xasprintf("%s/nsight-compute*", cuda);
 	glob_t g;
 	if (glob(pattern, 0, NULL, &g) == 0)
