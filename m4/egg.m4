@@ -1,6 +1,8 @@
 # egg.m4 -- autoconf macros for projects that build CUDA code with egg.
-# Installed to $(datadir)/aclocal (/usr/local/share/aclocal for the default
-# prefix); call from your configure.ac:
+# Installed, with egg's default prefix, in aclocal's own directory
+# (`aclocal --print-ac-dir`, /usr/share/aclocal on Debian), where a plain
+# autoreconf finds it; with another prefix in PREFIX/share/aclocal (or egg's
+# --with-aclocaldir=DIR).  Call from your configure.ac:
 #
 #   EGG_PROG_NVCC
 #   AC_SUBST([NVCC])           # then use $(NVCC) in Makefile.am
@@ -8,7 +10,7 @@
 # aclocal (and so autoreconf) must be able to find this file.  Debian's and
 # Ubuntu's aclocal search only /usr/share/aclocal (`aclocal --print-ac-dir`)
 # and the directories named in its "dirlist" file, not /usr/local/share/aclocal;
-# there, or for any other prefix, either
+# for a prefix other than egg's default, either
 #   export ACLOCAL_PATH=PREFIX/share/aclocal      (automake 1.13 or later), or
 #   echo PREFIX/share/aclocal >>"$(aclocal --print-ac-dir)/dirlist"   (once, as root), or
 #   copy egg.m4 into your project's m4/ (ACLOCAL_AMFLAGS = -I m4).

@@ -19,6 +19,18 @@ test_make_install_into_a_destdir_gives_working_programs() {
 	expect_file_contains v.out "egg "
 }
 
+# With the default prefix egg.m4 goes where a plain autoreconf looks (aclocal's
+# own directory: Debian's aclocal does not search /usr/local/share/aclocal);
+# with a prefix given to make, under it.
+test_with_the_default_prefix_egg_m4_goes_where_a_plain_autoreconf_looks() {
+	command -v aclocal >/dev/null || skip "aclocal not installed"
+	grep -q '^prefix = /usr/local$' "$EGG_BUILDDIR/Makefile" || skip "the build tree was configured with another prefix"
+	make -s -C "$EGG_BUILDDIR" install-data DESTDIR="$T/d" >i.log 2>&1 || fail "make install-data: $(tail -5 i.log)"
+	[ -f "$T/d$(aclocal --print-ac-dir)/egg.m4" ] || fail "egg.m4 is not in aclocal's own directory: $(find "$T/d" -name egg.m4)"
+	make -s -C "$EGG_BUILDDIR" install-data prefix="$T/p" >p.log 2>&1 || fail "make install-data prefix=: $(tail -5 p.log)"
+	[ -f "$T/p/share/aclocal/egg.m4" ] || fail "egg.m4 is not under the prefix given: $(find "$T/p" -name egg.m4)"
+}
+
 test_egg_prog_nvcc_macro_selects_egg_cc_when_installed() {
 	command -v autoconf >/dev/null || skip "autoconf not installed"
 	mkdir -p proj/m4 bin
