@@ -327,8 +327,8 @@ optional_pointers_lift_as_a_select_on_a_flag(void **state)
 		{ "  if (i < n) y[i] = nullptr == b ? x[i] : x[i] * b[i];\n}\n",
 		  "  let float st0_0 = ((!(b != nullptr)) ? x[i] : (x[i] * b[i]))\n" },
 		{ "  if (i < n) { float v = x[i]; if (b) v += b[i]; y[i] = v; }\n}\n",
-		  "  let float x_0 = x[i]\n  set x_0 = ((b != nullptr) ? (x_0 + b[i]) : x_0)\n"
-		  "  let float st0_0 = x_0\n" },
+		  "  let float v_0 = x[i]\n  set v_0 = ((b != nullptr) ? (v_0 + b[i]) : v_0)\n"
+		  "  let float st0_0 = v_0\n" },
 		{ "  if (i < n) y[i] = b && b[i] > 0.0f ? x[i] : 0.0f;\n}\n",
 		  "  let float st0_0 = (((b != nullptr) && (b[i] > 0.0f)) ? x[i] : 0.0f)\n" },
 	};
