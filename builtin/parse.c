@@ -84,13 +84,42 @@ is_qualifier(const char *s)
 	       strcmp(s, "extern") == 0 || strcmp(s, "__inline__") == 0;
 }
 
+/* The words that combine with another type word ("unsigned int", "long long",
+ * "const float"); any other type word (half, size_t, a typedef) names a whole
+ * type, so after a type it is the declarator's name: "int half = n / 2;". */
+static int
+is_combining_type_word(const char *w)
+{
+	static const char *const words[] = {
+		"char", "short", "int", "long", "float", "double", "unsigned", "signed",
+		"const", "volatile", "__restrict__", "__restrict", "restrict", "struct", NULL,
+	};
+	for (int i = 0; words[i]; i++)
+		if (strcmp(w, words[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a word counts as a type already read, not a qualifier of one. */
+static int
+is_type_specifier(const char *w)
+{
+	return strcmp(w, "const") != 0 && strcmp(w, "volatile") != 0 &&
+	       strcmp(w, "__restrict__") != 0 && strcmp(w, "__restrict") != 0 &&
+	       strcmp(w, "restrict") != 0 && strcmp(w, "struct") != 0;
+}
+
 /* Reads a base type ("const unsigned int"); restrict qualifiers are dropped. */
 static char *
 parse_base_type(struct parser *p)
 {
 	struct strbuf sb = STRBUF_INIT;
+	int have_type = 0;
 	while (is_type_word(p, peek(p, 0))) {
 		const char *w = peek(p, 0)->text;
+		if (have_type && !is_combining_type_word(w))
+			break;
+		have_type |= is_type_specifier(w);
 		p->pos++;
 		if (strcmp(w, "__restrict__") == 0 || strcmp(w, "__restrict") == 0 ||
 		    strcmp(w, "restrict") == 0 || strcmp(w, "struct") == 0)
@@ -268,6 +297,22 @@ parse_postfix(struct parser *p)
 	return e;
 }
 
+/* Whether the "(" at the cursor opens a cast: type words, stars and
+ * qualifiers up to ")" — "(half + 1)" reads a variable named half. */
+static int
+is_cast(const struct parser *p)
+{
+	size_t i = 1;
+	while (is_type_word(p, peek(p, i)))
+		i++;
+	for (;; i++) {
+		const char *t = peek(p, i)->text;
+		if (strcmp(t, "*") != 0 && strcmp(t, "&") != 0 && strcmp(t, "__restrict__") != 0)
+			break;
+	}
+	return strcmp(peek(p, i)->text, ")") == 0;
+}
+
 static struct ast_expr *
 parse_unary(struct parser *p)
 {
@@ -279,7 +324,7 @@ parse_unary(struct parser *p)
 			kid(p, e, parse_unary(p));
 			return e;
 		}
-	if (is(p, "(") && is_type_word(p, peek(p, 1))) {
+	if (is(p, "(") && is_type_word(p, peek(p, 1)) && is_cast(p)) {
 		p->pos++;
 		char *type = parse_pointers(p, parse_base_type(p));
 		expect(p, ")");
@@ -375,7 +420,13 @@ starts_decl(struct parser *p)
 	const struct token *t = peek(p, 0);
 	if (t->kind == TK_ID && is_qualifier(t->text))
 		return 1;
-	return is_type_word(p, t);
+	if (!is_type_word(p, t))
+		return 0;
+	/* A variable named like a type ("half = n / 2;", "half < n") is an
+	 * expression: after a type comes a name, a star, a reference or more type. */
+	const struct token *n = peek(p, 1);
+	return n->kind != TK_PUNCT || strcmp(n->text, "*") == 0 || strcmp(n->text, "&") == 0 ||
+	       strcmp(n->text, "<") == 0 || strcmp(n->text, "::") == 0 || strcmp(n->text, "(") == 0;
 }
 
 static struct ast_stmt *

@@ -929,6 +929,34 @@ parser_substitutes_macros_and_skips_types(void **state)
 }
 
 static void
+variables_named_like_types_parse_as_variables(void **state)
+{
+	(void)state;
+	struct strbuf err = STRBUF_INIT;
+	struct ast_unit *u = parse_unit(
+		"__global__ void k(float *s, int n) {\n"
+		"  while (n > 1) { int half = (n + 1) / 2; s[0] += s[half];\n"
+		"    half = (half + 1) * 2; n = half; }\n"
+		"  const half h = (half)s[0]; size_t m = (size_t)n;\n}\n", &err);
+	assert_string_equal(err.buf, "");
+	assert_non_null(u);
+	const struct ast_function *k = ast_find_function(u, "k");
+	const struct ast_stmt *loop = k->body->body[0]->then;
+	assert_int_equal(loop->n_body, 4);
+	assert_int_equal(loop->body[0]->kind, AST_DECL);
+	assert_string_equal(loop->body[0]->decls[0].name, "half");
+	assert_string_equal(loop->body[0]->decls[0].type, "int");
+	assert_int_equal(loop->body[2]->kind, AST_EXPR);
+	assert_int_equal(loop->body[2]->expr->kind, AST_ASSIGN);
+	assert_int_equal(loop->body[2]->expr->kids[1]->kind, AST_BIN);
+	assert_int_equal(k->body->body[1]->kind, AST_DECL);
+	assert_string_equal(k->body->body[1]->decls[0].type, "const half");
+	assert_int_equal(k->body->body[1]->decls[0].init->kind, AST_CAST);
+	ast_unit_free(u);
+	strbuf_release(&err);
+}
+
+static void
 parser_reads_through_namespaces_and_linkage_blocks(void **state)
 {
 	(void)state;
@@ -1331,6 +1359,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parser_substitutes_macros_and_skips_types),
 		cmocka_unit_test(parser_reads_through_namespaces_and_linkage_blocks),
+		cmocka_unit_test(variables_named_like_types_parse_as_variables),
 		cmocka_unit_test(namespace_paths_below_the_target_reopen),
 		cmocka_unit_test(targets_in_namespaces_get_candidates),
 		cmocka_unit_test(launches_instantiate_function_templates),
