@@ -80,18 +80,37 @@ ncu_wanted(const char *name)
 /* The ncu binary itself when path is a launcher script (CUDA's bin/ncu is a
  * shell script that finds the installed version with readlink, dirname, cut
  * and execs it: a confined run may execute none of those): the newest ELF
- * ncu of CUDA's nsight-compute* directories or /opt/nvidia/nsight-compute/
- * (in a version's target/ARCH/ or its top), else path.  Owned. */
-static char *
-ncu_binary(const char *path, const char *cuda)
+ * ncu for this machine's architecture of CUDA's nsight-compute* directories
+ * or /opt/nvidia/nsight-compute/ (in a version's target/ARCH/ or its top),
+ * else path.  Owned. */
+/* The ELF machine (e_machine) of the file at path, or -1 when it is not an
+ * ELF file: Nsight Compute installs one binary per target (x64, a64, sbsa),
+ * and only the host's own runs here. */
+static int
+elf_machine(const char *path)
 {
-	char magic[4] = { 0 };
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	size_t got = f ? fread(h, 1, sizeof h, f) : 0;
+	if (f)
+		fclose(f);
+	if (got < sizeof h || memcmp(h, "\177ELF", 4) != 0)
+		return -1;
+	/* e_machine at offset 18, in the file's byte order (EI_DATA: 1 little) */
+	return h[5] == 2 ? h[18] << 8 | h[19] : h[19] << 8 | h[18];
+}
+
+char *
+run_ncu_binary(const char *path, const char *cuda)
+{
+	char magic[2] = { 0 };
 	FILE *f = fopen(path, "rb");
 	size_t got = f ? fread(magic, 1, sizeof magic, f) : 0;
 	if (f)
 		fclose(f);
 	if (got < 2 || magic[0] != '#' || magic[1] != '!')
 		return egg_xstrdup(path);
+	int host = elf_machine("/proc/self/exe");
 	char *found = NULL;
 	/* (a version's own ncu may be a launcher script too, with the binary
 	 * under target/ARCH/) */
@@ -102,14 +121,9 @@ ncu_binary(const char *path, const char *cuda)
 		char *pattern = egg_xasprintf(patterns[k], cuda);
 		glob_t g;
 		if (glob(pattern, 0, NULL, &g) == 0)
-			for (size_t i = g.gl_pathc; i-- > 0 && !found;) { /* sorted: the newest last */
-				FILE *b = fopen(g.gl_pathv[i], "rb");
-				char m[4] = { 0 };
-				if (b && fread(m, 1, 4, b) == 4 && memcmp(m, "\177ELF", 4) == 0)
+			for (size_t i = g.gl_pathc; i-- > 0 && !found;) /* sorted: the newest last */
+				if (host >= 0 && elf_machine(g.gl_pathv[i]) == host)
 					found = egg_xstrdup(g.gl_pathv[i]);
-				if (b)
-					fclose(b);
-			}
 		globfree(&g);
 		free(pattern);
 	}
@@ -258,7 +272,7 @@ run_profile(struct run_ctx *c, const char *stem, cJSON *cand)
 	/* confined, ncu may run its own tree (where a link leads, and CUDA's
 	 * nsight-compute directories) and the program */
 	char *home = fs_dirname(c->nvcc), *cuda = fs_dirname(home);
-	char *bin = ncu_binary(ncu, cuda), *real = realpath(bin, NULL);
+	char *bin = run_ncu_binary(ncu, cuda), *real = realpath(bin, NULL);
 	struct strvec tree = STRVEC_INIT;
 	strvec_push(&tree, exe);
 	if (real) {

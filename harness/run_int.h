@@ -70,6 +70,8 @@ cJSON *run_program(struct run_ctx *c, const char *exe, struct strvec *args, cons
 /* ncu's CSV (--csv --page raw) as an array of { "name", "metrics": {METRIC:
  * NUMBER} }, one per kernel profiled (at most 8); empty when there is none. */
 cJSON *run_parse_ncu(const char *text);
+/* The ELF ncu to run for a launcher script at path (ncu.c); owned. */
+char *run_ncu_binary(const char *path, const char *cuda);
 /* Profiles the built candidate STEM at its largest workload with ncu and adds
  * its "ncu" object (run.h) to cand. */
 void run_profile(struct run_ctx *c, const char *stem, cJSON *cand);

@@ -17,6 +17,7 @@
 #include "harness/gen.h"
 #include "harness/proc.h"
 #include "harness/run.h"
+#include "harness/run_int.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -493,6 +494,66 @@ result_json_round_trips_and_is_checked(void **state)
 	bundle_free(b);
 }
 
+/* A file of 64 bytes: an ELF header of machine m (little-endian, 64-bit). */
+static void
+write_elf(const char *path, int m)
+{
+	unsigned char h[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	h[16] = 2;
+	h[18] = (unsigned char)(m & 0xff);
+	h[19] = (unsigned char)(m >> 8);
+	assert_int_equal(fs_write_atomic(path, h, sizeof h), 0);
+}
+
+static void
+a_launcher_script_resolves_to_the_ncu_of_this_machines_architecture(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/egg-ncu-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *bin = egg_xasprintf("%s/bin", dir);
+	char *x64 = egg_xasprintf("%s/nsight-compute-2025.3.1/target/linux-desktop-glibc_2_11_3-x64", dir);
+	char *a64 = egg_xasprintf("%s/nsight-compute-2025.3.1/target/linux-desktop-t210-a64", dir);
+	fs_mkdir_p(bin, 0755);
+	fs_mkdir_p(x64, 0755);
+	fs_mkdir_p(a64, 0755);
+	char *script = egg_xasprintf("%s/ncu", bin);
+	assert_int_equal(fs_write_atomic(script, "#!/bin/sh\nexit 1\n", 17), 0);
+	/* the host's own machine, read as the code under test does not: from
+	 * this test's binary, whose ELF header says what it was built for */
+	unsigned char self[20];
+	FILE *f = fopen("/proc/self/exe", "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(self, 1, sizeof self, f), sizeof self);
+	fclose(f);
+	int host = self[18] | self[19] << 8, other = host == 62 ? 183 : 62; /* x86-64, AArch64 */
+	char *mine = egg_xasprintf("%s/ncu", host == 62 ? x64 : a64);
+	char *theirs = egg_xasprintf("%s/ncu", host == 62 ? a64 : x64);
+	write_elf(mine, host);
+	write_elf(theirs, other);
+	char *got = run_ncu_binary(script, dir);
+	assert_string_equal(got, mine);
+	free(got);
+	/* no binary for this machine: the script itself */
+	unlink(mine);
+	got = run_ncu_binary(script, dir);
+	assert_string_equal(got, script);
+	free(got);
+	/* an ELF ncu is run as it is */
+	got = run_ncu_binary(theirs, dir);
+	assert_string_equal(got, theirs);
+	free(got);
+	char *rm = egg_xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+	free(mine);
+	free(theirs);
+	free(script);
+	free(bin);
+	free(x64);
+	free(a64);
+}
+
 int
 main(void)
 {
@@ -513,6 +574,7 @@ main(void)
 		cmocka_unit_test(a_crashing_child_is_a_status_not_a_crash),
 		cmocka_unit_test(gpu_lock_is_exclusive_across_processes),
 		cmocka_unit_test(result_json_round_trips_and_is_checked),
+		cmocka_unit_test(a_launcher_script_resolves_to_the_ncu_of_this_machines_architecture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
