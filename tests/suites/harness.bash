@@ -36,6 +36,7 @@ test_harness_for_every_example_bundle_compiles_for_sm_90() {
 }
 
 test_float64_twin_is_built_for_float_outputs_and_left_out_where_it_cannot_be() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	export PATH=$(dirname "$REAL_NVCC"):$PATH
 	run_cmd scale "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --keep --workdir w1
 	expect_eq "$(json scale.out 'r["reference"]["float64"]')" compiled "scale: twin"
@@ -60,6 +61,7 @@ PY
 }
 
 test_the_adversarial_candidates_only_a_gpu_can_judge_compile_and_pass_the_screen() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# They are meant to be caught on the GPU (a hang, a slow one), so nothing
 	# before it may stop them.  The others run through egg eval on the CPU
 	# stand-in (harness_emu.bash), screen included.
@@ -70,6 +72,7 @@ test_the_adversarial_candidates_only_a_gpu_can_judge_compile_and_pass_the_screen
 }
 
 test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# Builds run in one worker per core (worker w takes every jobs-th candidate);
 	# the result lists candidates as given.  (Three of the adversarial candidates
 	# in the middle: that every one compiles is the test above.)
@@ -89,6 +92,7 @@ test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
 }
 
 test_screened_candidate_is_rejected_naming_the_call() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	cat >evil.cu <<'EOF'
 void scale(const float *x, float *y, int n)
 {
@@ -103,6 +107,7 @@ EOF
 }
 
 test_candidate_that_does_not_compile_keeps_its_log() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	printf 'void scale(const float *x, float *y, int n) { undeclared_thing(x); }\n' >broken.cu
 	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate broken.cu \
 		--candidate "$DATA/cand/good_scale_vec4.cu"
@@ -113,6 +118,7 @@ test_candidate_that_does_not_compile_keeps_its_log() {
 }
 
 test_candidate_cannot_link_against_the_reference() {
+	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# Even without the screen's egg_ rule, the reference's entry is not callable:
 	# its name has a nonce and everything else of the reference is TU-local.
 	cat >sneaky.cu <<'EOF'

@@ -79,6 +79,18 @@ SH
 	export EGG_CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")")
 }
 
+# share_prepared_objects: the harness's prepared reference objects
+# (EGG_CACHE_DIR/gpu/prepared, harness/prepared.c: ref.o, ref64.o and main.o of a
+# bundle, keyed by their sources, nvcc and the flags) shared by the run's tests,
+# so that a bundle evaluated by several tests is compiled once.  Entries are
+# renamed into place whole, so concurrent tests are safe; a test that watches
+# the entries come and go keeps its own (it does not call this).
+share_prepared_objects() {
+	[ -n "${EGG_TEST_RUN_DIR:-}" ] || return 0
+	mkdir -p "$EGG_TEST_RUN_DIR/prepared" "$EGG_CACHE_DIR/gpu" &&
+		ln -sfn "$EGG_TEST_RUN_DIR/prepared" "$EGG_CACHE_DIR/gpu/prepared"
+}
+
 EDIT_ENTRY=$EGG_SRCDIR/tests/tools/edit-entry.py
 
 # tamper_cached_winner NAME PYTHON_EXPR: replaces the source of every winner of
