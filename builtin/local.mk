@@ -19,6 +19,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/check.c builtin/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
+	builtin/recipes/rows_columns.c builtin/recipes/rows_columns.h \
 	builtin/recipes/gemm.c \
 	builtin/recipes/grid2d.c builtin/recipes/grid2d.h \
 	builtin/recipes/transpose.c builtin/recipes/stencil.c \
@@ -48,7 +49,7 @@ tests_unit_test_builtin_rows_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_rows_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_rows
 
-SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash
+SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash tests/suites/builtin_long_rows.bash
 # whole folders: the stand-in and the test bundles grow with the families
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/tests/emu-check.sh builtin/tests/probe-check.sh builtin/version.sha256 \
 	builtin/tests/emu builtin/tests/check.sha256 builtin/tests/check-hashes builtin/tests/results tests/data/builtin

@@ -157,6 +157,10 @@ REF = {
     "layer_norm": lambda t, s: {"y": F.layer_norm(t["x"].view(-1, _i(s, "cols")), (_i(s, "cols"),),
                                                   t["gamma"], t["beta"], float(s["eps"]))},
     "rms_norm_residual": _rms_add,
+    "softmax_gpt2_vocab": lambda t, s: {"probs": torch.softmax(t["logits"].view(-1, _i(s, "vocab")), 1)},
+    "log_softmax_vocab": lambda t, s: {"y": torch.log_softmax(t["x"].view(-1, _i(s, "vocab")), 1)},
+    "layer_norm_odd": lambda t, s: {"y": F.layer_norm(t["x"].view(-1, _i(s, "cols")), (_i(s, "cols"),),
+                                                      t["weight"], t["bias"], float(s["eps"]))},
     "matmul": lambda t, s: {"C": torch.mm(t["A"].view(_i(s, "M"), _i(s, "K")),
                                           t["B"].view(_i(s, "K"), _i(s, "N")))},
     "linear_relu": lambda t, s: {"output": torch.relu(F.linear(

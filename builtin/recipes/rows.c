@@ -6,8 +6,9 @@
  * A group of G threads owns a row: G = 32 (a warp per row, several rows per
  * block, for short rows) or G = the block (for long rows).  The row program runs
  * redundantly in every thread of the group; each column loop is strided by the
- * group with vector accesses when the row's streamed pointers are aligned
- * (tested per row, scalar tail), accumulators are reduced by shuffles (and shared
+ * group with vector accesses from the first aligned column of the row (a scalar
+ * head and tail around them, rows_columns.c: rows of an odd length start at every
+ * alignment), accumulators are reduced by shuffles (and shared
  * memory across warps) and combined into the row-level value, and a barrier
  * separates loops so that a loop reading what an earlier one stored sees it.
  * Row-level stores are done by the group's first thread.
@@ -35,6 +36,7 @@
 #include "config.h"
 
 #include "builtin/recipes/common.h"
+#include "builtin/recipes/rows_columns.h"
 #include "common/util.h"
 
 #include <stdio.h>
@@ -156,7 +158,8 @@ has_acc(const struct ir_block *b, size_t upto, const char *name)
 /* A mapping column loop's vector part, rp->inflight vectors per thread at a
  * time: every stream's loads first (all in flight together), then the element
  * code and the stores.  Leaves egg_jv at the first vector it did not do, for the
- * one-at-a-time loop after it. */
+ * one-at-a-time loop after it.  Vector jv is at column egg_jh + jv * V, after the
+ * head rows_emit_columns peels. */
 static void
 emit_inflight(struct emit_ctx *c, const struct ir_block *b, const struct row_point *rp,
               struct strbuf *out)
@@ -167,7 +170,7 @@ emit_inflight(struct emit_ctx *c, const struct ir_block *b, const struct row_poi
 		if (!c->streams[i].is_store)
 			strbuf_addf(out, "\t\t\t\t\t%s egg_l%zu[%d];\n",
 			            emit_vector_type(c->streams[i].elem_type, c->vec), i, u);
-	char *base = egg_xasprintf("(egg_jv + egg_u * %d) * %d", g, c->vec);
+	char *base = egg_xasprintf("egg_jh + (egg_jv + egg_u * %d) * %d", g, c->vec);
 	c->reg_suffix = "[egg_u]";
 	strbuf_addf(out, "#pragma unroll\n\t\t\t\t\tfor (int egg_u = 0; egg_u < %d; egg_u++) {\n", u);
 	emit_stream_loads(c, base, "\t\t\t\t\t\t", out);
@@ -245,6 +248,37 @@ split_close(struct recipe_job *job, const struct ir_block *b, int split, struct 
 	strbuf_addstr(out, "\t\t\t__syncthreads();\n\t\t}\n");
 }
 
+/* What the column loop callbacks of emit_loop need. */
+struct loop_arg {
+	const struct ir_block *b;
+	const struct row_point *rp;
+	int g;
+};
+
+static void
+loop_vector(void *arg, struct emit_ctx *c, const char *base, struct strbuf *out)
+{
+	const struct loop_arg *a = arg;
+	const int inflight = a->rp->inflight > 1 && !has_acc(a->b, a->b->n, NULL);
+	if (inflight) {
+		strbuf_addstr(out, "\t\t\t\tlong long egg_jv = egg_lane;\n");
+		emit_inflight(c, a->b, a->rp, out);
+	}
+	strbuf_addf(out, "#pragma unroll %d\n"
+	                 "\t\t\t\tfor (%s; egg_jv < egg_cv; egg_jv += %d) {\n",
+	            a->rp->unroll, inflight ? "" : "long long egg_jv = egg_lane", a->g);
+	emit_stream_loads(c, base, "\t\t\t\t\t", out);
+	emit_components(c, a->b, base, "\t\t\t\t\t", out);
+	strbuf_addstr(out, "\t\t\t\t}\n");
+}
+
+static void
+loop_scalar(void *arg, struct emit_ctx *c, struct strbuf *out)
+{
+	const struct loop_arg *a = arg;
+	emit_block(c, a->b, "\t\t\t\t", out);
+}
+
 static void
 emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_point *rp,
           struct strbuf *out)
@@ -264,30 +298,10 @@ emit_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct row_p
 	acc_open(b, out);
 	strbuf_addstr(out, "\t\t\tconst long long egg_cn = ");
 	emit_expr(&c, loop->bound, out);
-	strbuf_addstr(out, ";\n\t\t\tlong long egg_j0 = 0;\n");
-	if (c.vec > 1 && c.n_streams > 0) {
-		strbuf_addstr(out, "\t\t\tif (");
-		emit_aligned_test(&c, "0", out);
-		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n", c.vec);
-		const int inflight = rp->inflight > 1 && !has_acc(b, b->n, NULL);
-		if (inflight) {
-			strbuf_addstr(out, "\t\t\t\tlong long egg_jv = egg_lane;\n");
-			emit_inflight(&c, b, rp, out);
-		}
-		strbuf_addf(out, "#pragma unroll %d\n"
-		                 "\t\t\t\tfor (%s; egg_jv < egg_cv; egg_jv += %d) {\n",
-		            rp->unroll, inflight ? "" : "long long egg_jv = egg_lane", g);
-		char *base = egg_xasprintf("egg_jv * %d", c.vec);
-		emit_stream_loads(&c, base, "\t\t\t\t\t", out);
-		emit_components(&c, b, base, "\t\t\t\t\t", out);
-		free(base);
-		strbuf_addf(out, "\t\t\t\t}\n\t\t\t\tegg_j0 = egg_cv * %d;\n\t\t\t}\n", c.vec);
-	}
-	strbuf_addf(out, "#pragma unroll %d\n"
-	                 "\t\t\tfor (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += %d) {\n",
-	            c.vec > 1 ? 1 : rp->unroll, g);
-	emit_block(&c, b, "\t\t\t\t", out);
-	strbuf_addstr(out, "\t\t\t}\n");
+	strbuf_addstr(out, ";\n");
+	struct loop_arg a = { b, rp, g };
+	struct rows_columns rc = { &c, g, loop_vector, loop_scalar, &a, c.vec > 1 ? 1 : rp->unroll };
+	rows_emit_columns(&rc, out);
 	if (rp->split)
 		split_close(job, b, rp->split, out);
 	else
@@ -340,6 +354,33 @@ match_online(const struct ir_block *b, size_t i)
 	return j;
 }
 
+/* What the column loop callbacks of emit_online need. */
+struct online_arg {
+	const struct ir_block *vb; /* the element's value as the let egg_v */
+	const char *step;          /* the online update by egg_v */
+	int g;
+};
+
+static void
+online_vector(void *arg, struct emit_ctx *c, const char *base, struct strbuf *out)
+{
+	const struct online_arg *a = arg;
+	strbuf_addf(out, "\t\t\t\tfor (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += %d) {\n", a->g);
+	emit_stream_loads(c, base, "\t\t\t\t\t", out);
+	c->component_tail = a->step;
+	emit_components(c, a->vb, base, "\t\t\t\t\t", out);
+	c->component_tail = NULL;
+	strbuf_addstr(out, "\t\t\t\t}\n");
+}
+
+static void
+online_scalar(void *arg, struct emit_ctx *c, struct strbuf *out)
+{
+	const struct online_arg *a = arg;
+	emit_block(c, a->vb, "\t\t\t\t", out);
+	strbuf_addf(out, "\t\t\t\t%s\n", a->step);
+}
+
 static void
 emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stmt *l,
             const struct row_point *rp, struct strbuf *out)
@@ -367,24 +408,10 @@ emit_online(struct recipe_job *job, const struct ir_stmt *a, const struct ir_stm
 	c.vec = recipe_stream_vector(&c, rp->vec);
 	strbuf_addf(out, "\t\t{\n\t\t\t%s egg_om = -INFINITY, egg_os = 0;\n\t\t\tconst long long egg_cn = ", t);
 	emit_expr(&c, a->bound, out);
-	strbuf_addstr(out, ";\n\t\t\tlong long egg_j0 = 0;\n");
-	if (c.vec > 1 && c.n_streams > 0) {
-		strbuf_addstr(out, "\t\t\tif (");
-		emit_aligned_test(&c, "0", out);
-		strbuf_addf(out, ") {\n\t\t\t\tconst long long egg_cv = egg_cn / %d;\n"
-		                 "\t\t\t\tfor (long long egg_jv = egg_lane; egg_jv < egg_cv; egg_jv += %d) {\n",
-		            c.vec, g);
-		char *base = egg_xasprintf("egg_jv * %d", c.vec);
-		emit_stream_loads(&c, base, "\t\t\t\t\t", out);
-		c.component_tail = step.buf;
-		emit_components(&c, &vb, base, "\t\t\t\t\t", out);
-		c.component_tail = NULL;
-		free(base);
-		strbuf_addf(out, "\t\t\t\t}\n\t\t\t\tegg_j0 = egg_cv * %d;\n\t\t\t}\n", c.vec);
-	}
-	strbuf_addf(out, "\t\t\tfor (long long egg_j = egg_j0 + egg_lane; egg_j < egg_cn; egg_j += %d) {\n", g);
-	emit_block(&c, &vb, "\t\t\t\t", out);
-	strbuf_addf(out, "\t\t\t\t%s\n\t\t\t}\n", step.buf);
+	strbuf_addstr(out, ";\n");
+	struct online_arg oa = { &vb, step.buf, g };
+	struct rows_columns rc = { &c, g, online_vector, online_scalar, &oa, 1 };
+	rows_emit_columns(&rc, out);
 	/* merge (max, sum) pairs across the group */
 	const char *merge = "{ %s egg_nm = egg_om > egg_m2 ? egg_om : egg_m2; "
 	                    "egg_os = (egg_om == -INFINITY ? 0 : egg_os * %s(egg_om - egg_nm)) + "

@@ -1,6 +1,7 @@
 /* @LABEL@: @G@ threads per row, @R@ rows per block of @TPB@; column loops are strided
- * by the group with @V@-element vector accesses when the row's pointers are aligned
- * (checked per row), reductions by shuffles (and shared memory across warps). */
+ * by the group with @V@-element vector accesses from the row's first aligned column
+ * (a scalar head and tail around them), reductions by shuffles (and shared memory
+ * across warps). */
 @SIG@
 {
 	const long long egg_rows = @N@;

@@ -303,10 +303,11 @@ test_l2_keeping_loads_stay_behind_their_alignment_test() {
 	# row: the keep points' vector loads of it must not be hoisted above the row's
 	# alignment test (they were, and faulted on the GPU when called with misaligned
 	# pointers); in each kernel that has them, the first comes after the first test
+	# (an address's residue modulo the vector, & 3 in elements, or & 15 in bytes)
 	run_cmd p "$REAL_NVCC" -O3 -arch=sm_90 -ptx -o gs.ptx "$CHECKS/gather_scale.cu"
 	[ "$(cat p.rc)" -eq 0 ] || fail "nvcc -ptx failed: $(head -c 1000 p.err)"
 	awk '/^\.visible \.entry|^\.entry/ { k = $0; t = 0; n++ }
-	     /and\.b64.*, 15;/ { t = 1 }
+	     /and\.b64.*, (15|3);/ { t = 1 }
 	     /ld\.global\.nc\.L2::cache_hint/ { h[k] = 1; if (!t) bad[k] = 1 }
 	     END { c = 0; for (x in h) c++; b = 0; for (x in bad) b++; print c, b }' gs.ptx >counts
 	expect_eq "$(cat counts)" "2 0" "kernels with keep loads, and those loading before the alignment test"
