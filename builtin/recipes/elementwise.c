@@ -498,7 +498,7 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		struct emit_ctx c = { .prog = job->prog, .component = -1 };
 		strbuf_addch(&units, '(');
 		emit_expr(&c, st->n, &units);
-		strbuf_addf(&units, ") / %d", points[pt].vec);
+		strbuf_addf(&units, ") / %d", recipe_units_vector(job->prog, IR_I, &f->body, points[pt].vec));
 		if (points[pt].full)
 			recipe_host_launch(job, name, units.buf,
 			                   (long)points[pt].tpb * points[pt].inflight, points[pt].tpb, 0);

@@ -217,7 +217,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	struct emit_ctx c = { .prog = job->prog, .component = -1 };
 	emit_expr(&c, st->n, &num);
-	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);
+	char *units = egg_xasprintf("(%s) / %d", num.buf, recipe_units_vector(job->prog, IR_I, &st->body, points[pt].vec));
 	host(job, name, acc, dst->extent, units, pt);
 	free(units);
 	free(name);
