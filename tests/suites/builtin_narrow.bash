@@ -117,3 +117,27 @@ test_bf16_and_half_candidates_load_and_store_sixteen_bytes_at_a_time() {
 	expect_eq "$(awk '/egg_/ && $2 > 0 && $3 > 0' bf16_softmax.v4 | wc -l)" \
 		"$(($(grep -c 'egg_' bf16_softmax.v4) - 1))" "bf16 row candidates with 16-byte loads and stores"
 }
+
+test_a_bf16_candidate_passes_the_evaluation_harness_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	# what egg-cc's search does with it: the host-code screen, bf16 fills by their
+	# bits, the probe calls at offset bases (the scalar path), the comparison
+	local shared=${EGG_TEST_RUN_DIR:-$T}
+	export EGG_NVCC=$EGG_SRCDIR/tests/tools/emu-nvcc EGG_EMU_CACHE=$shared/emu-nvcc EGG_LOCK_DIR=$T
+	python3 - "$DATA/bf16_gelu.json" small.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["workloads"] = b["workloads"][-1:]  # n = 100003: packs and a tail of 3
+b["pragma"] = b["pragma"].split(" workload(")[0] + " workload(" + ", ".join(
+    "%s = %s" % (x["name"], x["value"]) for x in b["workloads"][0]) + ")"
+json.dump(b, open(sys.argv[2], "w"), indent=1)
+PY
+	"$EGG" generate small.json >gen.json || fail "generate"
+	python3 -c 'import json; open("c0.cu", "w").write(json.load(open("gen.json"))["candidates"][0]["source"])'
+	grep -q 'egg_pack<__nv_bfloat16, 8>' c0.cu || fail "candidate 0 has no packs of eight"
+	run_cmd r "$EGG" eval small.json --seed 7 --trials 2 --min-speedup 1e-9 --timeout 120 --workdir w --candidate c0.cu
+	expect_eq "$(cat r.rc)" 0 "exit status ($(head -c 600 r.err))"
+	python3 -c 'import json, sys; r = json.load(open("r.out")); c = r["candidates"][0]
+print(r["status"], c["verdict"], c["message"])' >v.txt
+	expect_eq "$(cat v.txt)" "ok pass None" "status and verdict"
+}
