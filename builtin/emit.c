@@ -277,7 +277,7 @@ emit_identity(enum ir_combine op, const char *type)
 	static const char *const u32[] = { "unsigned", "unsigned int", "uint32_t", NULL };
 	if (egg_str_starts(type, "const "))
 		type += 6;
-	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0;
+	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0 || emit_narrow(type);
 	int k = 0; /* 1: signed 64-bit, 2: unsigned 64-bit, 3: unsigned 32-bit */
 	for (int i = 0; !k && wide[i]; i++)
 		k = strcmp(type, wide[i]) == 0 ? 1 : strcmp(type, uwide[i]) == 0 ? 2 : 0;

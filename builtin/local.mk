@@ -92,3 +92,9 @@ tests_unit_test_builtin_fastdiv_SOURCES = tests/unit/test_builtin_fastdiv.c test
 tests_unit_test_builtin_fastdiv_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_fastdiv_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_fastdiv
+
+check_PROGRAMS += tests/unit/test_builtin_narrow
+tests_unit_test_builtin_narrow_SOURCES = tests/unit/test_builtin_narrow.c
+tests_unit_test_builtin_narrow_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_narrow_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_narrow
