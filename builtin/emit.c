@@ -232,6 +232,12 @@ static int
 emit_leaf(void *ctx, const struct ir_expr *e, struct strbuf *out)
 {
 	const struct emit_ctx *c = ctx;
+	if (e->kind == IR_CALL && c->approx_tanh && strcmp(e->text, "tanhf") == 0 && e->n_kids == 1) {
+		strbuf_addstr(out, "egg_tanhf_approx(");
+		emit_expr(c, e->kids[0], out);
+		strbuf_addch(out, ')');
+		return 1;
+	}
 	if (e->kind != IR_LOAD)
 		return 0;
 	if (c->subst_buffer && strcmp(e->text, c->subst_buffer) == 0 && ir_expr_equal(e->kids[0], c->subst_index)) {

@@ -49,6 +49,9 @@ struct emit_ctx {
 	                              (a value this kernel computed, not memory), or NULL */
 	const struct ir_expr *subst_index;
 	const char *subst_text;
+	int approx_tanh;           /* tanhf(x) is egg_tanhf_approx(x) (templates/narrow.cu: the
+	                              hardware's tanh, relative error 2^-11, a quarter of a bf16
+	                              output's rounding): for maps whose every output is narrow */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or

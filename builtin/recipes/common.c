@@ -385,7 +385,7 @@ recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struc
 {
 	struct emit_ctx c = { .prog = job->prog, .var = sp->var, .component = -1,
 		              .atomics = sp->atomics, .atomic_copy = sp->atomic_copy,
-		              .atomic_slot = sp->atomic_slot };
+		              .atomic_slot = sp->atomic_slot, .approx_tanh = sp->approx_tanh };
 	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
 	c.index_text[sp->var] = "egg_e";
 	emit_collect_streams(&c, sp->body);

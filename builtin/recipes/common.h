@@ -20,6 +20,7 @@ struct stream_spec {
 	int reverse;                /* the vector pass walks the elements from the last one
 	                               down (what an earlier pass read last is in the L2) */
 	const char *atomic_slot;    /* emit_ctx's: the copy's element for index egg_x, or NULL */
+	int approx_tanh;            /* emit_ctx's: tanhf as the hardware's approximation */
 };
 
 /* Host block launching name over `units` work items, per_block per block, on at

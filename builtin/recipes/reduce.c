@@ -157,7 +157,7 @@ emit_stage(struct recipe_job *job, size_t k, size_t pt, struct strbuf *why)
 	label(pt, &lab);
 	recipe_kernel_signature(job, name, tpb, &sig);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
-		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL, 0, NULL };
+		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL, 0, NULL, 0 };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
 	char *units = egg_xasprintf("(%s) / %d", num.buf, recipe_units_vector(job->prog, IR_I, &st->body, points[pt].vec));

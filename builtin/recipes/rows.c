@@ -828,7 +828,7 @@ emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
 	emit_row_body(job, &post, rp, &k2); /* stores by the first thread only */
 	strbuf_addstr(&k2, "}\n");
 	recipe_kernel_signature(job, a, tpb, &sig);
-	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL, 0, NULL, 0, NULL };
+	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL, 0, NULL, 0, NULL, 0 };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	strbuf_addf(job->device, "/* %s: second pass */\n", lab);
 	recipe_kernel_signature(job, b, 1024, job->device);

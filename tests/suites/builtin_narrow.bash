@@ -6,7 +6,8 @@
 # stand-in (builtin/tests/emu, with its cuda_bf16.h and cuda_fp16.h) at sizes that
 # take the vector path, the tail and, through the check program's second call one
 # element off alignment, the scalar path; and nvcc's PTX for sm_90 shows the
-# candidates' 128-bit global loads and stores (LDG.E.128 / STG.E.128 in SASS).
+# candidates' 128-bit global loads and stores (LDG.E.128 / STG.E.128 in SASS), and
+# the hardware's tanh only in the points made for maps with narrow outputs.
 
 DATA=$EGG_SRCDIR/tests/data/builtin
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
@@ -44,7 +45,7 @@ test_bf16_and_half_maps_are_correct_on_a_cpu_stand_in() {
 	# 4099 = 8 * 512 + 3: whole packs, then a tail of three
 	sized bf16_gelu gelu 's/^\tint n = (1 << 26);/\tint n = (4099);/'
 	sized half_axpy axpy 's/^\tint n = (1 << 24);/\tint n = (1003);/'
-	on_stand_in 22 gelu axpy
+	on_stand_in 25 gelu axpy
 }
 
 test_a_bf16_map_of_two_inputs_and_a_bf16_row_sum_are_correct_on_a_cpu_stand_in() {
@@ -82,13 +83,14 @@ test_a_bf16_gather_is_correct_on_a_cpu_stand_in() {
 test_a_wrong_lane_of_a_bf16_pack_is_found_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
 	# every vector candidate reads lane 6 where it should read lane 7: each one of
-	# them must be found wrong (the packs are what ran), the vec=1 point (bf16 pairs) not
+	# them (three with the approximate tanh) must be found wrong (the packs are what
+	# ran), the vec=1 point (bf16 pairs) not
 	sized bf16_gelu gelu 's/^\tint n = (1 << 26);/\tint n = (4099);/'
 	sed 's/egg_l0\[egg_u\]\.e\[7\]/egg_l0[egg_u].e[6]/' gelu.cu >lane.cu
 	expect_eq "$(grep -c 'egg_l0\[egg_u\]\.e\[7\]' lane.cu)" 0 "lane 7 reads left"
 	run_cmd e "$EMU_CHECK" "$T/emu" lane.cu
 	expect_eq "$(cat e.rc)" 1 "exit status with a wrong lane"
-	expect_eq "$(grep -c 'correct=no.* vec=4' e.out)" 10 "vector candidates found wrong"
+	expect_eq "$(grep -c 'correct=no.* vec=4' e.out)" 13 "vector candidates found wrong"
 	expect_eq "$(grep -c 'correct=yes.* vec=1' e.out)" 1 "pair candidates still right"
 }
 
@@ -110,8 +112,15 @@ test_bf16_and_half_candidates_load_and_store_sixteen_bytes_at_a_time() {
 	# the references: 2-byte accesses only
 	expect_eq "$(cat bf16_gelu.v4 half_axpy.v4 bf16_softmax.v4 | awk '!/egg_/ && $2 + $3 > 0' | wc -l)" 0 \
 		"reference kernels with 16-byte accesses"
-	# the maps: each of the ten points of vec=4 loads and stores 16 bytes (the vec=1 one, pairs)
-	expect_eq "$(awk '/egg_/ && $2 > 0 && $3 > 0' bf16_gelu.v4 | wc -l)" 10 "bf16 map candidates with 16-byte loads and stores"
+	# the maps: each point of vec=4 loads and stores 16 bytes (the vec=1 one, pairs): the
+	# GELU's ten and its three with the hardware's tanh, the half map's ten
+	expect_eq "$(awk '/egg_/ && $2 > 0 && $3 > 0' bf16_gelu.v4 | wc -l)" 13 "bf16 map candidates with 16-byte loads and stores"
+	# the hardware's tanh in those three only (a map that stores bf16), never in the half
+	# map (no tanhf) or the references
+	awk '/^\.visible \.entry|^\.entry/ { k = $3 } /tanh\.approx\.f32/ { t[k] = 1 } END { n = 0; for (x in t) n++; print n }' \
+		bf16_gelu.ptx >approx.txt
+	expect_eq "$(cat approx.txt)" 3 "bf16 GELU kernels with tanh.approx"
+	expect_eq "$(grep -c 'tanh\.approx' half_axpy.ptx bf16_softmax.ptx | awk -F: '{ n += $2 } END { print n }')" 0 "tanh.approx elsewhere"
 	expect_eq "$(awk '/egg_/ && $2 > 0 && $3 > 0' half_axpy.v4 | wc -l)" 10 "half map candidates with 16-byte loads and stores"
 	# the softmax's row kernels: all but the bf16 pairs' point (vec=1 unroll=4)
 	expect_eq "$(awk '/egg_/ && $2 > 0 && $3 > 0' bf16_softmax.v4 | wc -l)" \
