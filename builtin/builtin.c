@@ -247,10 +247,22 @@ n_points(const struct ir_program *p)
 	return n;
 }
 
+/* The shared helpers, and the narrow types' packs after them when a buffer
+ * holds bf16 or half (only then: other programs' candidates stay as they were). */
 static char *
-prelude(struct strbuf *err)
+prelude(const struct ir_program *p, struct strbuf *err)
 {
-	return emit_template_load("prelude.cu", err);
+	char *pre = emit_template_load("prelude.cu", err);
+	int narrow = 0;
+	for (size_t i = 0; pre && i < p->n_params; i++)
+		narrow |= p->params[i].is_pointer && emit_narrow(p->params[i].elem_type);
+	if (!narrow)
+		return pre;
+	char *packs = emit_template_load("narrow.cu", err);
+	char *both = packs ? egg_xasprintf("%s%s", pre, packs) : NULL;
+	free(pre);
+	free(packs);
+	return both;
 }
 
 /* Code no recipe takes gets the generic path's candidates (generic.c) and the
@@ -370,7 +382,7 @@ builtin_generate(const struct egg_bundle *b, const struct builtin_options *opt,
 	if (opt && opt->describe_only)
 		return 0;
 	fuse_program(out->program); /* after the description, which shows the code as written */
-	char *pre = prelude(err);
+	char *pre = prelude(out->program, err);
 	if (!pre)
 		return -1;
 	char *prefix = opt && opt->prefix ? egg_xstrdup(opt->prefix) : egg_xasprintf("egg_%s", b->name);

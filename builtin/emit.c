@@ -35,6 +35,8 @@ split_stream(const struct ir_expr *ix, enum ir_index var, const struct ir_expr *
 	return 0;
 }
 
+static const char *pack_type(const char *t, int v);
+
 int
 emit_max_vector(const char *t)
 {
@@ -45,11 +47,52 @@ emit_max_vector(const char *t)
 	return 1;
 }
 
+int
+emit_narrow(const char *t)
+{
+	return pack_type(t, 2) != NULL;
+}
+
+int
+emit_stream_width(const char *t, int want)
+{
+	if (emit_narrow(t))
+		return want * 2 < 8 ? want * 2 : 8;
+	int m = emit_max_vector(t);
+	return want < m ? want : m;
+}
+
+/* The packs of the narrow types (egg_pack<T, N>, templates/narrow.cu), by N. */
+static const char *
+pack_type(const char *t, int v)
+{
+	static const struct { const char *type, *pack[3]; } packs[] = {
+		{ "__nv_bfloat16", { "egg_pack<__nv_bfloat16, 2>", "egg_pack<__nv_bfloat16, 4>", "egg_pack<__nv_bfloat16, 8>" } },
+		{ "nv_bfloat16", { "egg_pack<nv_bfloat16, 2>", "egg_pack<nv_bfloat16, 4>", "egg_pack<nv_bfloat16, 8>" } },
+		{ "__half", { "egg_pack<__half, 2>", "egg_pack<__half, 4>", "egg_pack<__half, 8>" } },
+		{ "half", { "egg_pack<half, 2>", "egg_pack<half, 4>", "egg_pack<half, 8>" } },
+	};
+	int k = v == 2 ? 0 : v == 4 ? 1 : v == 8 ? 2 : -1;
+	for (size_t i = 0; k >= 0 && i < sizeof packs / sizeof *packs; i++)
+		if (strcmp(t, packs[i].type) == 0)
+			return packs[i].pack[k];
+	return NULL;
+}
+
+/* The word a pack of v narrow elements moves through memory as. */
+static const char *
+pack_word(int v)
+{
+	return v == 8 ? "uint4" : v == 4 ? "uint2" : "unsigned int";
+}
+
 const char *
 emit_vector_type(const char *t, int v)
 {
 	if (v == 1)
 		return t;
+	if (emit_narrow(t))
+		return pack_type(t, v);
 	if (strcmp(t, "float") == 0)
 		return v == 4 ? "float4" : v == 2 ? "float2" : NULL;
 	if (strcmp(t, "int") == 0)
@@ -57,6 +100,52 @@ emit_vector_type(const char *t, int v)
 	if (strcmp(t, "double") == 0)
 		return v == 2 ? "double2" : NULL;
 	return NULL;
+}
+
+void
+emit_component(const char *t, int v, int k, struct strbuf *out)
+{
+	if (v <= 1)
+		return;
+	if (emit_narrow(t))
+		strbuf_addf(out, ".e[%d]", k);
+	else
+		strbuf_addf(out, ".%c", components[k]);
+}
+
+void
+emit_vector_load(const char *t, int v, int ldg, int keep, const char *addr, struct strbuf *out)
+{
+	const char *vt = emit_vector_type(t, v);
+	const char *word = emit_narrow(t) && v > 1 ? pack_word(v) : NULL;
+	if (word)
+		strbuf_addf(out, "egg_bits<%s>(", vt);
+	if (ldg && keep)
+		strbuf_addf(out, "egg_ldg_keep<%d>(reinterpret_cast<const %s *>(%s))", keep, word ? word : vt, addr);
+	else if (ldg)
+		strbuf_addf(out, "__ldg(reinterpret_cast<const %s *>(%s))", word ? word : vt, addr);
+	else
+		strbuf_addf(out, "*reinterpret_cast<const %s *>(%s)", word ? word : vt, addr);
+	if (word)
+		strbuf_addch(out, ')');
+}
+
+void
+emit_vector_store(const char *t, int v, int streaming, const char *addr, const char *value,
+                  struct strbuf *out)
+{
+	const char *vt = emit_vector_type(t, v);
+	const char *word = emit_narrow(t) && v > 1 ? pack_word(v) : NULL;
+	struct strbuf val = STRBUF_INIT;
+	if (word)
+		strbuf_addf(&val, "egg_bits<%s>(%s)", word, value);
+	else
+		strbuf_addstr(&val, value);
+	if (streaming)
+		strbuf_addf(out, "__stcs(reinterpret_cast<%s *>(%s), %s)", word ? word : vt, addr, val.buf);
+	else
+		strbuf_addf(out, "*reinterpret_cast<%s *>(%s) = %s", word ? word : vt, addr, val.buf);
+	strbuf_release(&val);
 }
 
 static int
@@ -122,7 +211,7 @@ static int
 read_only(const struct emit_ctx *c, const char *buffer)
 {
 	const struct ir_param *p = c->prog ? ir_program_param(c->prog, buffer) : NULL;
-	return p && !p->written && emit_max_vector(p->elem_type) > 1;
+	return p && !p->written && (emit_max_vector(p->elem_type) > 1 || emit_narrow(p->elem_type));
 }
 
 static void
@@ -134,8 +223,7 @@ reg_name(const struct emit_ctx *c, int stream, struct strbuf *out)
 	else
 		strbuf_addf(out, "%s%d%s", c->load_name ? c->load_name : "egg_l", stream,
 		            c->reg_suffix ? c->reg_suffix : "");
-	if (c->vec > 1)
-		strbuf_addf(out, ".%c", components[c->component]);
+	emit_component(s->elem_type, c->vec, c->component, out);
 }
 
 /* Loads: a stream's register in vector code, else the element (read-only
@@ -144,6 +232,12 @@ static int
 emit_leaf(void *ctx, const struct ir_expr *e, struct strbuf *out)
 {
 	const struct emit_ctx *c = ctx;
+	if (e->kind == IR_CALL && c->approx_tanh && strcmp(e->text, "tanhf") == 0 && e->n_kids == 1) {
+		strbuf_addstr(out, "egg_tanhf_approx(");
+		emit_expr(c, e->kids[0], out);
+		strbuf_addch(out, ')');
+		return 1;
+	}
 	if (e->kind != IR_LOAD)
 		return 0;
 	if (c->subst_buffer && strcmp(e->text, c->subst_buffer) == 0 && ir_expr_equal(e->kids[0], c->subst_index)) {
@@ -189,7 +283,7 @@ emit_identity(enum ir_combine op, const char *type)
 	static const char *const u32[] = { "unsigned", "unsigned int", "uint32_t", NULL };
 	if (egg_str_starts(type, "const "))
 		type += 6;
-	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0;
+	int fp = strcmp(type, "float") == 0 || strcmp(type, "double") == 0 || emit_narrow(type);
 	int k = 0; /* 1: signed 64-bit, 2: unsigned 64-bit, 3: unsigned 32-bit */
 	for (int i = 0; !k && wide[i]; i++)
 		k = strcmp(type, wide[i]) == 0 ? 1 : strcmp(type, uwide[i]) == 0 ? 2 : 0;
@@ -355,14 +449,11 @@ emit_stream_loads(const struct emit_ctx *c, const char *base_text, const char *i
 			strbuf_addf(out, "const %s ", vt);
 		strbuf_addf(out, "%s%zu%s = ", c->load_name ? c->load_name : "egg_l", i,
 		            arrays ? c->reg_suffix : "");
-		int ldg = read_only(c, s->buffer);
-		if (ldg && c->keep_loads)
-			strbuf_addf(out, "egg_ldg_keep<%d>(reinterpret_cast<const %s *>(", c->keep_loads, vt);
-		else
-			strbuf_addf(out, ldg ? "__ldg(reinterpret_cast<const %s *>(" :
-			                       "*reinterpret_cast<const %s *>(", vt);
-		stream_address(c, s, base_text, out);
-		strbuf_addstr(out, ldg ? "));\n" : ");\n");
+		struct strbuf addr = STRBUF_INIT;
+		stream_address(c, s, base_text, &addr);
+		emit_vector_load(s->elem_type, c->vec, read_only(c, s->buffer), c->keep_loads, addr.buf, out);
+		strbuf_addstr(out, ";\n");
+		strbuf_release(&addr);
 	}
 }
 
@@ -374,17 +465,14 @@ emit_stream_stores(const struct emit_ctx *c, const char *base_text, const char *
 		const struct emit_stream *s = &c->streams[i];
 		if (!s->is_store)
 			continue;
-		if (c->streaming_stores) {
-			strbuf_addf(out, "%s__stcs(reinterpret_cast<%s *>(", indent,
-			            emit_vector_type(s->elem_type, c->vec));
-			stream_address(c, s, base_text, out);
-			strbuf_addf(out, "), egg_s%zu);\n", i);
-			continue;
-		}
-		strbuf_addf(out, "%s*reinterpret_cast<%s *>(", indent,
-		            emit_vector_type(s->elem_type, c->vec));
-		stream_address(c, s, base_text, out);
-		strbuf_addf(out, ") = egg_s%zu;\n", i);
+		struct strbuf addr = STRBUF_INIT;
+		char *reg = egg_xasprintf("egg_s%zu", i);
+		stream_address(c, s, base_text, &addr);
+		strbuf_addstr(out, indent);
+		emit_vector_store(s->elem_type, c->vec, c->streaming_stores, addr.buf, reg, out);
+		strbuf_addstr(out, ";\n");
+		free(reg);
+		strbuf_release(&addr);
 	}
 }
 

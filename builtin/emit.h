@@ -49,6 +49,9 @@ struct emit_ctx {
 	                              (a value this kernel computed, not memory), or NULL */
 	const struct ir_expr *subst_index;
 	const char *subst_text;
+	int approx_tanh;           /* tanhf(x) is egg_tanhf_approx(x) (templates/narrow.cu: the
+	                              hardware's tanh, relative error 2^-11, a quarter of a bf16
+	                              output's rounding): for maps whose every output is narrow */
 };
 
 /* Collects the streamed accesses of a block (loads and stores indexed by VAR or
@@ -56,9 +59,28 @@ struct emit_ctx {
 void emit_collect_streams(struct emit_ctx *c, const struct ir_block *b);
 void emit_ctx_release(struct emit_ctx *c);
 
-/* Vector type for V elements of type t ("float4"), or NULL when it has none. */
+/* Vector type for V elements of type t ("float4"), or NULL when it has none.
+ * The narrow float types (__nv_bfloat16, __half: emit_narrow) have packs of 2,
+ * 4 or 8 ("egg_pack<__nv_bfloat16, 8>", templates/narrow.cu: elements .e[k]),
+ * which move through memory as one word of their size (uint4 for 8). */
 const char *emit_vector_type(const char *t, int v);
+/* The widest vector of t by its fixed types (4 floats, 2 doubles); 1 for the rest,
+ * the narrow types included (their packs are for emit_stream_width's callers). */
 int emit_max_vector(const char *t);
+int emit_narrow(const char *t);
+/* The elements of t per access where a point asks for want 4-byte lanes (vec=4:
+ * 16 bytes): want for float and int, up to 2 doubles, twice want (up to 8) for
+ * the narrow types. */
+int emit_stream_width(const char *t, int want);
+/* ".x" or ".e[3]": component k of a vector of v elements of t (nothing for v 1). */
+void emit_component(const char *t, int v, int k, struct strbuf *out);
+/* The load of a vector of v elements of t at addr (C text of a pointer to t):
+ * through __ldg when ldg, with the L2 evict-last policy of egg_ldg_keep for keep
+ * percent of the lines when keep > 0, else a plain load; a pack through its word. */
+void emit_vector_load(const char *t, int v, int ldg, int keep, const char *addr, struct strbuf *out);
+/* The store of value (a vector register) at addr; __stcs when streaming. */
+void emit_vector_store(const char *t, int v, int streaming, const char *addr, const char *value,
+                       struct strbuf *out);
 
 void emit_expr(const struct emit_ctx *c, const struct ir_expr *e, struct strbuf *out);
 /* Statements (LET, ASSIGN, STORE, ACC as egg_p_NAME = combine(...), or as the atomic

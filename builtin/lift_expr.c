@@ -265,7 +265,11 @@ static const char *const math_functions[] = {
 	"cos", "tanf", "atanf", "atan", "erff", "erf", "erfcf", "normcdff", "fabsf", "fabs",
 	"abs", "fmaxf", "fmax", "fminf", "fmin", "max", "min", "powf", "pow", "__powf",
 	"fmaf", "fma", "ceilf", "floorf", "roundf", "truncf", "rintf", "__fdividef",
-	"__frcp_rn", "__saturatef", "copysignf", "fmodf", "isnan", "isinf", "signbit", NULL,
+	"__frcp_rn", "__saturatef", "copysignf", "fmodf", "isnan", "isinf", "signbit",
+	/* the narrow types' conversions and arithmetic (cuda_bf16.h, cuda_fp16.h): pure */
+	"__float2bfloat16", "__float2bfloat16_rn", "__double2bfloat16", "__bfloat162float",
+	"__float2half", "__float2half_rn", "__double2half", "__half2float",
+	"__hadd", "__hsub", "__hmul", "__hdiv", "__hneg", "__hmax", "__hmin", "__hfma", NULL,
 };
 
 static const char *const constants[] = {
@@ -287,7 +291,8 @@ static int
 is_type_name(const char *s)
 {
 	static const char *const types[] = { "float", "double", "int", "unsigned", "long",
-		                             "__half", "half", "size_t", "bool", NULL };
+		                             "__half", "half", "__nv_bfloat16", "nv_bfloat16",
+		                             "size_t", "bool", NULL };
 	return in_list(types, s);
 }
 

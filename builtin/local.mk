@@ -34,7 +34,8 @@ dist_templates_DATA = \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \
 	builtin/templates/rows_split.cu builtin/templates/rows_sorted.cu builtin/templates/scan.cu \
-	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu builtin/templates/persist.cu
+	builtin/templates/butterfly.cu builtin/templates/fastdiv.cu builtin/templates/persist.cu \
+	builtin/templates/narrow.cu
 
 
 check_PROGRAMS += tests/unit/test_builtin
@@ -49,7 +50,7 @@ tests_unit_test_builtin_rows_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_rows_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_rows
 
-SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash tests/suites/builtin_long_rows.bash
+SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash tests/suites/builtin_long_rows.bash tests/suites/builtin_narrow.bash
 # whole folders: the stand-in and the test bundles grow with the families
 EXTRA_DIST += builtin/tests/gpu-check.sh builtin/tests/emu-check.sh builtin/tests/probe-check.sh builtin/version.sha256 \
 	builtin/tests/emu builtin/tests/check.sha256 builtin/tests/check-hashes builtin/tests/results tests/data/builtin
@@ -92,3 +93,9 @@ tests_unit_test_builtin_fastdiv_SOURCES = tests/unit/test_builtin_fastdiv.c test
 tests_unit_test_builtin_fastdiv_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_fastdiv_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_fastdiv
+
+check_PROGRAMS += tests/unit/test_builtin_narrow
+tests_unit_test_builtin_narrow_SOURCES = tests/unit/test_builtin_narrow.c
+tests_unit_test_builtin_narrow_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_narrow_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_narrow

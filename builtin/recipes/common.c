@@ -134,6 +134,18 @@ recipe_fill(const char *tmpl, const char *const *keys, const char *const *vals, 
 int
 recipe_stream_vector(struct emit_ctx *c, int want)
 {
+	int v = 0;
+	for (size_t i = 0; i < c->n_streams; i++) {
+		int m = emit_stream_width(c->streams[i].elem_type, want);
+		if (v == 0 || m < v)
+			v = m;
+	}
+	return v ? v : want;
+}
+
+int
+recipe_stream_vector_exact(struct emit_ctx *c, int want)
+{
 	int v = want;
 	for (size_t i = 0; i < c->n_streams; i++) {
 		int m = emit_max_vector(c->streams[i].elem_type);
@@ -141,6 +153,16 @@ recipe_stream_vector(struct emit_ctx *c, int want)
 			v = m;
 	}
 	return v;
+}
+
+int
+recipe_units_vector(const struct ir_program *p, enum ir_index var, const struct ir_block *body, int want)
+{
+	struct emit_ctx c = { .prog = p, .var = var, .component = -1 };
+	emit_collect_streams(&c, body);
+	int v = recipe_stream_vector(&c, want);
+	emit_ctx_release(&c);
+	return v > want ? v : want;
 }
 
 /* The vector path's divisions by an invariant (i / X, i % X: a broadcast
@@ -363,7 +385,7 @@ recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struc
 {
 	struct emit_ctx c = { .prog = job->prog, .var = sp->var, .component = -1,
 		              .atomics = sp->atomics, .atomic_copy = sp->atomic_copy,
-		              .atomic_slot = sp->atomic_slot };
+		              .atomic_slot = sp->atomic_slot, .approx_tanh = sp->approx_tanh };
 	c.index_text[IR_I] = c.index_text[IR_ROW] = c.index_text[IR_COL] = "0";
 	c.index_text[sp->var] = "egg_e";
 	emit_collect_streams(&c, sp->body);

@@ -20,6 +20,7 @@ struct stream_spec {
 	int reverse;                /* the vector pass walks the elements from the last one
 	                               down (what an earlier pass read last is in the L2) */
 	const char *atomic_slot;    /* emit_ctx's: the copy's element for index egg_x, or NULL */
+	int approx_tanh;            /* emit_ctx's: tanhf as the hardware's approximation */
 };
 
 /* Host block launching name over `units` work items, per_block per block, on at
@@ -50,8 +51,19 @@ int recipe_integral_type(const char *t);
  * and a host expression's type is not known here: both stay as written). */
 int recipe_int_invariant(const struct ir_program *p, const struct ir_expr *e);
 
-/* The widest V <= want that every stream of c supports. */
+/* The elements per access of every stream of c where a point asks for want
+ * 4-byte lanes (emit_stream_width: vec=4 is a 16-byte access of floats and of
+ * eight bf16 alike): the narrowest stream's; want when there are none. */
 int recipe_stream_vector(struct emit_ctx *c, int want);
+/* The widest V <= want elements that every stream of c has a fixed vector type
+ * for (no narrow packs): for code that spells its components itself. */
+int recipe_stream_vector_exact(struct emit_ctx *c, int want);
+/* The elements one access of a streamed pass over body takes, for its host
+ * launch's units: the narrow types' wider vectors (8 bf16 where vec=4 asks 4
+ * floats), else want as the point says (a narrower vector, as of doubles, only
+ * makes the grid-stride loop go round more often on the one-wave grid). */
+int recipe_units_vector(const struct ir_program *p, enum ir_index var, const struct ir_block *body,
+                        int want);
 /* Appends a kernel from templates/stream.cu. */
 int recipe_stream_kernel(struct recipe_job *job, const struct stream_spec *sp, struct strbuf *out,
                          struct strbuf *why);

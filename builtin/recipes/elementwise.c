@@ -22,7 +22,8 @@
  * on the plane only (the channel, its gathers, sqrtf(var[ch] + eps)) is computed
  * once per plane and the plane is streamed like the pass above.
  *
- * Points: threads per block x vector width x accesses in flight (x planes, x order).
+ * Points: threads per block x vector width x accesses in flight (x planes, x order, x the
+ * approximate tanh of maps with narrow outputs).
  */
 #include "config.h"
 
@@ -39,20 +40,25 @@
  * an earlier stage of the launcher read: that stage read the end of it last, and
  * up to an L2's worth of it is still there (a norm's sum of squares, then the
  * division by it) */
-static const struct { int tpb, vec, inflight, planes, full, reverse; } points[] = {
-	{ 256, 4, 2, 0, 0, 0 }, { 256, 4, 4, 0, 0, 0 }, { 512, 4, 1, 0, 0, 0 }, { 128, 4, 4, 0, 0, 0 }, { 256, 1, 4, 0, 0, 0 },
-	{ 1024, 4, 2, 0, 0, 0 }, { 256, 4, 8, 0, 0, 0 }, { 512, 4, 2, 0, 0, 0 }, { 256, 4, 4, 1, 0, 0 }, { 512, 4, 2, 1, 0, 0 },
-	{ 128, 4, 1, 0, 1, 0 }, { 256, 4, 2, 0, 1, 0 }, { 512, 4, 1, 0, 1, 0 },
-	{ 256, 4, 2, 0, 0, 1 }, { 256, 4, 4, 0, 0, 1 }, { 512, 4, 2, 0, 0, 1 },
+/* approx: tanhf as the hardware's tanh (emit_ctx.approx_tanh), for maps that call it
+ * and store only bf16 or half: a bf16 GELU's fp32 tanhf costs as many instructions as
+ * its bytes take to move, and its outputs round far coarser than the approximation */
+static const struct { int tpb, vec, inflight, planes, full, reverse, approx; } points[] = {
+	{ 256, 4, 2, 0, 0, 0, 0 }, { 256, 4, 4, 0, 0, 0, 0 }, { 512, 4, 1, 0, 0, 0, 0 }, { 128, 4, 4, 0, 0, 0, 0 }, { 256, 1, 4, 0, 0, 0, 0 },
+	{ 1024, 4, 2, 0, 0, 0, 0 }, { 256, 4, 8, 0, 0, 0, 0 }, { 512, 4, 2, 0, 0, 0, 0 }, { 256, 4, 4, 1, 0, 0, 0 }, { 512, 4, 2, 1, 0, 0, 0 },
+	{ 128, 4, 1, 0, 1, 0, 0 }, { 256, 4, 2, 0, 1, 0, 0 }, { 512, 4, 1, 0, 1, 0, 0 },
+	{ 256, 4, 2, 0, 0, 1, 0 }, { 256, 4, 4, 0, 0, 1, 0 }, { 512, 4, 2, 0, 0, 1, 0 },
+	{ 256, 4, 2, 0, 0, 0, 1 }, { 512, 4, 1, 0, 0, 0, 1 }, { 256, 4, 2, 0, 1, 0, 1 },
 };
 #define N_POINTS (sizeof points / sizeof *points)
 
 static void
 label(size_t pt, struct strbuf *out)
 {
-	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s%s%s", points[pt].tpb, points[pt].vec,
+	strbuf_addf(out, "elementwise tpb=%d vec=%d inflight=%d%s%s%s%s", points[pt].tpb, points[pt].vec,
 	            points[pt].inflight, points[pt].planes ? " planes (else streamed)" : "",
-	            points[pt].full ? " grid=full" : "", points[pt].reverse ? " order=reverse" : "");
+	            points[pt].full ? " grid=full" : "", points[pt].reverse ? " order=reverse" : "",
+	            points[pt].approx ? " tanh=approx" : "");
 }
 
 /* A store of the fused run so far: loads of (buffer, index) later read local. */
@@ -452,6 +458,34 @@ read_before(const struct ir_program *p, const struct ir_stage *head, const struc
 }
 
 static int
+calls(const struct ir_expr *e, const char *fn)
+{
+	if (!e)
+		return 0;
+	if (e->kind == IR_CALL && strcmp(e->text, fn) == 0)
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (calls(e->kids[i], fn))
+			return 1;
+	return 0;
+}
+
+/* The body calls tanhf and stores only into bf16 or half buffers. */
+static int
+narrow_tanh(const struct ir_program *p, const struct ir_block *b)
+{
+	int tanh = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct ir_stmt *s = b->stmts[i];
+		const struct ir_param *q = s->kind == IR_STORE ? ir_program_param(p, s->name) : NULL;
+		if (s->kind == IR_STORE && (!q || !emit_narrow(q->elem_type)))
+			return 0;
+		tanh |= calls(s->value, "tanhf");
+	}
+	return tanh;
+}
+
+static int
 emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, size_t after,
            size_t pt, struct strbuf *why)
 {
@@ -460,6 +494,10 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		return -1;
 	}
 	drop_dead_stores(job->prog, after, &f->body);
+	if (points[pt].approx && !narrow_tanh(job->prog, &f->body)) {
+		strbuf_addstr(why, "the approximate tanh is for maps that call tanhf and store only bf16 or half");
+		return -1;
+	}
 	struct strbuf sig = STRBUF_INIT, lab = STRBUF_INIT;
 	label(pt, &lab);
 	char *name = NULL;
@@ -470,7 +508,8 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		recipe_kernel_signature(job, name, points[pt].tpb, &sig);
 	}
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &f->body, points[pt].vec,
-		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL, points[pt].reverse, NULL };
+		                  points[pt].inflight, NULL, NULL, IR_I, 0, NULL, points[pt].reverse, NULL,
+		                  points[pt].approx };
 	struct strbuf *out = job->prog->is_kernel ? job->body : job->device;
 	struct planes pl;
 	int planes = points[pt].planes && !job->prog->is_kernel && planes_of(job->prog, &f->body, &pl);
@@ -498,7 +537,7 @@ emit_group(struct recipe_job *job, struct fused *f, const struct ir_stage *st, s
 		struct emit_ctx c = { .prog = job->prog, .component = -1 };
 		strbuf_addch(&units, '(');
 		emit_expr(&c, st->n, &units);
-		strbuf_addf(&units, ") / %d", points[pt].vec);
+		strbuf_addf(&units, ") / %d", recipe_units_vector(job->prog, IR_I, &f->body, points[pt].vec));
 		if (points[pt].full)
 			recipe_host_launch(job, name, units.buf,
 			                   (long)points[pt].tpb * points[pt].inflight, points[pt].tpb, 0);

@@ -157,10 +157,10 @@ emit_stage(struct recipe_job *job, size_t k, size_t pt, struct strbuf *why)
 	label(pt, &lab);
 	recipe_kernel_signature(job, name, tpb, &sig);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
-		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL, 0, NULL };
+		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL, 0, NULL, 0 };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
-	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);
+	char *units = egg_xasprintf("(%s) / %d", num.buf, recipe_units_vector(job->prog, IR_I, &st->body, points[pt].vec));
 	recipe_host_grid(job, units, (long)tpb * points[pt].inflight, tpb, MAX_PARTS);
 	free(units);
 	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", name, tpb);

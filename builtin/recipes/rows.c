@@ -505,6 +505,8 @@ struct hold_plan {
 	const struct ir_expr *bound; /* the row length every loop is written against */
 	struct held *h;
 	size_t n;
+	int vec;                     /* elements per register vector: the point's, or twice
+	                                it where every stream is narrow (8 bf16 for 4 floats) */
 };
 
 /* b as root - s with s a positive literal: s and *root; else 0 and *root = b. */
@@ -568,7 +570,7 @@ plan_loop(struct recipe_job *job, const struct ir_block *row, const struct ir_st
 		const struct ir_expr *base = x->is_store ? NULL : strip_offset(x->inv, s);
 		if (!base || !ir_expr_uses_index(base, IR_ROW) || ir_expr_has_local(base) ||
 		    ir_expr_has_load(base) || stores_into(row, x->buffer) ||
-		    emit_max_vector(x->elem_type) < rp->vec) {
+		    emit_stream_width(x->elem_type, rp->vec) < rp->vec) {
 			rc = s ? -1 : 0; /* streamed from memory beside the registers */
 			continue;
 		}
@@ -640,7 +642,7 @@ emit_held_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct 
 {
 	const struct ir_expr *root;
 	const long s = bound_offset(loop->bound, &root);
-	const int v = rp->vec;
+	const int v = hp->vec;
 	struct emit_ctx c = { .prog = job->prog, .var = IR_COL, .component = -1 };
 	c.index_text[IR_I] = "0";
 	c.index_text[IR_ROW] = "egg_row";
@@ -688,7 +690,7 @@ emit_held_loop(struct recipe_job *job, const struct ir_stmt *loop, const struct 
 /* The test that the row fits the registers and that every stream, held or not,
  * is aligned to the vector at the row's start. */
 static int
-emit_hold_test(struct recipe_job *job, const struct ir_block *b, const struct hold_plan *hp,
+emit_hold_test(struct recipe_job *job, const struct ir_block *b, struct hold_plan *hp,
                const struct row_point *rp, const struct emit_ctx *row, struct strbuf *out)
 {
 	struct emit_ctx u = { .prog = job->prog, .var = IR_COL, .component = -1 };
@@ -700,17 +702,22 @@ emit_hold_test(struct recipe_job *job, const struct ir_block *b, const struct ho
 		if (b->stmts[i]->kind == IR_LOOP && bound_offset(b->stmts[i]->bound, &root) == 0)
 			emit_collect_streams(&u, &b->stmts[i]->body);
 	}
-	if (recipe_stream_vector(&u, rp->vec) != rp->vec) {
+	/* the held rows' own width too (a held row's loop may have no other stream) */
+	hp->vec = recipe_stream_vector(&u, rp->vec);
+	for (size_t k = 0; k < hp->n; k++)
+		if (emit_stream_width(hp->h[k].type, rp->vec) < hp->vec)
+			hp->vec = emit_stream_width(hp->h[k].type, rp->vec);
+	if (hp->vec < rp->vec) {
 		emit_ctx_release(&u);
 		return -1;
 	}
-	u.vec = rp->vec;
-	strbuf_addf(out, "\t\t\tif (egg_rn <= %d && egg_rn %% %d == 0", rp->g * rp->slots * rp->vec,
-	            rp->vec);
+	u.vec = hp->vec;
+	strbuf_addf(out, "\t\t\tif (egg_rn <= %d && egg_rn %% %d == 0", rp->g * rp->slots * hp->vec,
+	            hp->vec);
 	for (size_t k = 0; k < hp->n; k++) {
 		strbuf_addf(out, " && (((unsigned long long)(&%s[", hp->h[k].buffer);
 		emit_expr(row, hp->h[k].base, out);
-		strbuf_addf(out, "]) & (%d * sizeof(%s) - 1)) == 0)", rp->vec, hp->h[k].type);
+		strbuf_addf(out, "]) & (%d * sizeof(%s) - 1)) == 0)", hp->vec, hp->h[k].type);
 	}
 	if (u.n_streams) {
 		strbuf_addstr(out, " && ");
@@ -743,19 +750,22 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, const struct row
 	}
 	strbuf_addstr(out, "\t\t{\n\t\t\tconst long long egg_rn = ");
 	emit_expr(&c, hp.bound, out);
-	strbuf_addf(out, ";\n%s\t\t\tconst long long egg_rv = egg_rn / %d;\n", test.buf, rp->vec);
+	strbuf_addf(out, ";\n%s\t\t\tconst long long egg_rv = egg_rn / %d;\n", test.buf, hp.vec);
 	for (size_t k = 0; k < hp.n; k++)
-		strbuf_addf(out, "\t\t\t%s egg_l%zu[%d];\n", emit_vector_type(hp.h[k].type, rp->vec), k,
+		strbuf_addf(out, "\t\t\t%s egg_l%zu[%d];\n", emit_vector_type(hp.h[k].type, hp.vec), k,
 		            rp->slots);
 	strbuf_addf(out, "#pragma unroll\n\t\t\tfor (int egg_k = 0; egg_k < %d; egg_k++) {\n"
 	                 "\t\t\t\tconst long long egg_jv = (long long)egg_k * %d + egg_lane;\n"
 	                 "\t\t\t\tif (egg_jv < egg_rv) {\n", rp->slots, rp->g);
 	for (size_t k = 0; k < hp.n; k++) {
-		const char *vt = emit_vector_type(hp.h[k].type, rp->vec);
-		strbuf_addf(out, "\t\t\t\t\tegg_l%zu[egg_k] = *reinterpret_cast<const %s *>(&%s[(", k, vt,
-		            hp.h[k].buffer);
-		emit_expr(&c, hp.h[k].base, out);
-		strbuf_addf(out, ") + egg_jv * %d]);\n", rp->vec);
+		struct strbuf addr = STRBUF_INIT;
+		strbuf_addf(&addr, "&%s[(", hp.h[k].buffer);
+		emit_expr(&c, hp.h[k].base, &addr);
+		strbuf_addf(&addr, ") + egg_jv * %d]", hp.vec);
+		strbuf_addf(out, "\t\t\t\t\tegg_l%zu[egg_k] = ", k);
+		emit_vector_load(hp.h[k].type, hp.vec, 0, 0, addr.buf, out);
+		strbuf_addstr(out, ";\n");
+		strbuf_release(&addr);
 	}
 	strbuf_addstr(out, "\t\t\t\t}\n\t\t\t}\n");
 	emit_passes(job, b, rp, &hp, out);
@@ -845,14 +855,14 @@ emit_grid_row(struct recipe_job *job, const struct ir_stage *st, size_t at,
 	emit_row_body(job, &post, rp, &k2); /* stores by the first thread only */
 	strbuf_addstr(&k2, "}\n");
 	recipe_kernel_signature(job, a, tpb, &sig);
-	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL, 0, NULL, 0, NULL };
+	struct stream_spec sp = { lab, sig.buf, loop->bound, lb, rp->vec, 4, pro.buf, epi.buf, IR_COL, 0, NULL, 0, NULL, 0 };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	strbuf_addf(job->device, "/* %s: second pass */\n", lab);
 	recipe_kernel_signature(job, b, 1024, job->device);
 	job->device->len--; /* reopen the parameter list */
 	strbuf_addf(job->device, ", int egg_nparts)\n%s", k2.buf);
 	emit_expr(&c, loop->bound, &bound);
-	char *units = egg_xasprintf("(%s) / %d", bound.buf, rp->vec);
+	char *units = egg_xasprintf("(%s) / %d", bound.buf, recipe_units_vector(job->prog, IR_COL, lb, rp->vec));
 	recipe_host_grid(job, units, (long)tpb * 4, tpb, MAX_PARTS);
 	free(units);
 	strbuf_addf(job->host, "\t\t%s<<<(unsigned)egg_g, %d>>>(", a, tpb);

@@ -292,7 +292,7 @@ emit_row_body(struct recipe_job *job, const struct ir_block *b, size_t at, const
 	c.index_text[IR_COL] = "0";
 	emit_row_level(&c, b, 0, at, out);
 	emit_collect_streams(&c, &loop->body);
-	c.vec = recipe_stream_vector(&c, rp->vec);
+	c.vec = recipe_stream_vector_exact(&c, rp->vec); /* (no narrow packs: the tiles spell rp->vec) */
 	const long tile = (long)rp->g * rp->slots * c.vec;
 	const unsigned uniq = job->uniq++;
 	struct scan_bodies sb;

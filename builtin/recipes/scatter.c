@@ -213,11 +213,11 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	epilogue(acc, ident, tpb, points[pt].lanes, &epi);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
 		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 1, "egg_mine", 0,
-		                  points[pt].lanes ? LANE_SLOT : NULL };
+		                  points[pt].lanes ? LANE_SLOT : NULL, 0 };
 	int rc = recipe_stream_kernel(job, &sp, job->device, why);
 	struct emit_ctx c = { .prog = job->prog, .component = -1 };
 	emit_expr(&c, st->n, &num);
-	char *units = egg_xasprintf("(%s) / %d", num.buf, points[pt].vec);
+	char *units = egg_xasprintf("(%s) / %d", num.buf, recipe_units_vector(job->prog, IR_I, &st->body, points[pt].vec));
 	host(job, name, acc, dst->extent, units, pt);
 	free(units);
 	free(name);

@@ -148,7 +148,8 @@ window_outputs(const struct ir_program *p, const struct ir_stage *st, int v, con
 	size_t n = 0;
 	for (size_t i = 0; i < st->body.n; i++) {
 		const struct ir_stmt *s = st->body.stmts[i];
-		if (s->kind != IR_STORE || !emit_vector_type(elem_type(p, s->name), v))
+		if (s->kind != IR_STORE || !emit_vector_type(elem_type(p, s->name), v) ||
+		    emit_narrow(elem_type(p, s->name)))
 			continue;
 		struct affine_access a = affine_classify(s->index, st->dims[0], st->dims[1]);
 		if (a.kind != AFF_ROW_MAJOR || a.dr || a.dc)
@@ -201,7 +202,7 @@ emit_window(struct recipe_job *job, const struct ir_stage *st, const struct taps
 			strbuf_addstr(why, "clamped taps read a tile of clamped elements, not a window");
 			return -1;
 		}
-		if (!emit_vector_type(elem_type(p, t->buffers[b]), v)) {
+		if (!emit_vector_type(elem_type(p, t->buffers[b]), v) || (v > 1 && emit_narrow(elem_type(p, t->buffers[b])))) {
 			strbuf_addf(why, "no %d-wide vector of %s", v, elem_type(p, t->buffers[b]));
 			return -1;
 		}

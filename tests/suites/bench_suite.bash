@@ -417,3 +417,24 @@ assert s["egg_slower_than_ref"] == ["lost"] and s["egg_level_with_ref"] == ["sam
 EOF2
 	expect_file_contains out.txt "egg slower than its reference (by more than 2%, the run-to-run noise): lost; within the noise: same"
 }
+
+test_every_bf16_case_parses_fills_an_h200_and_has_a_pytorch_equivalent() {
+	local d=$EGG_SRCDIR/bench/bf16/cases
+	python3 "$BENCH/casefile.py" "$d"/*.cu >info.jsonl 2>err.txt || fail "casefile: $(cat err.txt)"
+	python3 "$BENCH/torch_ref.py" --list "$d" >refs.txt 2>err.txt || fail "torch_refs of $d: $(cat err.txt)"
+	python3 - "$d" info.jsonl refs.txt <<'PY' || fail "$d does not follow the suite's case format"
+import glob, json, os, sys
+d, info, refs = sys.argv[1:]
+names = sorted(os.path.basename(p)[:-3] for p in glob.glob(d + "/*.cu"))
+assert open(refs).read().split() == names, "cases without an equivalent, or equivalents without a case"
+families = set()
+for line in open(info):
+    c = json.loads(line)
+    # the timed workload several times the 60 MB L2, a second small one for the tails
+    assert c["bytes"] >= 1.5 * 60e6 and c["workloads"] >= 2, c
+    families.add(c["family"])
+# a bf16 case of each family the issue names
+need = {"elementwise", "softmax", "norm", "row-reduction", "full-reduction", "transpose", "gather"}
+assert need <= families, need - families
+PY
+}
