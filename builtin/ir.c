@@ -408,6 +408,32 @@ ir_stage_buffer_acc(const struct ir_stage *st)
 	return acc;
 }
 
+const char *
+ir_conversion_type(const char *fn)
+{
+	static const char *const conv[][2] = {
+		{ "__float2bfloat16", "__nv_bfloat16" }, { "__float2bfloat16_rn", "__nv_bfloat16" },
+		{ "__float2bfloat16_rz", "__nv_bfloat16" }, { "__float2bfloat16_rd", "__nv_bfloat16" },
+		{ "__float2bfloat16_ru", "__nv_bfloat16" }, { "__double2bfloat16", "__nv_bfloat16" },
+		{ "__bfloat162float", "float" },
+		{ "__float2half", "__half" }, { "__float2half_rn", "__half" }, { "__float2half_rz", "__half" },
+		{ "__float2half_rd", "__half" }, { "__float2half_ru", "__half" }, { "__double2half", "__half" },
+		{ "__half2float", "float" },
+		{ "__int2float_rn", "float" }, { "__int2float_rz", "float" }, { "__int2float_rd", "float" },
+		{ "__int2float_ru", "float" }, { "__uint2float_rn", "float" }, { "__uint2float_rz", "float" },
+		{ "__ll2float_rn", "float" }, { "__double2float_rn", "float" }, { "__double2float_rz", "float" },
+		{ "__float2int_rn", "int" }, { "__float2int_rz", "int" }, { "__float2int_rd", "int" },
+		{ "__float2int_ru", "int" }, { "__float2uint_rn", "unsigned int" },
+		{ "__float2uint_rz", "unsigned int" }, { "__float2ll_rn", "long long" },
+		{ "__float2ll_rz", "long long" }, { "__int_as_float", "float" }, { "__uint_as_float", "float" },
+		{ "__float_as_int", "int" }, { "__float_as_uint", "unsigned int" },
+	};
+	for (size_t i = 0; fn && i < sizeof conv / sizeof *conv; i++)
+		if (strcmp(conv[i][0], fn) == 0)
+			return conv[i][1];
+	return NULL;
+}
+
 const struct ir_param *
 ir_program_param(const struct ir_program *p, const char *name)
 {

@@ -67,7 +67,8 @@ enum ir_expr_kind {
 	IR_LOAD,  /* text: buffer; kids[0]: element index */
 	IR_UN,    /* text: operator ("-", "!", "~"); kids[0] */
 	IR_BIN,   /* text: operator; kids[0], kids[1] */
-	IR_CALL,  /* text: function; kids: arguments */
+	IR_CALL,  /* text: function; kids: arguments (a math function, a pure device function
+	           * of the closure, or a conversion intrinsic: ir_conversion_type) */
 	IR_COND,  /* kids[0] ? kids[1] : kids[2] */
 	IR_CAST,  /* text: type; kids[0] */
 };
@@ -240,6 +241,13 @@ void ir_program_describe(const struct ir_program *p, struct strbuf *out);
 /* ir_contract.c */
 void ir_contract_free(struct ir_contract *c);
 void ir_contract_describe(const struct ir_contract *c, struct strbuf *out);
+
+/* The type a CUDA conversion intrinsic returns (__float2bfloat16 and _rn/_rz/...:
+ * "__nv_bfloat16"; __half2float: "float"; __float2int_rz: "int"; the bit casts
+ * __float_as_int...), or NULL when fn is none.  A conversion is an IR_CALL kept as
+ * spelled (its rounding mode, and a build that disables the types' implicit
+ * conversions), typed by this table: one value in, one value out, no memory. */
+const char *ir_conversion_type(const char *fn);
 
 const struct ir_param *ir_program_param(const struct ir_program *p, const char *name);
 /* The stage's one accumulation into a buffer element, or NULL (none, or several). */

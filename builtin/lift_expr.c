@@ -566,7 +566,9 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		}
 		if (is_type_name(e->text) && e->n_kids == 1) {
 			r = ir_expr_new(IR_CAST, e->text);
-		} else if (in_list(math_functions, e->text)) {
+		} else if (in_list(math_functions, e->text) ||
+		           (ir_conversion_type(e->text) && e->n_kids == 1)) {
+			/* a conversion intrinsic stays a call as spelled (ir_conversion_type) */
 			r = ir_expr_new(IR_CALL, e->text);
 		} else if ((f = pure_device_function(c, e->text)) || (t = pure_device_template(c, e->text))) {
 			/* named from wherever the candidate stands: ::nn::detail::act; a
@@ -579,7 +581,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		} else if (is_read_only_load(e->text) && e->n_kids == 1) {
 			return lift_load(c, e->kids[0], NULL); /* the element its argument points at */
 		} else {
-			lift_refuse(c, "a call to '%s', which is not a math function", e->text);
+			lift_refuse(c, "a call to '%s', which is not a math function nor a conversion", e->text);
 			return NULL;
 		}
 		return lift_kids(c, e, r);

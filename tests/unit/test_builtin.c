@@ -310,6 +310,45 @@ cache_hinted_loads_and_deduced_template_calls_lift(void **state)
 	strbuf_release(&k);
 }
 
+/* The conversion intrinsics (__float2bfloat16, __bfloat162float, __float2half_rn,
+ * __float2int_rz...) are one value in, one value out: they lift as calls kept as
+ * spelled, so that a candidate rounds as the reference does, and the IR knows
+ * the type each returns.  A function of the same shape that is none stays
+ * refused. */
+static void
+conversion_intrinsics_lift_as_typed_calls(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "__nv_bfloat16 *y:out, const __nv_bfloat16 *a:in, "
+	                               "const __nv_bfloat16 *b:in, int n:scalar",
+	                               "__global__ void k(__nv_bfloat16 *y, const __nv_bfloat16 *a, const __nv_bfloat16 *b, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = __float2bfloat16(__bfloat162float(a[i]) + __bfloat162float(b[i]));\n}\n",
+	                               "void f(__nv_bfloat16 *y, const __nv_bfloat16 *a, const __nv_bfloat16 *b, int n) {\n"
+	                               "  k<<<(n + 255) / 256, 256>>>(y, a, b, n);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let __nv_bfloat16 st0_0 = __float2bfloat16((__bfloat162float(a[i]) + __bfloat162float(b[i])))\n"
+	                   "  store y[i] = st0_0\n");
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar",
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = __int2float_rn(__float2int_rz(x[i] * 8.0f)) * 0.125f"
+	                               " + __half2float(__float2half_rn(x[i]));\n}\n",
+	                               "void f(const float *x, float *y, int n) {\n  k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = ((__int2float_rn(__float2int_rz((x[i] * 8.0f))) * 0.125f) + "
+	                   "__half2float(__float2half_rn(x[i])))\n"
+	                   "  store y[i] = st0_0\n");
+	assert_string_equal(ir_conversion_type("__float2bfloat16_rn"), "__nv_bfloat16");
+	assert_string_equal(ir_conversion_type("__half2float"), "float");
+	assert_string_equal(ir_conversion_type("__float2int_rz"), "int");
+	assert_null(ir_conversion_type("__float22bfloat162_rn")); /* a pair: not a scalar conversion */
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = __float2rounded(x[i]);\n}\n",
+	                  "k<<<(n + 255) / 256, 256>>>(x, y, n);", "a call to '__float2rounded', which is not a math function");
+}
+
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
  * on the flag (b != nullptr), in each spelling of the test; one read outside
  * the test, or written, is refused. */
@@ -1377,6 +1416,7 @@ main(void)
 		cmocka_unit_test(optional_pointers_lift_as_a_select_on_a_flag),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
+		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
