@@ -107,9 +107,53 @@ checked_call(const struct ast_expr *e)
 	for (size_t i = 1; i < e->n_kids; i++)
 		if (e->kids[i]->kind != AST_STR && e->kids[i]->kind != AST_NUM && e->kids[i]->kind != AST_NAME)
 			return NULL;
-	if (strncmp(k->text, "cuda", 4) == 0 && strncmp(e->text, "cuda", 4) != 0)
-		return k; /* (judged as if written bare: refused, if it must be, by its own name) */
+	/* (judged as if written bare: refused, if it must be, by its own name); the
+	 * wrapper may be named like CUDA's (cudaCheck): CUDA's own that take an error
+	 * are no wrappers */
+	if (strncmp(k->text, "cuda", 4) == 0 && strcmp(e->text, "cudaGetErrorString") != 0 &&
+	    strcmp(e->text, "cudaGetErrorName") != 0)
+		return k;
 	return checked_call(k);
+}
+
+/* cudaGetDevice(&dev), cudaDeviceGetAttribute(&sms, attr, dev),
+ * cudaGetDeviceProperties(&prop, dev), cudaOccupancy...(&n, kernel, ...): a query
+ * of the device whose only effect is the locals it writes (its first argument, &NAME
+ * of a local the launcher declared).  Those become unusable (computed by a call):
+ * fine for launch geometry, which the recipes choose themselves, and refused as a
+ * kernel argument.  1 when s is one (the locals marked), 0 otherwise. */
+static int
+device_query(struct host *h, const struct ast_expr *call)
+{
+	static const char *const queries[] = { "cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties",
+		                               "cudaGetDeviceCount", "cudaFuncGetAttributes",
+		                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+		                               "cudaOccupancyMaxPotentialBlockSize", NULL };
+	int known = 0;
+	for (int i = 0; queries[i] && !known; i++)
+		known = strcmp(call->text, queries[i]) == 0;
+	if (!known || call->n_kids == 0)
+		return 0;
+	/* the results: the leading &NAME arguments (a block size and a grid size for
+	 * cudaOccupancyMaxPotentialBlockSize) */
+	size_t n_out = 0;
+	for (size_t i = 0; i < call->n_kids; i++) {
+		const struct ast_expr *a = call->kids[i];
+		if (a->kind != AST_UN || strcmp(a->text, "&") != 0)
+			break;
+		if (a->kids[0]->kind != AST_NAME || !host_lookup_local(h, a->kids[0]->text))
+			return 0;
+		n_out++;
+	}
+	if (n_out == 0)
+		return 0;
+	for (size_t i = 0; i < n_out; i++) {
+		struct host_local *l = (struct host_local *)host_lookup_local(h, call->kids[i]->kids[0]->text);
+		free(l->text);
+		l->text = NULL;
+		l->dims = NULL;
+	}
+	return 1;
 }
 
 /* C text of a host expression, with the launcher's locals substituted. */
@@ -398,7 +442,14 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, d->type };
 				continue;
 			}
-			if (strchr(d->type, '*') || !d->init) {
+			if (!strchr(d->type, '*') && !d->init) {
+				/* int sms; cudaDeviceProp prop; for a device query to fill
+				 * (device_query): unusable as an argument */
+				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, NULL };
+				continue;
+			}
+			if (strchr(d->type, '*')) {
 				strbuf_addf(why, "the launcher declares '%s', which is not a scalar "
 				            "computed from the parameters", d->name);
 				return -1;
@@ -434,6 +485,8 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				return memset_stage(p, h, s->expr, why);
 			if (strcmp(f, "cudaMalloc") == 0)
 				return local_buffer(p, h, s->expr, why);
+			if (device_query(h, s->expr))
+				return 0; /* its locals serve the geometry only */
 			if (strcmp(f, "cudaFree") == 0 && s->expr->n_kids == 1 && s->expr->kids[0]->kind == AST_NAME) {
 				const struct ir_param *q = ir_program_param(p, s->expr->kids[0]->text);
 				if (q && q->is_local)

@@ -349,6 +349,68 @@ conversion_intrinsics_lift_as_typed_calls(void **state)
 	                  "k<<<(n + 255) / 256, 256>>>(x, y, n);", "a call to '__float2rounded', which is not a math function");
 }
 
+/* Launcher code whose only effect is the launch geometry does not block lifting:
+ * cudaGetDevice and cudaDeviceGetAttribute (through a checking macro named like
+ * CUDA's own, cudaCheck) fill locals that size the grid, which the recipes
+ * choose themselves; such a local passed to the kernel is refused. */
+static void
+device_queries_that_size_the_grid_lift(void **state)
+{
+	static const char kernel[] =
+		"#define cudaCheck(e) do { cudaError_t r_ = (e); if (r_ != cudaSuccess) exit(1); } while (0)\n"
+		"__global__ void k(const float *x, float *y, int n) {\n"
+		"  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = 2.0f * x[i];\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar", kernel,
+	                               "void f(const float *x, float *y, int n) {\n"
+	                               "  int dev = 0, sms = 0, per_sm;\n  cudaDeviceProp prop;\n"
+	                               "  cudaCheck(cudaGetDevice(&dev));\n"
+	                               "  cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));\n"
+	                               "  cudaGetDeviceProperties(&prop, dev);\n"
+	                               "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0);\n"
+	                               "  k<<<sms * per_sm, prop.maxThreadsPerBlock / 4>>>(x, y, n);\n"
+	                               "  cudaCheck(cudaGetLastError());\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = (2.0f * x[i])\n"
+	                   "  store y[i] = st0_0\n");
+	expect_not_lifted(kernel, "int sms = 0;\n  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+	                  "  k<<<sms, 256>>>(x, y, sms);", "argument 3 of 'k' has side effects or uses a value computed by a call");
+	expect_not_lifted(kernel, "cudaCheck(cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyHostToDevice));\n"
+	                  "  k<<<n, 256>>>(x, y, n);", "the launcher calls 'cudaMemcpy'");
+}
+
+/* A clamped-edge stencil whose clamps are written as selects (r > 0 ? r - 1 : 0)
+ * and as one-sided min/max (max(c - 1, 0), min(c + 1, cols - 1)), its column
+ * recomputed as t - r * cols, is a stencil: the clamps are known by their values
+ * at every point.  A select that is no clamp (it wraps around) is no stencil. */
+static void
+clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils(void **state)
+{
+	static const char launcher[] = "void f(const float *x, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, y, rows, cols);\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int cols:scalar";
+	struct strbuf k = STRBUF_INIT;
+	static const char *const bodies[] = {
+		"  int up = r > 0 ? r - 1 : 0, dn = r < rows - 1 ? r + 1 : rows - 1;\n"
+		"  int lf = max(c - 1, 0), rt = min(c + 1, cols - 1);\n"
+		"  y[t] = x[up * cols + c] + x[dn * cols + c] + x[r * cols + lf] + x[r * cols + rt];\n",
+		/* wraps around at the top edge: not a clamp */
+		"  int up = r > 0 ? r - 1 : rows - 1;\n  y[t] = x[up * cols + c] + x[t];\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		strbuf_reset(&k);
+		strbuf_addf(&k, "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+		                "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+		                "  int r = t / cols, c = t - r * cols;\n%s}\n", bodies[i]);
+		char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+		if (!egg_str_starts(d, i == 0 ? "launcher f\nstage 0 stencil kernel=k n=(rows * cols) rows=rows cols=cols\n"
+		                              : "launcher f\nstage 0 map kernel=k"))
+			fail_msg("case %zu: %s", i, d);
+		free(d);
+	}
+	strbuf_release(&k);
+}
+
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
  * on the flag (b != nullptr), in each spelling of the test; one read outside
  * the test, or written, is refused. */
@@ -1417,6 +1479,8 @@ main(void)
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
+		cmocka_unit_test(device_queries_that_size_the_grid_lift),
+		cmocka_unit_test(clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
