@@ -130,7 +130,12 @@ form_of(const struct ir_expr *e, struct form *out)
 		return;
 	long k;
 	int sum = e->kind == IR_BIN && (strcmp(e->text, "+") == 0 || strcmp(e->text, "-") == 0);
-	if (!has_index(e) && !sum) { /* (sums split, so that h - 1 is h and -1) */
+	/* (sums split, so that h - 1 is h and -1; and products by a literal, so that an
+	 * unrolled tap's -1 * cols is -cols) */
+	int scaled = e->kind == IR_BIN && strcmp(e->text, "*") == 0 &&
+	             ((e->kids[0]->kind == IR_NUM && integer(e->kids[0]->text, &k)) ||
+	              (e->kids[1]->kind == IR_NUM && integer(e->kids[1]->text, &k)));
+	if (!has_index(e) && !sum && !scaled) {
 		if (ir_expr_has_load(e) || ir_expr_has_local(e)) /* a local may depend on the element */
 			out->bad = 1;
 		else if (e->kind == IR_NUM && integer(e->text, &k))

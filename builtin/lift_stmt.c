@@ -385,20 +385,65 @@ is_unit_step(const struct ast_expr *step)
  * dimension, a filter's taps): unrolled, v a number in each copy of the body.
  * 1 when it is not such a loop. */
 static int
-unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
+assigns_name(const struct ast_expr *e, void *name)
+{
+	return ast_assigns(e, name);
+}
+
+/* for (int v = A; v < B; v++) (or v <= B) with A and B numbers and at most
+ * MAX_UNROLL iterations: 1 with [A, B) in *a, *b */
+static int
+small_loop(const struct ast_stmt *s, long *a, long *b)
+{
+	const struct ast_decl *d = s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
+	                           s->init->n_decls == 1 ? &s->init->decls[0] : NULL;
+	const struct ast_expr *cond = s->expr, *step = s->step;
+	if (!d || !constant(d->init, a) || !cond || cond->kind != AST_BIN ||
+	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
+	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], b) || !step)
+		return 0;
+	if (strcmp(cond->text, "<=") == 0)
+		(*b)++;
+	return is_unit_step(step) && *b - *a <= MAX_UNROLL && !(s->then && ast_walk_exprs(s->then, assigns_name, (void *)d->name));
+}
+
+/* Whether s holds only loops of a fixed small window centred on the element (a
+ * stencil's taps, for (dr = -1; dr <= 1; ++dr) for (dc ...): each loop starts
+ * below zero), MAX_WINDOW copies of the innermost body at most (times `copies`,
+ * the enclosing loops' trips): unrolled at element level, they do not make the
+ * thread a row.  A window from 0 (a pooling's) stays a row's column loop. */
+#define MAX_WINDOW 64
+static int
+window_only(const struct ast_stmt *s, long copies)
+{
+	long a, b;
+	if (!s)
+		return 1;
+	if (s->kind == AST_WHILE)
+		return 0;
+	if (s->kind == AST_FOR)
+		return small_loop(s, &a, &b) && a < 0 && copies * (b > a ? b - a : 1) <= MAX_WINDOW &&
+		       window_only(s->then, copies * (b > a ? b - a : 1));
+	for (size_t i = 0; i < s->n_body; i++)
+		if (!window_only(s->body[i], copies))
+			return 0;
+	return window_only(s->then, copies) && window_only(s->otherwise, copies);
+}
+
+int
+lift_window_only(const struct ast_stmt *s)
+{
+	return window_only(s, 1);
+}
+
+static int
+unroll_small(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
 	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
 	                           &s->init->decls[0] : NULL;
-	const struct ast_expr *cond = s->expr, *step = s->step;
 	long a, b;
-	if (!d || !constant(d->init, &a) || !cond || cond->kind != AST_BIN ||
-	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
-	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], &b) || !step)
-		return 1;
-	if (strcmp(cond->text, "<=") == 0)
-		b++;
-	if (!is_unit_step(step) || b - a > MAX_UNROLL)
+	if (!small_loop(s, &a, &b))
 		return 1;
 	unsigned outer = c->copy;
 	c->prog->weak = 1;
@@ -408,7 +453,7 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 		char num[24];
 		snprintf(num, sizeof num, "%ld", v);
 		lift_bind(c, d->name, B_SCALAR)->expr = ir_expr_new(IR_NUM, num);
-		lift_stmt(c, s->then, LV_COL, out);
+		lift_stmt(c, s->then, lv, out);
 		lift_unbind_to(c, mark);
 	}
 	c->copy = outer;
@@ -527,7 +572,7 @@ collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
-	if (lv == LV_COL && unroll_small(c, s, out) == 0)
+	if ((lv == LV_COL || (lv == LV_ELEMENT && lift_window_only(s))) && unroll_small(c, s, lv, out) == 0)
 		return;
 	if (lv == LV_ROW && ast_has_loop(s->then) && collapse_nest(c, s, out) == 0)
 		return;

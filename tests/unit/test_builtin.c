@@ -411,6 +411,65 @@ clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils(void **state)
 	strbuf_release(&k);
 }
 
+/* A border the kernel treats apart by an early return ("if (edge) { y[t] = x[t];
+ * return; } y[t] = f(taps)") is both sides of one select: every element stored
+ * once, the taps read only where the condition does not hold, and the map is the
+ * stencil it is.  On data instead of indices it stays a data-dependent branch. */
+static void
+early_returns_on_index_conditions_lift_both_sides_as_one_select(void **state)
+{
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int cols:scalar";
+	static const char launcher[] = "void f(const float *x, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, y, rows, cols);\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params,
+	                               "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+	                               "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+	                               "  int r = t / cols, c = t % cols;\n"
+	                               "  if (r == 0 || c == 0) { y[t] = x[t]; return; }\n"
+	                               "  float d = x[t - cols] + x[t - 1];\n  y[t] = 0.5f * d;\n}\n", launcher),
+	                   "launcher f\n"
+	                   "stage 0 stencil kernel=k n=(rows * cols) rows=rows cols=cols\n"
+	                   "  let float st0_0 = (((((int)row) == 0) || (((int)col) == 0)) ? x[((row * cols) + col)] : 0)\n"
+	                   "  let float d_0 = ((!((((int)row) == 0) || (((int)col) == 0))) ? "
+	                   "(x[(((row * cols) + col) - cols)] + x[(((row * cols) + col) - 1)]) : 0)\n"
+	                   "  let float st1_0 = ((!((((int)row) == 0) || (((int)col) == 0))) ? (0.5f * d_0) : 0)\n"
+	                   "  let float sel2_0 = (((((int)row) == 0) || (((int)col) == 0)) ? st0_0 : st1_0)\n"
+	                   "  store y[((row * cols) + col)] = sel2_0\n");
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params,
+	                               "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+	                               "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+	                               "  if (x[t] > 0.0f) { y[t] = x[t]; return; }\n"
+	                               "  float h = x[t] * 0.5f;\n  y[t] = h * h;\n}\n", launcher));
+	assert_string_equal(d, "not lifted: a data-dependent branch\n");
+	free(d);
+}
+
+/* Loops over a small fixed window centred on the element (for (dr = -1; dr <= 1;
+ * ++dr) around taps at t + dr * cols + dc) are unrolled in the element, so that
+ * the taps are a stencil's; a window past 64 copies is no stencil. */
+static void
+small_fixed_windows_unroll_into_stencil_taps(void **state)
+{
+	static const char launcher[] = "void f(const float *x, const float *w, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, w, y, rows, cols);\n}\n";
+	struct strbuf k = STRBUF_INIT;
+	for (int reach = 1; reach <= 4; reach += 3) {
+		strbuf_reset(&k);
+		strbuf_addf(&k, "__global__ void k(const float *x, const float *w, float *y, int rows, int cols) {\n"
+		                "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t < rows * cols) {\n"
+		                "    float s = 0.0f;\n"
+		                "    for (int dr = -%d; dr <= %d; ++dr)\n      for (int dc = -%d; dc <= %d; dc++)\n"
+		                "        s += w[0] * x[t + dr * cols + dc];\n    y[t] = s;\n  }\n}\n",
+		            reach, reach, reach, reach);
+		char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, const float *w:in, float *y:out, "
+		                               "int rows:scalar, int cols:scalar", k.buf, launcher));
+		if (egg_str_starts(d, "launcher f\nstage 0 stencil kernel=k n=(rows * cols)") != (reach == 1))
+			fail_msg("reach %d: %s", reach, d);
+		free(d);
+	}
+	strbuf_release(&k);
+}
+
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
  * on the flag (b != nullptr), in each spelling of the test; one read outside
  * the test, or written, is refused. */
@@ -1481,6 +1540,8 @@ main(void)
 		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
 		cmocka_unit_test(device_queries_that_size_the_grid_lift),
 		cmocka_unit_test(clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils),
+		cmocka_unit_test(early_returns_on_index_conditions_lift_both_sides_as_one_select),
+		cmocka_unit_test(small_fixed_windows_unroll_into_stencil_taps),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),

@@ -38,3 +38,59 @@ void smooth5_gridstride(float *dst, const float *src, int rows, int cols, float 
 	smooth5_clamped<<<sms * 4, 256>>>(dst, src, rows, cols, wc, ws);
 	cudaCheck(cudaGetLastError());
 }
+
+// a border kept by an early return before the interior's update, over a 2-D
+// block of threads and blockIdx.z walking the planes: a map whose border is a select
+__global__ void diffuse7(float *next, const float *cur, int nx, int ny, int nz, float k)
+{
+	const int x = blockIdx.x * blockDim.x + threadIdx.x;
+	const int y = blockIdx.y * blockDim.y + threadIdx.y;
+	const int z = blockIdx.z;
+	if (x >= nx || y >= ny)
+		return;
+	const size_t slab = (size_t)nx * ny;
+	const size_t at = z * slab + (size_t)y * nx + x;
+	if (z == 0 || z == nz - 1 || y == 0 || y == ny - 1 || x == 0 || x == nx - 1) {
+		next[at] = cur[at];
+		return;
+	}
+	const float sum6 = cur[at - slab] + cur[at + slab] + cur[at - nx] + cur[at + nx] + cur[at - 1] + cur[at + 1];
+	next[at] = cur[at] + k * (sum6 - 6.0f * cur[at]);
+}
+
+#pragma egg optimize in(cur[nx * ny * nz]) out(next[nx * ny * nz]) tolerance(rtol = 1e-5, atol = 1e-5) \
+	workload(nx = 19, ny = 7, nz = 5, k = 0.1) workload(nx = 3, ny = 3, nz = 3, k = 0.2)
+void diffuse7_3d(float *next, const float *cur, int nx, int ny, int nz, float k)
+{
+	dim3 tb(16, 4);
+	dim3 gr((nx + 15) / 16, (ny + 3) / 4, nz);
+	diffuse7<<<gr, tb>>>(next, cur, nx, ny, nz, k);
+}
+
+// a 3x3 window of weights written as two small loops around taps at idx + dr * W + dc,
+// the border set to a constant by an early return (a launcher naming the kernel in a
+// message too)
+__global__ void window3(const float *src, const float *taps, float *dst, int H, int W)
+{
+	int idx = blockIdx.x * blockDim.x + threadIdx.x;
+	if (idx >= H * W)
+		return;
+	int r = idx / W, c = idx % W;
+	if (c == 0 || c == W - 1 || r == 0 || r == H - 1) {
+		dst[idx] = -1.0f;
+		return;
+	}
+	float s = 0.0f;
+	for (int a = -1; a < 2; a++)
+		for (int b = -1; b < 2; b++)
+			s += taps[3 * a + b + 4] * src[idx + a * W + b];
+	dst[idx] = s;
+}
+
+#pragma egg optimize in(src[H * W], taps[9]) out(dst[H * W]) tolerance(rtol = 1e-5, atol = 1e-5) \
+	workload(H = 29, W = 47) workload(H = 3, W = 3)
+void window3_flat(const float *src, const float *taps, float *dst, int H, int W)
+{
+	window3<<<(H * W + 127) / 128, 128>>>(src, taps, dst, H, W);
+	check_status(cudaGetLastError(), "window3");
+}
