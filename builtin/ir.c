@@ -240,6 +240,35 @@ ir_expr_int_uncast(const struct ir_expr *e)
 }
 
 int
+ir_expr_factors(const struct ir_expr *e, const struct ir_expr **f, size_t *n, size_t cap)
+{
+	e = ir_expr_int_uncast(e);
+	if (e->kind == IR_BIN && strcmp(e->text, "*") == 0)
+		return ir_expr_factors(e->kids[0], f, n, cap) && ir_expr_factors(e->kids[1], f, n, cap);
+	if (*n == cap)
+		return 0;
+	f[(*n)++] = e;
+	return 1;
+}
+
+int
+ir_expr_same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb)
+{
+	int used[16] = { 0 };
+	if (na != nb || na > 16)
+		return 0;
+	for (size_t i = 0; i < na; i++) {
+		size_t j = 0;
+		while (j < nb && (used[j] || !ir_expr_equal(a[i], b[j])))
+			j++;
+		if (j == nb)
+			return 0;
+		used[j] = 1;
+	}
+	return 1;
+}
+
+int
 ir_expr_has_load(const struct ir_expr *e)
 {
 	if (!e)

@@ -222,6 +222,12 @@ const struct ir_expr *ir_expr_int_uncast(const struct ir_expr *e);
 /* Every load of buffer in e is at element ix (or e does not load buffer). */
 int ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix);
 
+/* The factors of a product e (integer casts seen through) appended to f, at most
+ * cap in all; 0 when more.  Whether the factors a (na) and b (nb) are the same
+ * multiset (at most 16). */
+int ir_expr_factors(const struct ir_expr *e, const struct ir_expr **f, size_t *n, size_t cap);
+int ir_expr_same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb);
+
 /* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
 void ir_expr_print(const struct ir_expr *e, struct strbuf *out);
 

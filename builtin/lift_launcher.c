@@ -371,6 +371,79 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 	return 0;
 }
 
+/* The factors of a byte count (a product) other than one sizeof(elem) (or
+ * sizeof(*dst), sizeof(dst[0])) into f (at most 8): 1 when it is such a product. */
+static int
+count_factors(const struct ast_expr *e, const char *elem, const char *dst, int *seen,
+              const struct ast_expr **f, size_t *n)
+{
+	while (e->kind == AST_CAST)
+		e = e->kids[0];
+	if (e->kind == AST_BIN && strcmp(e->text, "*") == 0)
+		return count_factors(e->kids[0], elem, dst, seen, f, n) &&
+		       count_factors(e->kids[1], elem, dst, seen, f, n);
+	if (!*seen && e->kind == AST_NUM) {
+		char *a = egg_xasprintf("sizeof(%s)", elem), *b = egg_xasprintf("sizeof(*%s)", dst),
+		     *c = egg_xasprintf("sizeof(%s[0])", dst);
+		*seen = strcmp(e->text, a) == 0 || strcmp(e->text, b) == 0 || strcmp(e->text, c) == 0;
+		free(a);
+		free(b);
+		free(c);
+		if (*seen)
+			return 1;
+	}
+	if (*n == 8)
+		return 0;
+	f[(*n)++] = e;
+	return 1;
+}
+
+/* cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToDevice) between two
+ * buffers of the target of one element type (a border copied before a kernel
+ * that writes the interior): a copy stage (lift_copy.c). */
+static int
+copy_stage(struct ir_program *p, const struct host *h, const struct ast_expr *call, struct strbuf *why)
+{
+	const struct ast_expr *arg[2] = { NULL, NULL };
+	for (int i = 0; i < 2 && call->n_kids >= 4; i++) {
+		arg[i] = call->kids[i];
+		while (arg[i]->kind == AST_CAST)
+			arg[i] = arg[i]->kids[0];
+	}
+	const struct ir_param *d = arg[0] && arg[0]->kind == AST_NAME ? ir_program_param(p, arg[0]->text) : NULL;
+	const struct ir_param *q = arg[1] && arg[1]->kind == AST_NAME ? ir_program_param(p, arg[1]->text) : NULL;
+	const struct ast_expr *kind = call->n_kids >= 4 ? call->kids[3] : NULL;
+	int async = strcmp(call->text, "cudaMemcpyAsync") == 0;
+	if (!d || !q || !d->is_pointer || !q->is_pointer || d == q || strcmp(d->elem_type, q->elem_type) != 0 ||
+	    kind->kind != AST_NAME ||
+	    (strcmp(kind->text, "cudaMemcpyDeviceToDevice") != 0 && strcmp(kind->text, "cudaMemcpyDefault") != 0) ||
+	    call->n_kids != (size_t)(async ? 5 : 4) || (async && !is_default_stream(call->kids[4]))) {
+		strbuf_addstr(why, "the launcher calls cudaMemcpy other than device to device between two of its "
+		                   "buffers of one type");
+		return -1;
+	}
+	const struct ast_expr *f[8];
+	char *text[8];
+	size_t n = 0;
+	int seen = 0, ok = count_factors(call->kids[2], d->elem_type, d->name, &seen, f, &n) && seen;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = host_is_pure(f[i]) && !host_uses_unusable(h, f[i]);
+	if (!ok) {
+		strbuf_addf(why, "the launcher copies a byte count that is not a count of '%s' times sizeof(%s)",
+		            d->name, d->elem_type);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf t = STRBUF_INIT;
+		host_print(h, f[i], &t);
+		text[i] = strbuf_detach(&t);
+	}
+	lift_copy_stage(p, call->text, d->name, q->name, text, n);
+	for (size_t i = 0; i < n; i++)
+		free(text[i]);
+	return 0;
+}
+
 /* A null pointer constant: NULL, nullptr, 0. */
 static int
 is_null(const struct ast_expr *e)
@@ -485,6 +558,8 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				return memset_stage(p, h, s->expr, why);
 			if (strcmp(f, "cudaMalloc") == 0)
 				return local_buffer(p, h, s->expr, why);
+			if (strcmp(f, "cudaMemcpy") == 0 || strcmp(f, "cudaMemcpyAsync") == 0)
+				return copy_stage(p, h, s->expr, why);
 			if (device_query(h, s->expr))
 				return 0; /* its locals serve the geometry only */
 			if (strcmp(f, "cudaFree") == 0 && s->expr->n_kids == 1 && s->expr->kids[0]->kind == AST_NAME) {
@@ -680,6 +755,8 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 		mark_written(p, &p->stages[i].body);
 	if (rc == 0)
 		rc = lift_2d(p, why);
+	if (rc == 0)
+		lift_fold_copies(p);
 	if (rc == 0)
 		rc = check_optional(p, why);
 	ast_unit_free(u);

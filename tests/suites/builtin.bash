@@ -20,7 +20,7 @@ check_programs() {
 }
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat"
+LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -999,12 +999,15 @@ test_conversion_intrinsics_lift_and_are_correct_on_a_cpu_stand_in() {
 # as selects and one-sided min/max, a grid-stride loop whose grid the launcher
 # sizes from cudaDeviceGetAttribute through cudaCheck; a border kept by an early
 # return before the interior's update (3-D, blockIdx.z the plane: a map); a 3x3
-# window of two small loops with its border set by an early return.  Each lifts
-# and every candidate matches the reference on the stand-in.
+# window of two small loops with its border set by an early return; a border
+# copied by cudaMemcpy before an interior-only kernel (folded: one stencil pass).
+# Each lifts and every candidate matches the reference on the stand-in.
 test_stencils_in_the_blind_batchs_indexing_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	lifted_and_correct_on_cpu indexing.cu 31 smooth5_gridstride=idx_smooth5_gridstride \
-		diffuse7_3d=idx_diffuse7_3d window3_flat=idx_window3_flat
+	lifted_and_correct_on_cpu indexing.cu 44 smooth5_gridstride=idx_smooth5_gridstride \
+		diffuse7_3d=idx_diffuse7_3d window3_flat=idx_window3_flat relax5_dirichlet=idx_relax5_dirichlet
+	expect_file_contains idx_relax5_dirichlet.json 'stage 0 stencil kernel=relax5'
+	expect_file_contains idx_relax5_dirichlet.json ' : a[((int)((row * w) + col))])'
 	expect_file_contains idx_smooth5_gridstride.json 'stage 0 stencil kernel=smooth5_clamped'
 	expect_file_contains idx_window3_flat.json 'stage 0 stencil kernel=window3'
 }

@@ -376,7 +376,7 @@ device_queries_that_size_the_grid_lift(void **state)
 	expect_not_lifted(kernel, "int sms = 0;\n  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
 	                  "  k<<<sms, 256>>>(x, y, sms);", "argument 3 of 'k' has side effects or uses a value computed by a call");
 	expect_not_lifted(kernel, "cudaCheck(cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyHostToDevice));\n"
-	                  "  k<<<n, 256>>>(x, y, n);", "the launcher calls 'cudaMemcpy'");
+	                  "  k<<<n, 256>>>(x, y, n);", "the launcher calls cudaMemcpy other than device to device");
 }
 
 /* A clamped-edge stencil whose clamps are written as selects (r > 0 ? r - 1 : 0)
@@ -468,6 +468,45 @@ small_fixed_windows_unroll_into_stencil_taps(void **state)
 		free(d);
 	}
 	strbuf_release(&k);
+}
+
+/* A device-to-device cudaMemcpy between two of the launcher's buffers is a copy
+ * stage; before a stencil that writes only the interior (its border keeps the
+ * element, the copy's), it folds into the stencil, which reads the source
+ * instead: one pass.  Before a map that does not store the copy's destination
+ * it stays a stage; a copy from the host is refused. */
+static void
+device_copies_lift_and_fold_into_the_stencil_that_keeps_them(void **state)
+{
+	static const char params[] = "const float *u:in, float *v:out, float *y:out, int w:scalar, int h:scalar";
+	static const char kernel[] =
+		"__global__ void k(const float *u, float *v, int w, int h) {\n"
+		"  int x = blockIdx.x * blockDim.x + threadIdx.x;\n  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+		"  if (x > 0 && x < w - 1 && y > 0 && y < h - 1) v[y * w + x] = u[y * w + x - 1] + u[y * w + x + 1];\n}\n"
+		"__global__ void m(const float *u, float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = 2.0f * u[i];\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *u, float *v, float *y, int w, int h) {\n"
+	                               "  cudaMemcpy(v, u, sizeof(float) * w * h, cudaMemcpyDeviceToDevice);\n"
+	                               "  k<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(u, v, w, h);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 stencil kernel=k n=(h * w) rows=h cols=w\n"
+	                   "  let float st0_1 = (((((col > 0) && (col < (w - 1))) && (row > 0)) && (row < (h - 1))) ? "
+	                   "(u[(((row * w) + col) - 1)] + u[(((row * w) + col) + 1)]) : u[((row * w) + col)])\n"
+	                   "  store v[((row * w) + col)] = st0_1\n");
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *u, float *v, float *y, int w, int h) {\n"
+	                               "  cudaMemcpy(v, u, w * h * sizeof(*v), cudaMemcpyDeviceToDevice);\n"
+	                               "  m<<<(w * h + 255) / 256, 256>>>(u, y, w * h);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=cudaMemcpy n=(((size_t)w) * h)\n"
+	                   "  let float copy_0 = u[i]\n"
+	                   "  store v[i] = copy_0\n"
+	                   "stage 1 map kernel=m n=(w * h)\n"
+	                   "  let float st0_1 = (2.0f * u[i])\n"
+	                   "  store y[i] = st0_1\n");
+	expect_not_lifted(kernel, "cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyHostToDevice);",
+	                  "cudaMemcpy other than device to device");
 }
 
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
@@ -1542,6 +1581,7 @@ main(void)
 		cmocka_unit_test(clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils),
 		cmocka_unit_test(early_returns_on_index_conditions_lift_both_sides_as_one_select),
 		cmocka_unit_test(small_fixed_windows_unroll_into_stencil_taps),
+		cmocka_unit_test(device_copies_lift_and_fold_into_the_stencil_that_keeps_them),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
