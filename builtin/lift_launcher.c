@@ -224,8 +224,15 @@ host_is_pure(const struct ast_expr *e)
 	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_STR ||
 	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
 		return 0;
-	if (e->kind == AST_CALL && (!e->text || (strcmp(e->text, "min") && strcmp(e->text, "max") &&
-	                                         strcmp(e->text, "std::min"))))
+	/* min, max and the math functions whose results are exact or correctly rounded
+	 * on host and device alike (1.0f / sqrtf(HS): a scale) */
+	static const char *const pure[] = { "min", "max", "std::min", "std::max", "sqrtf", "sqrt", "fabsf",
+		                            "fabs", "fminf", "fmaxf", "fmin", "fmax", "floorf", "floor", "ceilf",
+		                            "ceil", NULL };
+	int known = 0;
+	for (int i = 0; e->kind == AST_CALL && e->text && pure[i] && !known; i++)
+		known = strcmp(e->text, pure[i]) == 0;
+	if (e->kind == AST_CALL && !known)
 		return 0;
 	for (size_t i = 0; i < e->n_kids; i++)
 		if (!host_is_pure(e->kids[i]))

@@ -590,12 +590,13 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	int from_zero = init->kind == AST_NUM && strcmp(init->text, "0") == 0;
 	const struct ast_expr *cond = s->expr, *step = s->step;
-	/* up: j < B, j += 1; down: j >= L (or j > L), j -= 1 */
-	int up = cond && cond->kind == AST_BIN && strcmp(cond->text, "<") == 0;
+	/* up: j < B (or j <= B: B + 1), j += 1; down: j >= L (or j > L), j -= 1 */
+	int up = cond && cond->kind == AST_BIN && (strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0);
 	int down = cond && cond->kind == AST_BIN && (strcmp(cond->text, ">=") == 0 || strcmp(cond->text, ">") == 0);
 	if ((!up && !down) || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
 	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0) {
-		lift_refuse(c, "a loop whose condition is not 'index < bound' (or 'index >= low' counting down)");
+		lift_refuse(c, "a loop whose condition is not 'index < bound' (or <=, or 'index >= low' counting "
+		               "down)");
 		return;
 	}
 	const char *inc = up ? "++" : "--", *add = up ? "+=" : "-=";
@@ -611,6 +612,8 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
 	ir_block_add(out, loop);
 	loop->bound = lift_expr(c, cond->kids[1]);
+	if (loop->bound && strcmp(cond->text, "<=") == 0)
+		loop->bound = lift_bin("+", loop->bound, ir_expr_new(IR_NUM, "1"));
 	struct ir_expr *start = from_zero && up ? NULL : lift_expr(c, init);
 	if (!loop->bound || (!(from_zero && up) && !start))
 		return;

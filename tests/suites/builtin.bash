@@ -20,7 +20,7 @@ check_programs() {
 }
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet"
+LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet causal_softmax"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -1010,4 +1010,13 @@ test_stencils_in_the_blind_batchs_indexing_lift_and_are_correct_on_a_cpu_stand_i
 	expect_file_contains idx_relax5_dirichlet.json ' : a[((int)((row * w) + col))])'
 	expect_file_contains idx_smooth5_gridstride.json 'stage 0 stencil kernel=smooth5_clamped'
 	expect_file_contains idx_window3_flat.json 'stage 0 stencil kernel=window3'
+}
+
+# A causal softmax, one thread per row, its loops to the row's position (j <= t)
+# and its scale 1.0f / sqrtf(dim) computed by the launcher: a row program, every
+# candidate correct on the stand-in.
+test_causal_rows_with_a_launcher_scale_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	lifted_and_correct_on_cpu causal.cu 7 causal_softmax=causal_softmax
+	expect_file_contains causal_softmax.json 'loop col < (pos_0 + 1)'
 }

@@ -509,6 +509,37 @@ device_copies_lift_and_fold_into_the_stencil_that_keeps_them(void **state)
 	                  "cudaMemcpy other than device to device");
 }
 
+/* A causal row (for (j = 0; j <= t; j++), t the row's position) is a column loop
+ * of t + 1; a launcher scalar computed with sqrtf (1.0f / sqrtf(HS): exact on
+ * host and device alike) is an argument like any other; one computed with expf
+ * (rounded differently on the device) is refused. */
+static void
+causal_bounds_and_exact_host_math_lift(void **state)
+{
+	static const char kernel[] = "__global__ void k(const float *x, float *y, int rows, int len, float s) {\n"
+	                             "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                             "    int t = r % len;\n    float m = 0.0f;\n"
+	                             "    for (int j = 0; j <= t; j++) m += x[r * len + j] * s;\n    y[r] = m;\n  }\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int len:scalar, int d:scalar";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *x, float *y, int rows, int len, int d) {\n"
+	                               "  float scale = 1.0f / sqrtf((float)d);\n"
+	                               "  k<<<(rows + 63) / 64, 64>>>(x, y, rows, len, scale);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 rows kernel=k n=rows\n"
+	                   "  let int t_0 = (row % len)\n"
+	                   "  let float m_0 = 0.0f\n"
+	                   "  loop col < (t_0 + 1)\n"
+	                   "    acc sum m_0 <- (x[((row * len) + col)] * (1.0f / sqrtf(((float)d))))\n"
+	                   "  let float st0_0 = m_0\n"
+	                   "  store y[row] = st0_0\n");
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *x, float *y, int rows, int len, int d) {\n"
+	                               "  float scale = expf((float)d);\n  k<<<(rows + 63) / 64, 64>>>(x, y, rows, len, scale);\n}\n"));
+	assert_string_equal(d, "not lifted: argument 5 of 'k' has side effects or uses a value computed by a call\n");
+	free(d);
+}
+
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
  * on the flag (b != nullptr), in each spelling of the test; one read outside
  * the test, or written, is refused. */
@@ -1582,6 +1613,7 @@ main(void)
 		cmocka_unit_test(early_returns_on_index_conditions_lift_both_sides_as_one_select),
 		cmocka_unit_test(small_fixed_windows_unroll_into_stencil_taps),
 		cmocka_unit_test(device_copies_lift_and_fold_into_the_stencil_that_keeps_them),
+		cmocka_unit_test(causal_bounds_and_exact_host_math_lift),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),
