@@ -398,6 +398,9 @@ void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)
 {
 	strbuf_addf(out, "%s %s\n", p->is_kernel ? "kernel" : "launcher", p->name);
+	for (size_t i = 0; i < p->n_params; i++) /* stored only where given (ir_param.optional) */
+		if (p->params[i].optional && p->params[i].written)
+			strbuf_addf(out, "optional output %s\n", p->params[i].name);
 	for (size_t i = 0; i < p->n_stages; i++) {
 		const struct ir_stage *st = &p->stages[i];
 		strbuf_addf(out, "stage %zu %s", i, stage_names[st->kind]);

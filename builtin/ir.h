@@ -172,7 +172,10 @@ struct ir_param {
 	char *extent;    /* pointers: the bundle's element count in the target's names, or NULL */
 	int optional;    /* read only where it is not NULL: the code tests it (IR_VAR
 	                  * "(NAME != nullptr)", the same for every thread) and reads
-	                  * it only in a select's arm under that test; never streamed */
+	                  * it only in a select's arm under that test; never streamed.
+	                  * Or, written, an optional output ("if (mean) mean[i] = m;"):
+	                  * never read, stored by maps and row programs only, each
+	                  * store emitted under "if (NAME != nullptr)" */
 };
 
 struct ir_program {

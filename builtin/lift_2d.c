@@ -734,6 +734,11 @@ lift_2d(struct ir_program *p, struct strbuf *why)
 			continue;
 		if (n->kind != IR_BIN || strcmp(n->text, "*") != 0)
 			continue;
+		int optional_out = 0; /* (its stores guarded by emit.c only: a map's) */
+		for (size_t j = 0; j < p->n_params; j++)
+			optional_out |= p->params[j].optional && ir_block_touches(&st->body, p->params[j].name, 1);
+		if (optional_out)
+			continue;
 		if (!try_split(p, st, k, n->kids[0], n->kids[1]))
 			try_split(p, st, k, n->kids[1], n->kids[0]);
 	}

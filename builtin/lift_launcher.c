@@ -683,7 +683,13 @@ check_optional(const struct ir_program *p, struct strbuf *why)
 		if (!q->optional)
 			continue;
 		char *flag = egg_xasprintf("(%s != nullptr)", q->name);
-		int ok = !q->written;
+		/* written: an optional output (lift_stmt.c), never read, stored by maps
+		 * and row programs only, whose stores emit.c guards */
+		int ok = 1;
+		for (size_t k = 0; q->written && ok && k < p->n_stages; k++)
+			ok = !ir_block_touches(&p->stages[k].body, q->name, 0) &&
+			     (p->stages[k].kind == IR_STAGE_MAP || p->stages[k].kind == IR_STAGE_ROWS ||
+			      !ir_block_touches(&p->stages[k].body, q->name, 1));
 		for (size_t k = 0; ok && k < p->n_stages; k++) {
 			const struct ir_stage *st = &p->stages[k];
 			const struct ir_contract *ct = st->contract;
@@ -694,7 +700,8 @@ check_optional(const struct ir_program *p, struct strbuf *why)
 		free(flag);
 		if (!ok) {
 			strbuf_addf(why, "'%s' is tested against NULL but %s", q->name,
-			            q->written ? "written" : "also read where the test does not hold");
+			            q->written ? "both written and read, or written by a stage other than a map or "
+			                         "a row program" : "also read where the test does not hold");
 			return -1;
 		}
 	}

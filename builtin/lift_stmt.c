@@ -664,6 +664,33 @@ ast_equal(const struct ast_expr *a, const struct ast_expr *b)
 	return 1;
 }
 
+/* cond is the test that the buffer lhs stores into is not NULL (p, p != NULL,
+ * NULL != p, p != nullptr), the buffer then marked optional (lift_present) */
+static int
+optional_output(struct ctx *c, const struct ast_expr *cond, const struct ast_expr *lhs)
+{
+	const struct ast_expr *base = lift_strip_casts(lhs->kids[0]);
+	if (base->kind != AST_NAME || !lift_is_pointer(c, base))
+		return 0;
+	struct binding *b = lift_lookup(c, base->text);
+	if (!b || b->kind != B_BUFFER)
+		return 0;
+	const struct ast_expr *x = lift_strip_casts(cond);
+	int names = x->kind == AST_NAME && strcmp(x->text, base->text) == 0;
+	for (int side = 0; !names && side < 2 && x->kind == AST_BIN && strcmp(x->text, "!=") == 0; side++) {
+		const struct ast_expr *k = lift_strip_casts(x->kids[side]);
+		names = k->kind == AST_NAME && strcmp(k->text, base->text) == 0;
+	}
+	if (!names)
+		return 0;
+	struct ir_expr *f = lift_truth(c, cond); /* the flag, or a refusal */
+	char *want = egg_xasprintf("(%s != nullptr)", b->buffer);
+	int ok = f && f->kind == IR_VAR && strcmp(f->text, want) == 0;
+	free(want);
+	ir_expr_free(f);
+	return ok;
+}
+
 /* The one assignment a branch holds, or NULL. */
 static const struct ast_expr *
 branch_assignment(const struct ast_stmt *s)
@@ -886,6 +913,12 @@ lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block 
 				return;
 			}
 		}
+	}
+	if (!e && lhs->kind == AST_INDEX && optional_output(c, cond, lhs)) {
+		/* if (mean != NULL) mean[i] = m;: an optional output, stored as written;
+		 * every candidate stores it only where it is not NULL (emit.c) */
+		lift_stmt(c, s->then, lv, out);
+		return;
 	}
 	if (!e && lhs->kind != AST_NAME) {
 		lift_refuse(c, "a store under a data-dependent condition (a partial write)");

@@ -20,7 +20,7 @@ check_programs() {
 }
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet causal_softmax"
+LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet causal_softmax opt_norm_stats"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -962,26 +962,29 @@ test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand
 	expect_file_contains idiom_tcall.json 'let float st0_0 = (x[i] * ::act::sigmoid(x[i]))'
 }
 
-test_optional_pointers_lift_and_their_candidates_are_correct_with_and_without_on_a_cpu_stand_in() {
+test_optional_pointers_and_outputs_lift_and_their_candidates_are_correct_with_and_without_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	check_programs opt_matmul opt_bias_gelu opt_residual
+	check_programs opt_matmul opt_bias_gelu opt_residual opt_norm_stats
 	same_bundles optional.cu matmul_forward1=opt_matmul bias_gelu_forward=opt_bias_gelu \
-		residual_forward=opt_residual
+		residual_forward=opt_residual norm_stats=opt_norm_stats
 	# a matmul that starts from the bias when there is one (a contraction whose
 	# initial value is a select), a GELU after "if (bias) x += bias[i % C]", a
 	# residual "inp2 != nullptr ? inp2[i] : 0" (never read as a vector: a NULL
 	# stream would be dereferenced); each check program runs every candidate
-	# with the pointer and without it
+	# with the pointer and without it; a norm whose statistics are optional
+	# outputs ("if (mean != NULL) mean[r] = mu;"), each candidate run with them
+	# and without them (a store to NULL would fault)
 	local p
-	for p in opt_matmul opt_bias_gelu opt_residual; do
+	for p in opt_matmul opt_bias_gelu opt_residual opt_norm_stats; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 	done
-	expect_eq "$(grep -l '"lifted":	true' opt_*.json | wc -l)" 3 "bundles lifted"
+	expect_eq "$(grep -l '"lifted":	true' opt_*.json | wc -l)" 4 "bundles lifted"
 	cp "$CHECKS"/opt_*.cu .
 	expect_file_contains opt_matmul.json 'acc float val_0 = ((bias != nullptr) ? bias[row] : 0.0f)'
-	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu
+	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu opt_norm_stats.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 62 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 96 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*(mean = NULL, rstd = NULL)$' e.out)" 17 "candidates checked without the statistics"
 	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 20 "candidates checked without the bias"
 	expect_eq "$(grep -c 'correct=yes.*(inp2 = NULL)$' e.out)" 11 "candidates checked without the residual"
 }

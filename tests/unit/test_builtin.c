@@ -579,6 +579,47 @@ optional_pointers_lift_as_a_select_on_a_flag(void **state)
 	strbuf_release(&want);
 }
 
+/* A buffer stored only where it is not NULL ("if (mean != NULL) mean[r] = m;",
+ * "if (rstd) rstd[r] = s;") is an optional output: it lifts, named as such, and
+ * every candidate guards its stores.  One that is also read is refused. */
+static void
+optional_outputs_lift_with_their_stores_guarded(void **state)
+{
+	static const char params[] = "const float *x:in, float *y:out, float *m:out, int rows:scalar, int C:scalar";
+	static const char launcher[] = "void f(const float *x, float *y, float *m, int rows, int C) {\n"
+	                               "  k<<<(rows + 255) / 256, 256>>>(x, y, m, rows, C);\n}\n";
+	static const char head[] = "__global__ void k(const float *x, float *y, float *m, int rows, int C) {\n"
+	                           "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                           "    float s = 0.0f;\n    for (int c = 0; c < C; c++) s += x[r * C + c];\n";
+	struct strbuf k = STRBUF_INIT;
+	strbuf_addf(&k, "%s    y[r] = s;\n    if (m != NULL) { m[r] = s / C; }\n  }\n}\n", head);
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher),
+	                   "launcher f\n"
+	                   "optional output m\n"
+	                   "stage 0 rows kernel=k n=rows\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < C\n"
+	                   "    acc sum s_0 <- x[((row * C) + col)]\n"
+	                   "  let float st0_0 = s_0\n"
+	                   "  store y[row] = st0_0\n"
+	                   "  let float st1_0 = (s_0 / C)\n"
+	                   "  store m[row] = st1_0\n");
+	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates > 0);
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (count(o.candidates[i].source, "m[egg_row] =") != count(o.candidates[i].source, "if (m != nullptr) m[egg_row] ="))
+			fail_msg("candidate %zu stores m unguarded", i);
+	builtin_output_release(&o);
+	strbuf_reset(&k);
+	strbuf_addf(&k, "%s    y[r] = m ? m[r] * s : s;\n    if (m) m[r] = s;\n  }\n}\n", head);
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+	if (!egg_str_starts(d, "not lifted: ") || !strstr(d, "'m' is tested against NULL but both written and read"))
+		fail_msg("%s", d);
+	free(d);
+	strbuf_release(&k);
+}
+
 static void
 outside_the_families_is_not_lifted_with_a_reason(void **state)
 {
@@ -1605,6 +1646,7 @@ main(void)
 		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(optional_pointers_lift_as_a_select_on_a_flag),
+		cmocka_unit_test(optional_outputs_lift_with_their_stores_guarded),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
