@@ -202,7 +202,14 @@ static void
 lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir_block *out)
 {
 	if (lv != LV_ELEMENT || call->n_kids != 2) {
-		lift_refuse(c, "an atomic inside a loop");
+		/* every row adding into the same elements (a layer norm's dbias[i] and
+		 * dweight[i] summed over the rows): column sums, which no recipe takes */
+		const struct ast_expr *d = call->n_kids ? lift_strip_casts(call->kids[0]) : NULL;
+		while (d && (d->kind == AST_UN || d->kind == AST_INDEX || d->kind == AST_BIN) && d->n_kids)
+			d = lift_strip_casts(d->kids[0]);
+		lift_refuse(c, "an atomic into '%s' inside a loop (sums over the rows accumulated by every "
+		               "row, which no recipe takes; the reference's atomics stay)",
+		            d && d->kind == AST_NAME ? d->text : "?");
 		return;
 	}
 	const struct ast_expr *dst = lift_strip_casts(call->kids[0]), *base, *index = NULL;
@@ -217,8 +224,17 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	const struct ir_param *bp = ir_program_param(c->prog, buffer);
 	int deps = index_deps(out, out->n, ix);
 	if (deps & DEP_THREAD) {
-		lift_refuse(c, "an atomic to an address computed from the thread index outside the "
-		          "data it loads");
+		/* threads that collide by their index (dwpe[t * C + c], summed over b), or
+		 * rows scattered by an index and spread over the thread's columns
+		 * (dwte[inp[bt] * C + c]): neither is a histogram's one bin per element */
+		if (deps & DEP_DATA)
+			lift_refuse(c, "an atomic into '%s' at an element computed from both loaded data and the "
+			               "thread index (rows scattered by an index), which no recipe takes",
+			            buffer);
+		else
+			lift_refuse(c, "an atomic into '%s' at an element computed from the thread index (threads "
+			               "that collide by their index: a segmented sum), which no recipe takes",
+			            buffer);
 		ir_expr_free(ix);
 		return;
 	}

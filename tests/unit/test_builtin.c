@@ -666,6 +666,28 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	                  "int m = clamp(n); k<<<n, 1>>>(x, y, m);", "computed by a call");
 }
 
+/* Atomics no recipe takes are refused with the buffer and the shape named:
+ * rows scattered by an index (an embedding's backward, dwte[ix * C + c]),
+ * threads that collide by their index (dwpe[t * C + c] summed over b), sums
+ * over the rows inside a row's loop (a layer norm's dbias[i]). */
+static void
+atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape(void **state)
+{
+	expect_not_lifted("__global__ void k(const float *x, int *h, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { int ix = (int)x[i / 8]; atomicAdd(&h[ix * 8 + i % 8], 1); }\n}\n",
+	                  "k<<<n, 1>>>(x, h, n);",
+	                  "an atomic into 'h' at an element computed from both loaded data and the thread index");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) atomicAdd(&y[i % 16], x[i]);\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "an atomic into 'y' at an element computed from the thread index");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (r < n) { for (int j = 0; j < 16; j++) atomicAdd(&y[j], x[r * 16 + j]); }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "an atomic into 'y' inside a loop (sums over the rows");
+}
+
 static void
 launch_chain_fuses_into_one_pass_without_the_temp(void **state)
 {
@@ -1648,6 +1670,7 @@ main(void)
 		cmocka_unit_test(optional_pointers_lift_as_a_select_on_a_flag),
 		cmocka_unit_test(optional_outputs_lift_with_their_stores_guarded),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
+		cmocka_unit_test(atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
 		cmocka_unit_test(device_queries_that_size_the_grid_lift),
