@@ -914,7 +914,7 @@ test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_st
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" unseen_mindim1.cu unseen_conv2dpad.cu unseen_avgpool2d.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 46 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 48 "candidates checked"
 	expect_file_contains unseen_conv2dpad.json 'stage 0 rows kernel=conv2d_padded_kernel n=(((N * Cout)) * (H * W))'
 	expect_file_contains unseen_avgpool2d.json 'loop col < (k * k)'
 }
@@ -1007,7 +1007,7 @@ test_conversion_intrinsics_lift_and_are_correct_on_a_cpu_stand_in() {
 # Each lifts and every candidate matches the reference on the stand-in.
 test_stencils_in_the_blind_batchs_indexing_lift_and_are_correct_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	lifted_and_correct_on_cpu indexing.cu 44 smooth5_gridstride=idx_smooth5_gridstride \
+	lifted_and_correct_on_cpu indexing.cu 54 smooth5_gridstride=idx_smooth5_gridstride \
 		diffuse7_3d=idx_diffuse7_3d window3_flat=idx_window3_flat relax5_dirichlet=idx_relax5_dirichlet
 	expect_file_contains idx_relax5_dirichlet.json 'stage 0 stencil kernel=relax5'
 	expect_file_contains idx_relax5_dirichlet.json ' : a[((int)((row * w) + col))])'

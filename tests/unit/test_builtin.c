@@ -688,6 +688,33 @@ atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape(void **sta
 	                  "k<<<n, 1>>>(x, y, n);", "an atomic into 'y' inside a loop (sums over the rows");
 }
 
+/* The generic path counts a kernel's name where the code names it, not in a
+ * string or a comment of the launcher: one that passes it to its error check
+ * as a message keeps its generic candidates; one that takes its attributes
+ * (code that would apply to the original) has none. */
+static void
+kernel_names_in_strings_and_comments_do_not_block_the_generic_path(void **state)
+{
+	static const char kernel[] = "static void check(cudaError_t e, const char *what) { if (e) exit(1); }\n"
+	                             "__global__ void k(const float *x, float *y, int n) {\n"
+	                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                             "  if (i < n) { float v = x[i]; while (v > 1.0f) v *= 0.5f; y[i] = v; }\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int n:scalar";
+	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                                               "void f(const float *x, float *y, int n) {\n"
+	                                               "  k<<<(n + 255) / 256, 256>>>(x, y, n); // k halves\n"
+	                                               "  check(cudaGetLastError(), \"k\");\n}\n"));
+	assert_true(o.n_candidates > 0);
+	assert_non_null(strstr(o.candidates[0].label, "generic"));
+	builtin_output_release(&o);
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                         "void f(const float *x, float *y, int n) {\n  cudaFuncAttributes a;\n"
+	                         "  cudaFuncGetAttributes(&a, k);\n  k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n"));
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "the launcher names 'k' other than in its launches"));
+	builtin_output_release(&o);
+}
+
 static void
 launch_chain_fuses_into_one_pass_without_the_temp(void **state)
 {
@@ -1671,6 +1698,7 @@ main(void)
 		cmocka_unit_test(optional_outputs_lift_with_their_stores_guarded),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
 		cmocka_unit_test(atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape),
+		cmocka_unit_test(kernel_names_in_strings_and_comments_do_not_block_the_generic_path),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
 		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
 		cmocka_unit_test(device_queries_that_size_the_grid_lift),
