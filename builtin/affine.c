@@ -130,7 +130,12 @@ form_of(const struct ir_expr *e, struct form *out)
 		return;
 	long k;
 	int sum = e->kind == IR_BIN && (strcmp(e->text, "+") == 0 || strcmp(e->text, "-") == 0);
-	if (!has_index(e) && !sum) { /* (sums split, so that h - 1 is h and -1) */
+	/* (sums split, so that h - 1 is h and -1; and products by a literal, so that an
+	 * unrolled tap's -1 * cols is -cols) */
+	int scaled = e->kind == IR_BIN && strcmp(e->text, "*") == 0 &&
+	             ((e->kids[0]->kind == IR_NUM && integer(e->kids[0]->text, &k)) ||
+	              (e->kids[1]->kind == IR_NUM && integer(e->kids[1]->text, &k)));
+	if (!has_index(e) && !sum && !scaled) {
 		if (ir_expr_has_load(e) || ir_expr_has_local(e)) /* a local may depend on the element */
 			out->bad = 1;
 		else if (e->kind == IR_NUM && integer(e->text, &k))
@@ -182,6 +187,17 @@ form_of(const struct ir_expr *e, struct form *out)
 	}
 }
 
+/* f without its terms whose coefficients cancelled (c = i - r * cols) */
+static void
+prune(struct form *f)
+{
+	int n = 0;
+	for (int i = 0; i < f->n; i++)
+		if (f->t[i].k != 0)
+			f->t[n++] = f->t[i];
+	f->n = n;
+}
+
 static long
 coef(const struct form *f, const struct ir_expr *sym, enum var v)
 {
@@ -211,6 +227,7 @@ shifted(const struct ir_expr *e, enum var v, long *k)
 {
 	struct form f = { .n = 0 };
 	form_of(e, &f);
+	prune(&f);
 	*k = 0;
 	int seen = 0;
 	for (int i = 0; i < f.n && !f.bad; i++) {
@@ -222,6 +239,140 @@ shifted(const struct ir_expr *e, enum var v, long *k)
 			return 0;
 	}
 	return !f.bad && seen;
+}
+
+/* ---- clamps by their values ----
+ * A coordinate written some other way than min(max(v + k, 0), extent - 1) -- one
+ * side only where the other cannot be crossed (max(c - 1, 0)), a select (r > 0 ?
+ * r - 1 : 0), a column recomputed as i - r * cols -- is a clamp when it has a
+ * clamp's values.  It is evaluated exactly, in integers, at every (row, col) of
+ * domains of 1 to EVAL_EXTENT rows and columns, and must equal clamp(v + k) at
+ * each.  Only sums, differences, negations, min, max, selects and comparisons of
+ * the indices, the two extents and literals of at most EVAL_LITERAL are read;
+ * anything else (a product, a division, another scalar, a local, a load) is not
+ * evaluated.  Such an expression is piecewise linear in (v, extent) with small
+ * integer coefficients, so its pieces change only within a bounded distance of
+ * 0, of the extent or of a fixed fraction of it: every way of differing from a
+ * clamp that exists for some extent shows at one of 1 to EVAL_EXTENT. */
+#define EVAL_EXTENT 40
+#define EVAL_LITERAL 8
+
+struct env {
+	const struct ir_expr *rows, *cols;
+	long row, col, nrows, ncols;
+};
+
+static int
+eval(const struct ir_expr *e, const struct env *en, long *out)
+{
+	long a, b, c;
+	e = strip_casts(e);
+	if (ir_expr_equal(e, en->rows) || ir_expr_equal(e, en->cols)) {
+		*out = ir_expr_equal(e, en->rows) ? en->nrows : en->ncols;
+		return 1;
+	}
+	if (e->kind == IR_BIN && strcmp(e->text, "*") == 0) {
+		/* a product only inside an affine sum whose index-times-extent terms
+		 * cancel (i - r * cols with i = r * cols + c): the sum's other terms */
+		return 0;
+	}
+	struct form f = { .n = 0 };
+	int sum = e->kind == IR_BIN && (strcmp(e->text, "+") == 0 || strcmp(e->text, "-") == 0);
+	if (sum) {
+		form_of(e, &f);
+		prune(&f);
+	}
+	if (sum && !f.bad) {
+		long total = 0;
+		for (int i = 0; i < f.n; i++) {
+			const struct term *t = &f.t[i];
+			if (t->sym && t->var != V_ONE)
+				return 0; /* an index times an extent: not piecewise linear */
+			long x = t->var == V_ROW ? en->row : t->var == V_COL ? en->col : 1, y = 1;
+			if (t->sym && !eval(t->sym, en, &y))
+				return 0;
+			if (!t->sym && t->var == V_ONE && labs(t->k) > EVAL_LITERAL)
+				return 0;
+			total += t->k * x * y;
+		}
+		*out = total;
+		return 1;
+	}
+	switch (e->kind) {
+	case IR_NUM:
+		return integer(e->text, out) && labs(*out) <= EVAL_LITERAL;
+	case IR_IDX:
+		if (e->idx == IR_I)
+			return 0;
+		*out = e->idx == IR_ROW ? en->row : en->col;
+		return 1;
+	case IR_VAR:
+		/* (rows) as the launcher prints it, or the extent under a cast */
+		return ir_expr_equal(ir_expr_int_uncast(en->rows), e) ? (*out = en->nrows, 1) :
+		       ir_expr_equal(ir_expr_int_uncast(en->cols), e) ? (*out = en->ncols, 1) : 0;
+	case IR_UN:
+		if (!eval(e->kids[0], en, &a))
+			return 0;
+		if (strcmp(e->text, "-") == 0)
+			*out = -a;
+		else if (strcmp(e->text, "!") == 0)
+			*out = !a;
+		else
+			return 0;
+		return 1;
+	case IR_COND:
+		if (!eval(e->kids[0], en, &c) || !eval(e->kids[1], en, &a) || !eval(e->kids[2], en, &b))
+			return 0;
+		*out = c ? a : b;
+		return 1;
+	case IR_CALL:
+		if (e->n_kids != 2 || (strcmp(e->text, "min") && strcmp(e->text, "max")) ||
+		    !eval(e->kids[0], en, &a) || !eval(e->kids[1], en, &b))
+			return 0;
+		*out = (strcmp(e->text, "min") == 0) == (a < b) ? a : b;
+		return 1;
+	case IR_BIN: {
+		static const char *const ops[] = { "+", "-", "<", "<=", ">", ">=", "==", "!=", "&&", "||", NULL };
+		int op = -1;
+		for (int i = 0; ops[i] && op < 0; i++)
+			if (strcmp(e->text, ops[i]) == 0)
+				op = i;
+		if (op < 0 || !eval(e->kids[0], en, &a) || !eval(e->kids[1], en, &b))
+			return 0;
+		const long r[] = { a + b, a - b, a < b, a <= b, a > b, a >= b, a == b, a != b, a && b, a || b };
+		*out = r[op];
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* e equals clamp(v + k, 0, extent - 1) wherever it is evaluated: k */
+static int
+clamped_by_value(const struct ir_expr *e, enum var v, const struct ir_expr *rows,
+                 const struct ir_expr *cols, long *k)
+{
+	struct env en = { rows, cols, EVAL_EXTENT / 2, EVAL_EXTENT / 2, EVAL_EXTENT, EVAL_EXTENT };
+	long mid;
+	if (!eval(e, &en, &mid))
+		return 0;
+	*k = mid - EVAL_EXTENT / 2;
+	if (labs(*k) > EVAL_LITERAL)
+		return 0;
+	for (long ext = 1; ext <= EVAL_EXTENT; ext++)
+		for (long other = 1; other <= 3; other++) {
+			en.nrows = v == V_ROW ? ext : other;
+			en.ncols = v == V_ROW ? other : ext;
+			for (en.row = 0; en.row < en.nrows; en.row++)
+				for (en.col = 0; en.col < en.ncols; en.col++) {
+					long got, at = (v == V_ROW ? en.row : en.col) + *k;
+					long want = at < 0 ? 0 : at > ext - 1 ? ext - 1 : at;
+					if (!eval(e, &en, &got) || got != want)
+						return 0;
+				}
+		}
+	return 1;
 }
 
 /* min(max(v + k, 0), extent - 1) or max(min(v + k, extent - 1), 0), operands in
@@ -266,18 +417,32 @@ affine_classify(const struct ir_expr *ix, const struct ir_expr *rows, const stru
 			const struct ir_expr *m = strip_casts(e->kids[s]);
 			if (m->kind != IR_BIN || strcmp(m->text, "*") != 0)
 				continue;
-			for (int t = 0; t < 2; t++)
-				if (ir_expr_equal(m->kids[1 - t], cols) &&
-				    clamped(m->kids[t], V_ROW, rows, &a.dr) &&
+			for (int t = 0; t < 2; t++) {
+				if (!ir_expr_equal(m->kids[1 - t], cols))
+					continue;
+				if (clamped(m->kids[t], V_ROW, rows, &a.dr) &&
 				    clamped(e->kids[1 - s], V_COL, cols, &a.dc)) {
 					a.kind = AFF_CLAMPED;
 					return a;
 				}
+				/* each coordinate a clamp by its values, or the index itself: at
+				 * (0, 0) the element, in the domain (no clamp to vouch for) */
+				long dr, dc;
+				if (clamped_by_value(m->kids[t], V_ROW, rows, cols, &dr) &&
+				    clamped_by_value(e->kids[1 - s], V_COL, rows, cols, &dc)) {
+					a.kind = dr || dc ? AFF_CLAMPED : AFF_ROW_MAJOR;
+					a.dr = dr;
+					a.dc = dc;
+					return a;
+				}
+				a.dr = a.dc = 0;
+			}
 		}
 	struct form f = { .n = 0 };
 	form_of(ix, &f);
 	if (f.bad)
 		return a;
+	prune(&f);
 	int uses_row = 0, uses_col = 0;
 	for (int i = 0; i < f.n; i++) {
 		uses_row |= f.t[i].var == V_ROW;

@@ -370,6 +370,9 @@ emit_block(const struct emit_ctx *c, const struct ir_block *b, const char *inden
 			emit_expr(c, s->value, out);
 			break;
 		case IR_STORE: {
+			const struct ir_param *q = c->prog ? ir_program_param(c->prog, s->name) : NULL;
+			if (q && q->optional) /* an optional output: stored where it is given (ir.h) */
+				strbuf_addf(out, "if (%s != nullptr) ", s->name);
 			int st = c->component >= 0 ? find_stream(c, s->name, s->index, 1) : -1;
 			if (st >= 0) {
 				reg_name(c, st, out);

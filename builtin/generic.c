@@ -348,10 +348,31 @@ distinct_buffers(const struct gen *g, const struct glaunch *l)
 size_t
 generic_mentions(const char *text, size_t from, size_t to, const char *name)
 {
+	/* as a token of the code: not inside a string, a character or a comment
+	 * (check(cudaGetLastError(), "box9") names no kernel) */
 	size_t n = 0, len = strlen(name);
-	for (const char *p = strstr(text + from, name); p && (size_t)(p - text) < to; p = strstr(p + len, name))
-		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
-		     p[len] != '_';
+	for (size_t i = from; i < to && text[i];) {
+		char ch = text[i];
+		if (ch == '/' && text[i + 1] == '/') {
+			while (i < to && text[i] && text[i] != '\n')
+				i++;
+		} else if (ch == '/' && text[i + 1] == '*') {
+			const char *end = strstr(text + i + 2, "*/");
+			i = end ? (size_t)(end - text) + 2 : to;
+		} else if (ch == '"' || ch == '\'') {
+			for (i++; i < to && text[i] && text[i] != ch; i++)
+				if (text[i] == '\\' && text[i + 1])
+					i++;
+			i++;
+		} else if (isalpha((unsigned char)ch) || ch == '_') {
+			size_t at = i;
+			while (i < to && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+				i++;
+			n += i - at == len && strncmp(text + at, name, len) == 0;
+		} else {
+			i++;
+		}
+	}
 	return n;
 }
 

@@ -240,6 +240,35 @@ ir_expr_int_uncast(const struct ir_expr *e)
 }
 
 int
+ir_expr_factors(const struct ir_expr *e, const struct ir_expr **f, size_t *n, size_t cap)
+{
+	e = ir_expr_int_uncast(e);
+	if (e->kind == IR_BIN && strcmp(e->text, "*") == 0)
+		return ir_expr_factors(e->kids[0], f, n, cap) && ir_expr_factors(e->kids[1], f, n, cap);
+	if (*n == cap)
+		return 0;
+	f[(*n)++] = e;
+	return 1;
+}
+
+int
+ir_expr_same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb)
+{
+	int used[16] = { 0 };
+	if (na != nb || na > 16)
+		return 0;
+	for (size_t i = 0; i < na; i++) {
+		size_t j = 0;
+		while (j < nb && (used[j] || !ir_expr_equal(a[i], b[j])))
+			j++;
+		if (j == nb)
+			return 0;
+		used[j] = 1;
+	}
+	return 1;
+}
+
+int
 ir_expr_has_load(const struct ir_expr *e)
 {
 	if (!e)
@@ -369,6 +398,9 @@ void
 ir_program_describe(const struct ir_program *p, struct strbuf *out)
 {
 	strbuf_addf(out, "%s %s\n", p->is_kernel ? "kernel" : "launcher", p->name);
+	for (size_t i = 0; i < p->n_params; i++) /* stored only where given (ir_param.optional) */
+		if (p->params[i].optional && p->params[i].written)
+			strbuf_addf(out, "optional output %s\n", p->params[i].name);
 	for (size_t i = 0; i < p->n_stages; i++) {
 		const struct ir_stage *st = &p->stages[i];
 		strbuf_addf(out, "stage %zu %s", i, stage_names[st->kind]);
@@ -406,6 +438,32 @@ ir_stage_buffer_acc(const struct ir_stage *st)
 			acc = st->body.stmts[i];
 		}
 	return acc;
+}
+
+const char *
+ir_conversion_type(const char *fn)
+{
+	static const char *const conv[][2] = {
+		{ "__float2bfloat16", "__nv_bfloat16" }, { "__float2bfloat16_rn", "__nv_bfloat16" },
+		{ "__float2bfloat16_rz", "__nv_bfloat16" }, { "__float2bfloat16_rd", "__nv_bfloat16" },
+		{ "__float2bfloat16_ru", "__nv_bfloat16" }, { "__double2bfloat16", "__nv_bfloat16" },
+		{ "__bfloat162float", "float" },
+		{ "__float2half", "__half" }, { "__float2half_rn", "__half" }, { "__float2half_rz", "__half" },
+		{ "__float2half_rd", "__half" }, { "__float2half_ru", "__half" }, { "__double2half", "__half" },
+		{ "__half2float", "float" },
+		{ "__int2float_rn", "float" }, { "__int2float_rz", "float" }, { "__int2float_rd", "float" },
+		{ "__int2float_ru", "float" }, { "__uint2float_rn", "float" }, { "__uint2float_rz", "float" },
+		{ "__ll2float_rn", "float" }, { "__double2float_rn", "float" }, { "__double2float_rz", "float" },
+		{ "__float2int_rn", "int" }, { "__float2int_rz", "int" }, { "__float2int_rd", "int" },
+		{ "__float2int_ru", "int" }, { "__float2uint_rn", "unsigned int" },
+		{ "__float2uint_rz", "unsigned int" }, { "__float2ll_rn", "long long" },
+		{ "__float2ll_rz", "long long" }, { "__int_as_float", "float" }, { "__uint_as_float", "float" },
+		{ "__float_as_int", "int" }, { "__float_as_uint", "unsigned int" },
+	};
+	for (size_t i = 0; fn && i < sizeof conv / sizeof *conv; i++)
+		if (strcmp(conv[i][0], fn) == 0)
+			return conv[i][1];
+	return NULL;
 }
 
 const struct ir_param *

@@ -67,7 +67,8 @@ enum ir_expr_kind {
 	IR_LOAD,  /* text: buffer; kids[0]: element index */
 	IR_UN,    /* text: operator ("-", "!", "~"); kids[0] */
 	IR_BIN,   /* text: operator; kids[0], kids[1] */
-	IR_CALL,  /* text: function; kids: arguments */
+	IR_CALL,  /* text: function; kids: arguments (a math function, a pure device function
+	           * of the closure, or a conversion intrinsic: ir_conversion_type) */
 	IR_COND,  /* kids[0] ? kids[1] : kids[2] */
 	IR_CAST,  /* text: type; kids[0] */
 };
@@ -171,7 +172,10 @@ struct ir_param {
 	char *extent;    /* pointers: the bundle's element count in the target's names, or NULL */
 	int optional;    /* read only where it is not NULL: the code tests it (IR_VAR
 	                  * "(NAME != nullptr)", the same for every thread) and reads
-	                  * it only in a select's arm under that test; never streamed */
+	                  * it only in a select's arm under that test; never streamed.
+	                  * Or, written, an optional output ("if (mean) mean[i] = m;"):
+	                  * never read, stored by maps and row programs only, each
+	                  * store emitted under "if (NAME != nullptr)" */
 };
 
 struct ir_program {
@@ -221,6 +225,12 @@ const struct ir_expr *ir_expr_int_uncast(const struct ir_expr *e);
 /* Every load of buffer in e is at element ix (or e does not load buffer). */
 int ir_expr_loads_only_at(const struct ir_expr *e, const char *buffer, const struct ir_expr *ix);
 
+/* The factors of a product e (integer casts seen through) appended to f, at most
+ * cap in all; 0 when more.  Whether the factors a (na) and b (nb) are the same
+ * multiset (at most 16). */
+int ir_expr_factors(const struct ir_expr *e, const struct ir_expr **f, size_t *n, size_t cap);
+int ir_expr_same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb);
+
 /* C text of e with indices spelled I/ROW/COL as "i", "row", "col" (the description). */
 void ir_expr_print(const struct ir_expr *e, struct strbuf *out);
 
@@ -240,6 +250,13 @@ void ir_program_describe(const struct ir_program *p, struct strbuf *out);
 /* ir_contract.c */
 void ir_contract_free(struct ir_contract *c);
 void ir_contract_describe(const struct ir_contract *c, struct strbuf *out);
+
+/* The type a CUDA conversion intrinsic returns (__float2bfloat16 and _rn/_rz/...:
+ * "__nv_bfloat16"; __half2float: "float"; __float2int_rz: "int"; the bit casts
+ * __float_as_int...), or NULL when fn is none.  A conversion is an IR_CALL kept as
+ * spelled (its rounding mode, and a build that disables the types' implicit
+ * conversions), typed by this table: one value in, one value out, no memory. */
+const char *ir_conversion_type(const char *fn);
 
 const struct ir_param *ir_program_param(const struct ir_program *p, const char *name);
 /* The stage's one accumulation into a buffer element, or NULL (none, or several). */

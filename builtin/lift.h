@@ -55,4 +55,13 @@ int lift_2d(struct ir_program *p, struct strbuf *why);
  * out filled, 0 when the body is not such a map (lift_2d.c). */
 int lift_map_rows_cols(const struct ir_block *b, const struct ir_expr *cols, struct ir_block *out);
 
+/* Copies (lift_copy.c): a map stage dst[i] = src[i] over the product of the
+ * factors (C text in the target's names; none: one element), its kernel named
+ * after the call; and the folding of such a stage into the next one when that
+ * one stores every element of dst, each at its own element (a border copied
+ * before a stencil that keeps it): its reads of dst read src instead. */
+void lift_copy_stage(struct ir_program *p, const char *call, const char *dst, const char *src,
+                     char *const *factors, size_t n_factors);
+void lift_fold_copies(struct ir_program *p);
+
 #endif

@@ -198,6 +198,107 @@ lift_guarded(struct ctx *c, const struct ast_stmt *s, struct ast_stmt *const *ta
 	ir_expr_free(cond);
 }
 
+/* The statements of one side of an index condition (lift_both), each made
+ * conditional on cond: integer index arithmetic as it is, lets cond ? x : 0 (a
+ * tap outside the buffer is never read), assignments cond ? x : old; its stores
+ * are taken out into stores (in order), their values' lets kept. */
+static void
+guard_side(struct ctx *c, const struct ir_expr *cond, struct ir_block *side, struct ir_block *out,
+           struct ir_block *stores)
+{
+	for (size_t i = 0; i < side->n; i++) {
+		struct ir_stmt *x = side->stmts[i];
+		if (c->failed) {
+			ir_block_add(out, x); /* freed with out */
+			continue;
+		}
+		if (x->kind == IR_STORE) {
+			for (size_t j = 0; j < stores->n; j++)
+				if (strcmp(stores->stmts[j]->name, x->name) == 0 &&
+				    ir_expr_equal(stores->stmts[j]->index, x->index))
+					lift_refuse(c, "two stores to one element under one side of a condition");
+			ir_block_add(stores, x);
+			continue;
+		}
+		if (x->kind == IR_LET && !index_arithmetic(x))
+			x->value = guarded_select(cond, x->value, ir_expr_new(IR_NUM, "0"));
+		else if (x->kind == IR_ASSIGN)
+			x->value = guarded_select(cond, x->value, ir_expr_new(IR_LOCAL, x->name));
+		else if (x->kind != IR_LET)
+			lift_refuse(c, "an atomic or a loop under a condition");
+		ir_block_add(out, x);
+	}
+	free(side->stmts);
+	*side = (struct ir_block){ 0 };
+}
+
+/* if (c) { A } else { B } in a map, c on indices and scalars only (a border that
+ * the kernel treats apart: "if (r == 0 || r == H - 1 ...) { out[i] = in[i]; return;
+ * } out[i] = f(...)"): both sides lifted, each made conditional (guard_side), and
+ * each element stored on both sides stored once with c ? a : b.  An element
+ * stored on one side only keeps its value on the other (c ? a : old), as for a
+ * one-sided guard.  Selects keep the map one path: a stencil with its border. */
+static void
+lift_both(struct ctx *c, const struct ast_expr *cond_ast, struct ast_stmt *const *a, size_t na,
+          struct ast_stmt *const *b, size_t nb, enum level lv, struct ir_block *out)
+{
+	struct ir_expr *cond = lift_truth(c, cond_ast);
+	if (!cond)
+		return;
+	struct ir_expr *not = ir_expr_new(IR_UN, "!");
+	ir_expr_add(not, ir_expr_copy(cond));
+	struct ir_block side[2] = { { 0 }, { 0 } }, stores[2] = { { 0 }, { 0 } };
+	size_t mark = c->n_env, n_stores = c->n_stores;
+	stmts_at(c, a, na, lv, &side[0], 1);
+	lift_unbind_to(c, mark);
+	c->n_stores = n_stores; /* nothing of one side is seen by the other */
+	stmts_at(c, b, nb, lv, &side[1], 1);
+	lift_unbind_to(c, mark);
+	c->n_stores = n_stores;
+	guard_side(c, cond, &side[0], out, &stores[0]);
+	guard_side(c, not, &side[1], out, &stores[1]);
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < stores[s].n && !c->failed; i++) {
+			struct ir_stmt *x = stores[s].stmts[i], *other = NULL;
+			if (!x)
+				continue;
+			for (size_t j = 0; j < stores[1 - s].n && !other; j++)
+				if (stores[1 - s].stmts[j] && strcmp(stores[1 - s].stmts[j]->name, x->name) == 0 &&
+				    ir_expr_equal(stores[1 - s].stmts[j]->index, x->index)) {
+					other = stores[1 - s].stmts[j];
+					stores[1 - s].stmts[j] = NULL;
+				}
+			struct ir_expr *keep;
+			if (other) {
+				keep = other->value;
+				other->value = NULL;
+				struct ir_block one = { 0 };
+				ir_block_add(&one, other);
+				ir_block_free(&one);
+			} else {
+				keep = ir_expr_new(IR_LOAD, x->name);
+				ir_expr_add(keep, ir_expr_copy(x->index));
+			}
+			struct ir_stmt *let = ir_stmt_new(IR_LET);
+			let->name = egg_xasprintf("sel%u_%zu", c->tmp_counter++, c->stage);
+			let->type = egg_xstrdup(ir_program_param(c->prog, x->name) ?
+			                        ir_program_param(c->prog, x->name)->elem_type : "float");
+			let->value = guarded_select(s == 0 ? cond : not, x->value, keep);
+			x->value = ir_expr_new(IR_LOCAL, let->name);
+			ir_block_add(out, let);
+			ir_block_add(out, x);
+			stores[s].stmts[i] = NULL;
+		}
+	for (int s = 0; s < 2; s++) {
+		for (size_t i = 0; i < stores[s].n; i++)
+			if (stores[s].stmts[i])
+				ir_block_add(out, stores[s].stmts[i]); /* (failed: freed with out) */
+		free(stores[s].stmts);
+	}
+	ir_expr_free(cond);
+	ir_expr_free(not);
+}
+
 /* tail: nothing follows these statements in the kernel, and no loop holds them,
  * so a return in them ends the thread's work and nothing else */
 static void
@@ -232,7 +333,16 @@ stmts_at(struct ctx *c, struct ast_stmt *const *stmts, size_t n, enum level lv,
 			lift_guarded(c, &skip, rest.body, rest.n_body, lv, out);
 			return;
 		}
-		lift_stmt(c, &branch, lv, out);
+		/* (one assignment on each side: lift_if's one select) */
+		int single = then.n_body == 1 && rest.n_body == 1;
+		struct ir_expr *probe = k + 1 < n && !single && lv == LV_ELEMENT && index_only(s->expr) ?
+		                        lift_truth(c, s->expr) : NULL;
+		int on_idx = probe && on_indices(out, probe, 0);
+		ir_expr_free(probe);
+		if (on_idx)
+			lift_both(c, s->expr, then.body, then.n_body, rest.body, rest.n_body, lv, out);
+		else
+			lift_stmt(c, &branch, lv, out);
 		return;
 	}
 }
@@ -623,6 +733,11 @@ lift_2d(struct ir_program *p, struct strbuf *why)
 		if (p->is_kernel) /* its geometry is the caller's: the map recipe only */
 			continue;
 		if (n->kind != IR_BIN || strcmp(n->text, "*") != 0)
+			continue;
+		int optional_out = 0; /* (its stores guarded by emit.c only: a map's) */
+		for (size_t j = 0; j < p->n_params; j++)
+			optional_out |= p->params[j].optional && ir_block_touches(&st->body, p->params[j].name, 1);
+		if (optional_out)
 			continue;
 		if (!try_split(p, st, k, n->kids[0], n->kids[1]))
 			try_split(p, st, k, n->kids[1], n->kids[0]);

@@ -104,37 +104,6 @@ expand(const struct ir_expr *e, const struct term *mul, struct term *t, size_t *
 	return 1;
 }
 
-/* The factors of a product d (casts seen through); 0 when too many. */
-static int
-factors(const struct ir_expr *d, const struct ir_expr **f, size_t *n)
-{
-	d = ir_expr_int_uncast(d);
-	if (d->kind == IR_BIN && strcmp(d->text, "*") == 0)
-		return factors(d->kids[0], f, n) && factors(d->kids[1], f, n);
-	if (*n == MAX_FACTORS)
-		return 0;
-	f[(*n)++] = d;
-	return 1;
-}
-
-/* Whether the factors a (na) and b (nb) are the same multiset. */
-static int
-same_factors(const struct ir_expr *const *a, size_t na, const struct ir_expr *const *b, size_t nb)
-{
-	if (na != nb)
-		return 0;
-	int used[MAX_FACTORS] = { 0 };
-	for (size_t i = 0; i < na; i++) {
-		size_t j = 0;
-		while (j < nb && (used[j] || !ir_expr_equal(a[i], b[j])))
-			j++;
-		if (j == nb)
-			return 0;
-		used[j] = 1;
-	}
-	return 1;
-}
-
 /* The digit term t is: one factor i / S (q), (i / S) % M (m) or i % S (r), or
  * (with S empty) i itself (r); the rest its weight.  -1 when none. */
 static int
@@ -189,17 +158,17 @@ merge_digits(struct term *t, size_t *n, enum ir_index var)
 			continue;
 		const struct ir_expr *wa[MAX_FACTORS], *sa[MAX_FACTORS];
 		size_t nwa = weight(&t[a], fa, wa), nsa = 0;
-		if (!factors(da, sa, &nsa) || nwa + nsa > MAX_FACTORS)
+		if (!ir_expr_factors(da, sa, &nsa, MAX_FACTORS) || nwa + nsa > MAX_FACTORS)
 			continue;
 		memcpy(wa + nwa, sa, nsa * sizeof *wa); /* the weight the next digit must have */
 		for (size_t b = 0; b < *n; b++) {
 			int fb = b == a ? -1 : digit(&t[b], var, &kb, &db, &mb);
 			const struct ir_expr *wb[MAX_FACTORS], *sb[MAX_FACTORS];
 			size_t nsb = 0;
-			if (fb < 0 || kb == 'r' || !factors(db, sb, &nsb) || !same_factors(sa, nsa, sb, nsb))
+			if (fb < 0 || kb == 'r' || !ir_expr_factors(db, sb, &nsb, MAX_FACTORS) || !ir_expr_same_factors(sa, nsa, sb, nsb))
 				continue;
 			size_t nwb = weight(&t[b], fb, wb);
-			if (!same_factors(wa, nwa + nsa, wb, nwb))
+			if (!ir_expr_same_factors(wa, nwa + nsa, wb, nwb))
 				continue;
 			/* term a becomes the merged digit with its own weight; b goes */
 			struct ir_expr *i = ir_expr_new(IR_IDX, NULL);
@@ -571,7 +540,9 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		}
 		if (is_type_name(e->text) && e->n_kids == 1) {
 			r = ir_expr_new(IR_CAST, e->text);
-		} else if (in_list(math_functions, e->text)) {
+		} else if (in_list(math_functions, e->text) ||
+		           (ir_conversion_type(e->text) && e->n_kids == 1)) {
+			/* a conversion intrinsic stays a call as spelled (ir_conversion_type) */
 			r = ir_expr_new(IR_CALL, e->text);
 		} else if ((f = pure_device_function(c, e->text)) || (t = pure_device_template(c, e->text))) {
 			/* named from wherever the candidate stands: ::nn::detail::act; a
@@ -584,7 +555,7 @@ lift_expr(struct ctx *c, const struct ast_expr *e)
 		} else if (is_read_only_load(e->text) && e->n_kids == 1) {
 			return lift_load(c, e->kids[0], NULL); /* the element its argument points at */
 		} else {
-			lift_refuse(c, "a call to '%s', which is not a math function", e->text);
+			lift_refuse(c, "a call to '%s', which is not a math function nor a conversion", e->text);
 			return NULL;
 		}
 		return lift_kids(c, e, r);

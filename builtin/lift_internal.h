@@ -83,6 +83,9 @@ struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const stru
 void lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out);
 /* for (int v = 0; v < B; v++) (or ++v, v += 1): v, with B in *bound; else NULL */
 const char *lift_counting_loop(const struct ast_stmt *s, const struct ast_expr **bound);
+/* whether s holds only loops of a small fixed window (constant bounds, a few
+ * dozen copies of the body in all), unrolled where they stand (lift_stmt.c) */
+int lift_window_only(const struct ast_stmt *s);
 /* lift_tree.c: whether the name appears in e */
 int lift_mentions(const struct ast_expr *e, const char *name);
 /* lift_2d.c: a statement list, with stores under conditions on indices as selects;

@@ -107,9 +107,53 @@ checked_call(const struct ast_expr *e)
 	for (size_t i = 1; i < e->n_kids; i++)
 		if (e->kids[i]->kind != AST_STR && e->kids[i]->kind != AST_NUM && e->kids[i]->kind != AST_NAME)
 			return NULL;
-	if (strncmp(k->text, "cuda", 4) == 0 && strncmp(e->text, "cuda", 4) != 0)
-		return k; /* (judged as if written bare: refused, if it must be, by its own name) */
+	/* (judged as if written bare: refused, if it must be, by its own name); the
+	 * wrapper may be named like CUDA's (cudaCheck): CUDA's own that take an error
+	 * are no wrappers */
+	if (strncmp(k->text, "cuda", 4) == 0 && strcmp(e->text, "cudaGetErrorString") != 0 &&
+	    strcmp(e->text, "cudaGetErrorName") != 0)
+		return k;
 	return checked_call(k);
+}
+
+/* cudaGetDevice(&dev), cudaDeviceGetAttribute(&sms, attr, dev),
+ * cudaGetDeviceProperties(&prop, dev), cudaOccupancy...(&n, kernel, ...): a query
+ * of the device whose only effect is the locals it writes (its first argument, &NAME
+ * of a local the launcher declared).  Those become unusable (computed by a call):
+ * fine for launch geometry, which the recipes choose themselves, and refused as a
+ * kernel argument.  1 when s is one (the locals marked), 0 otherwise. */
+static int
+device_query(struct host *h, const struct ast_expr *call)
+{
+	static const char *const queries[] = { "cudaGetDevice", "cudaDeviceGetAttribute", "cudaGetDeviceProperties",
+		                               "cudaGetDeviceCount", "cudaFuncGetAttributes",
+		                               "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+		                               "cudaOccupancyMaxPotentialBlockSize", NULL };
+	int known = 0;
+	for (int i = 0; queries[i] && !known; i++)
+		known = strcmp(call->text, queries[i]) == 0;
+	if (!known || call->n_kids == 0)
+		return 0;
+	/* the results: the leading &NAME arguments (a block size and a grid size for
+	 * cudaOccupancyMaxPotentialBlockSize) */
+	size_t n_out = 0;
+	for (size_t i = 0; i < call->n_kids; i++) {
+		const struct ast_expr *a = call->kids[i];
+		if (a->kind != AST_UN || strcmp(a->text, "&") != 0)
+			break;
+		if (a->kids[0]->kind != AST_NAME || !host_lookup_local(h, a->kids[0]->text))
+			return 0;
+		n_out++;
+	}
+	if (n_out == 0)
+		return 0;
+	for (size_t i = 0; i < n_out; i++) {
+		struct host_local *l = (struct host_local *)host_lookup_local(h, call->kids[i]->kids[0]->text);
+		free(l->text);
+		l->text = NULL;
+		l->dims = NULL;
+	}
+	return 1;
 }
 
 /* C text of a host expression, with the launcher's locals substituted. */
@@ -180,8 +224,15 @@ host_is_pure(const struct ast_expr *e)
 	if (e->kind == AST_ASSIGN || e->kind == AST_POST || e->kind == AST_STR ||
 	    (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0)))
 		return 0;
-	if (e->kind == AST_CALL && (!e->text || (strcmp(e->text, "min") && strcmp(e->text, "max") &&
-	                                         strcmp(e->text, "std::min"))))
+	/* min, max and the math functions whose results are exact or correctly rounded
+	 * on host and device alike (1.0f / sqrtf(HS): a scale) */
+	static const char *const pure[] = { "min", "max", "std::min", "std::max", "sqrtf", "sqrt", "fabsf",
+		                            "fabs", "fminf", "fmaxf", "fmin", "fmax", "floorf", "floor", "ceilf",
+		                            "ceil", NULL };
+	int known = 0;
+	for (int i = 0; e->kind == AST_CALL && e->text && pure[i] && !known; i++)
+		known = strcmp(e->text, pure[i]) == 0;
+	if (e->kind == AST_CALL && !known)
 		return 0;
 	for (size_t i = 0; i < e->n_kids; i++)
 		if (!host_is_pure(e->kids[i]))
@@ -327,6 +378,79 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 	return 0;
 }
 
+/* The factors of a byte count (a product) other than one sizeof(elem) (or
+ * sizeof(*dst), sizeof(dst[0])) into f (at most 8): 1 when it is such a product. */
+static int
+count_factors(const struct ast_expr *e, const char *elem, const char *dst, int *seen,
+              const struct ast_expr **f, size_t *n)
+{
+	while (e->kind == AST_CAST)
+		e = e->kids[0];
+	if (e->kind == AST_BIN && strcmp(e->text, "*") == 0)
+		return count_factors(e->kids[0], elem, dst, seen, f, n) &&
+		       count_factors(e->kids[1], elem, dst, seen, f, n);
+	if (!*seen && e->kind == AST_NUM) {
+		char *a = egg_xasprintf("sizeof(%s)", elem), *b = egg_xasprintf("sizeof(*%s)", dst),
+		     *c = egg_xasprintf("sizeof(%s[0])", dst);
+		*seen = strcmp(e->text, a) == 0 || strcmp(e->text, b) == 0 || strcmp(e->text, c) == 0;
+		free(a);
+		free(b);
+		free(c);
+		if (*seen)
+			return 1;
+	}
+	if (*n == 8)
+		return 0;
+	f[(*n)++] = e;
+	return 1;
+}
+
+/* cudaMemcpy(dst, src, count * sizeof(T), cudaMemcpyDeviceToDevice) between two
+ * buffers of the target of one element type (a border copied before a kernel
+ * that writes the interior): a copy stage (lift_copy.c). */
+static int
+copy_stage(struct ir_program *p, const struct host *h, const struct ast_expr *call, struct strbuf *why)
+{
+	const struct ast_expr *arg[2] = { NULL, NULL };
+	for (int i = 0; i < 2 && call->n_kids >= 4; i++) {
+		arg[i] = call->kids[i];
+		while (arg[i]->kind == AST_CAST)
+			arg[i] = arg[i]->kids[0];
+	}
+	const struct ir_param *d = arg[0] && arg[0]->kind == AST_NAME ? ir_program_param(p, arg[0]->text) : NULL;
+	const struct ir_param *q = arg[1] && arg[1]->kind == AST_NAME ? ir_program_param(p, arg[1]->text) : NULL;
+	const struct ast_expr *kind = call->n_kids >= 4 ? call->kids[3] : NULL;
+	int async = strcmp(call->text, "cudaMemcpyAsync") == 0;
+	if (!d || !q || !d->is_pointer || !q->is_pointer || d == q || strcmp(d->elem_type, q->elem_type) != 0 ||
+	    kind->kind != AST_NAME ||
+	    (strcmp(kind->text, "cudaMemcpyDeviceToDevice") != 0 && strcmp(kind->text, "cudaMemcpyDefault") != 0) ||
+	    call->n_kids != (size_t)(async ? 5 : 4) || (async && !is_default_stream(call->kids[4]))) {
+		strbuf_addstr(why, "the launcher calls cudaMemcpy other than device to device between two of its "
+		                   "buffers of one type");
+		return -1;
+	}
+	const struct ast_expr *f[8];
+	char *text[8];
+	size_t n = 0;
+	int seen = 0, ok = count_factors(call->kids[2], d->elem_type, d->name, &seen, f, &n) && seen;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = host_is_pure(f[i]) && !host_uses_unusable(h, f[i]);
+	if (!ok) {
+		strbuf_addf(why, "the launcher copies a byte count that is not a count of '%s' times sizeof(%s)",
+		            d->name, d->elem_type);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf t = STRBUF_INIT;
+		host_print(h, f[i], &t);
+		text[i] = strbuf_detach(&t);
+	}
+	lift_copy_stage(p, call->text, d->name, q->name, text, n);
+	for (size_t i = 0; i < n; i++)
+		free(text[i]);
+	return 0;
+}
+
 /* A null pointer constant: NULL, nullptr, 0. */
 static int
 is_null(const struct ast_expr *e)
@@ -398,7 +522,14 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, d->type };
 				continue;
 			}
-			if (strchr(d->type, '*') || !d->init) {
+			if (!strchr(d->type, '*') && !d->init) {
+				/* int sms; cudaDeviceProp prop; for a device query to fill
+				 * (device_query): unusable as an argument */
+				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);
+				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, NULL };
+				continue;
+			}
+			if (strchr(d->type, '*')) {
 				strbuf_addf(why, "the launcher declares '%s', which is not a scalar "
 				            "computed from the parameters", d->name);
 				return -1;
@@ -434,6 +565,10 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				return memset_stage(p, h, s->expr, why);
 			if (strcmp(f, "cudaMalloc") == 0)
 				return local_buffer(p, h, s->expr, why);
+			if (strcmp(f, "cudaMemcpy") == 0 || strcmp(f, "cudaMemcpyAsync") == 0)
+				return copy_stage(p, h, s->expr, why);
+			if (device_query(h, s->expr))
+				return 0; /* its locals serve the geometry only */
 			if (strcmp(f, "cudaFree") == 0 && s->expr->n_kids == 1 && s->expr->kids[0]->kind == AST_NAME) {
 				const struct ir_param *q = ir_program_param(p, s->expr->kids[0]->text);
 				if (q && q->is_local)
@@ -548,7 +683,13 @@ check_optional(const struct ir_program *p, struct strbuf *why)
 		if (!q->optional)
 			continue;
 		char *flag = egg_xasprintf("(%s != nullptr)", q->name);
-		int ok = !q->written;
+		/* written: an optional output (lift_stmt.c), never read, stored by maps
+		 * and row programs only, whose stores emit.c guards */
+		int ok = 1;
+		for (size_t k = 0; q->written && ok && k < p->n_stages; k++)
+			ok = !ir_block_touches(&p->stages[k].body, q->name, 0) &&
+			     (p->stages[k].kind == IR_STAGE_MAP || p->stages[k].kind == IR_STAGE_ROWS ||
+			      !ir_block_touches(&p->stages[k].body, q->name, 1));
 		for (size_t k = 0; ok && k < p->n_stages; k++) {
 			const struct ir_stage *st = &p->stages[k];
 			const struct ir_contract *ct = st->contract;
@@ -559,7 +700,8 @@ check_optional(const struct ir_program *p, struct strbuf *why)
 		free(flag);
 		if (!ok) {
 			strbuf_addf(why, "'%s' is tested against NULL but %s", q->name,
-			            q->written ? "written" : "also read where the test does not hold");
+			            q->written ? "both written and read, or written by a stage other than a map or "
+			                         "a row program" : "also read where the test does not hold");
 			return -1;
 		}
 	}
@@ -627,6 +769,8 @@ lift_bundle(const struct egg_bundle *b, struct strbuf *why)
 		mark_written(p, &p->stages[i].body);
 	if (rc == 0)
 		rc = lift_2d(p, why);
+	if (rc == 0)
+		lift_fold_copies(p);
 	if (rc == 0)
 		rc = check_optional(p, why);
 	ast_unit_free(u);

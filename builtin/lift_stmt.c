@@ -202,7 +202,14 @@ static void
 lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir_block *out)
 {
 	if (lv != LV_ELEMENT || call->n_kids != 2) {
-		lift_refuse(c, "an atomic inside a loop");
+		/* every row adding into the same elements (a layer norm's dbias[i] and
+		 * dweight[i] summed over the rows): column sums, which no recipe takes */
+		const struct ast_expr *d = call->n_kids ? lift_strip_casts(call->kids[0]) : NULL;
+		while (d && (d->kind == AST_UN || d->kind == AST_INDEX || d->kind == AST_BIN) && d->n_kids)
+			d = lift_strip_casts(d->kids[0]);
+		lift_refuse(c, "an atomic into '%s' inside a loop (sums over the rows accumulated by every "
+		               "row, which no recipe takes; the reference's atomics stay)",
+		            d && d->kind == AST_NAME ? d->text : "?");
 		return;
 	}
 	const struct ast_expr *dst = lift_strip_casts(call->kids[0]), *base, *index = NULL;
@@ -217,8 +224,17 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 	const struct ir_param *bp = ir_program_param(c->prog, buffer);
 	int deps = index_deps(out, out->n, ix);
 	if (deps & DEP_THREAD) {
-		lift_refuse(c, "an atomic to an address computed from the thread index outside the "
-		          "data it loads");
+		/* threads that collide by their index (dwpe[t * C + c], summed over b), or
+		 * rows scattered by an index and spread over the thread's columns
+		 * (dwte[inp[bt] * C + c]): neither is a histogram's one bin per element */
+		if (deps & DEP_DATA)
+			lift_refuse(c, "an atomic into '%s' at an element computed from both loaded data and the "
+			               "thread index (rows scattered by an index), which no recipe takes",
+			            buffer);
+		else
+			lift_refuse(c, "an atomic into '%s' at an element computed from the thread index (threads "
+			               "that collide by their index: a segmented sum), which no recipe takes",
+			            buffer);
 		ir_expr_free(ix);
 		return;
 	}
@@ -385,20 +401,65 @@ is_unit_step(const struct ast_expr *step)
  * dimension, a filter's taps): unrolled, v a number in each copy of the body.
  * 1 when it is not such a loop. */
 static int
-unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
+assigns_name(const struct ast_expr *e, void *name)
+{
+	return ast_assigns(e, name);
+}
+
+/* for (int v = A; v < B; v++) (or v <= B) with A and B numbers and at most
+ * MAX_UNROLL iterations: 1 with [A, B) in *a, *b */
+static int
+small_loop(const struct ast_stmt *s, long *a, long *b)
+{
+	const struct ast_decl *d = s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
+	                           s->init->n_decls == 1 ? &s->init->decls[0] : NULL;
+	const struct ast_expr *cond = s->expr, *step = s->step;
+	if (!d || !constant(d->init, a) || !cond || cond->kind != AST_BIN ||
+	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
+	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], b) || !step)
+		return 0;
+	if (strcmp(cond->text, "<=") == 0)
+		(*b)++;
+	return is_unit_step(step) && *b - *a <= MAX_UNROLL && !(s->then && ast_walk_exprs(s->then, assigns_name, (void *)d->name));
+}
+
+/* Whether s holds only loops of a fixed small window centred on the element (a
+ * stencil's taps, for (dr = -1; dr <= 1; ++dr) for (dc ...): each loop starts
+ * below zero), MAX_WINDOW copies of the innermost body at most (times `copies`,
+ * the enclosing loops' trips): unrolled at element level, they do not make the
+ * thread a row.  A window from 0 (a pooling's) stays a row's column loop. */
+#define MAX_WINDOW 64
+static int
+window_only(const struct ast_stmt *s, long copies)
+{
+	long a, b;
+	if (!s)
+		return 1;
+	if (s->kind == AST_WHILE)
+		return 0;
+	if (s->kind == AST_FOR)
+		return small_loop(s, &a, &b) && a < 0 && copies * (b > a ? b - a : 1) <= MAX_WINDOW &&
+		       window_only(s->then, copies * (b > a ? b - a : 1));
+	for (size_t i = 0; i < s->n_body; i++)
+		if (!window_only(s->body[i], copies))
+			return 0;
+	return window_only(s->then, copies) && window_only(s->otherwise, copies);
+}
+
+int
+lift_window_only(const struct ast_stmt *s)
+{
+	return window_only(s, 1);
+}
+
+static int
+unroll_small(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
 	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
 	                           &s->init->decls[0] : NULL;
-	const struct ast_expr *cond = s->expr, *step = s->step;
 	long a, b;
-	if (!d || !constant(d->init, &a) || !cond || cond->kind != AST_BIN ||
-	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
-	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], &b) || !step)
-		return 1;
-	if (strcmp(cond->text, "<=") == 0)
-		b++;
-	if (!is_unit_step(step) || b - a > MAX_UNROLL)
+	if (!small_loop(s, &a, &b))
 		return 1;
 	unsigned outer = c->copy;
 	c->prog->weak = 1;
@@ -408,7 +469,7 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 		char num[24];
 		snprintf(num, sizeof num, "%ld", v);
 		lift_bind(c, d->name, B_SCALAR)->expr = ir_expr_new(IR_NUM, num);
-		lift_stmt(c, s->then, LV_COL, out);
+		lift_stmt(c, s->then, lv, out);
 		lift_unbind_to(c, mark);
 	}
 	c->copy = outer;
@@ -527,7 +588,7 @@ collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 static void
 lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out)
 {
-	if (lv == LV_COL && unroll_small(c, s, out) == 0)
+	if ((lv == LV_COL || (lv == LV_ELEMENT && lift_window_only(s))) && unroll_small(c, s, lv, out) == 0)
 		return;
 	if (lv == LV_ROW && ast_has_loop(s->then) && collapse_nest(c, s, out) == 0)
 		return;
@@ -545,12 +606,13 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	int from_zero = init->kind == AST_NUM && strcmp(init->text, "0") == 0;
 	const struct ast_expr *cond = s->expr, *step = s->step;
-	/* up: j < B, j += 1; down: j >= L (or j > L), j -= 1 */
-	int up = cond && cond->kind == AST_BIN && strcmp(cond->text, "<") == 0;
+	/* up: j < B (or j <= B: B + 1), j += 1; down: j >= L (or j > L), j -= 1 */
+	int up = cond && cond->kind == AST_BIN && (strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0);
 	int down = cond && cond->kind == AST_BIN && (strcmp(cond->text, ">=") == 0 || strcmp(cond->text, ">") == 0);
 	if ((!up && !down) || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
 	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0) {
-		lift_refuse(c, "a loop whose condition is not 'index < bound' (or 'index >= low' counting down)");
+		lift_refuse(c, "a loop whose condition is not 'index < bound' (or <=, or 'index >= low' counting "
+		               "down)");
 		return;
 	}
 	const char *inc = up ? "++" : "--", *add = up ? "+=" : "-=";
@@ -566,6 +628,8 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	struct ir_stmt *loop = ir_stmt_new(IR_LOOP);
 	ir_block_add(out, loop);
 	loop->bound = lift_expr(c, cond->kids[1]);
+	if (loop->bound && strcmp(cond->text, "<=") == 0)
+		loop->bound = lift_bin("+", loop->bound, ir_expr_new(IR_NUM, "1"));
 	struct ir_expr *start = from_zero && up ? NULL : lift_expr(c, init);
 	if (!loop->bound || (!(from_zero && up) && !start))
 		return;
@@ -614,6 +678,33 @@ ast_equal(const struct ast_expr *a, const struct ast_expr *b)
 		if (!ast_equal(a->kids[i], b->kids[i]))
 			return 0;
 	return 1;
+}
+
+/* cond is the test that the buffer lhs stores into is not NULL (p, p != NULL,
+ * NULL != p, p != nullptr), the buffer then marked optional (lift_present) */
+static int
+optional_output(struct ctx *c, const struct ast_expr *cond, const struct ast_expr *lhs)
+{
+	const struct ast_expr *base = lift_strip_casts(lhs->kids[0]);
+	if (base->kind != AST_NAME || !lift_is_pointer(c, base))
+		return 0;
+	struct binding *b = lift_lookup(c, base->text);
+	if (!b || b->kind != B_BUFFER)
+		return 0;
+	const struct ast_expr *x = lift_strip_casts(cond);
+	int names = x->kind == AST_NAME && strcmp(x->text, base->text) == 0;
+	for (int side = 0; !names && side < 2 && x->kind == AST_BIN && strcmp(x->text, "!=") == 0; side++) {
+		const struct ast_expr *k = lift_strip_casts(x->kids[side]);
+		names = k->kind == AST_NAME && strcmp(k->text, base->text) == 0;
+	}
+	if (!names)
+		return 0;
+	struct ir_expr *f = lift_truth(c, cond); /* the flag, or a refusal */
+	char *want = egg_xasprintf("(%s != nullptr)", b->buffer);
+	int ok = f && f->kind == IR_VAR && strcmp(f->text, want) == 0;
+	free(want);
+	ir_expr_free(f);
+	return ok;
 }
 
 /* The one assignment a branch holds, or NULL. */
@@ -838,6 +929,12 @@ lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block 
 				return;
 			}
 		}
+	}
+	if (!e && lhs->kind == AST_INDEX && optional_output(c, cond, lhs)) {
+		/* if (mean != NULL) mean[i] = m;: an optional output, stored as written;
+		 * every candidate stores it only where it is not NULL (emit.c) */
+		lift_stmt(c, s->then, lv, out);
+		return;
 	}
 	if (!e && lhs->kind != AST_NAME) {
 		lift_refuse(c, "a store under a data-dependent condition (a partial write)");

@@ -6,7 +6,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
 	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
 	builtin/lift_contract.c builtin/ir_contract.c \
-	builtin/lift_2d.c builtin/affine.c builtin/affine.h \
+	builtin/lift_2d.c builtin/lift_copy.c builtin/affine.c builtin/affine.h \
 	builtin/lift_tree.c builtin/lift_tree.h \
 	builtin/lift_inline.c builtin/lift_inline.h \
 	builtin/lift.h builtin/lift_internal.h \

@@ -57,7 +57,7 @@ static const char *const type_words[] = {
 	"int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
 	"uint64_t", "float2", "float4", "double2", "int2", "int4", "dim3", "auto",
 	"__restrict__", "__restrict", "restrict", "struct", "uintptr_t", "intptr_t",
-	"cudaStream_t", "cudaError_t", NULL,
+	"cudaStream_t", "cudaError_t", "cudaDeviceProp", "cudaFuncAttributes", NULL,
 };
 
 static int

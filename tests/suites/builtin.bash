@@ -20,7 +20,7 @@ check_programs() {
 }
 
 # (transpose, embedding and stencil5 are their _odd twins at the benchmark's size: same candidates)
-LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul bf16_gelu half_axpy"
+LIFTED="add_rms_norm local_bound launch_check softmax_first sumsq_tree row_mean_tree axpy_double bias_gelu bias_softmax bias_relu_2d bmm_odd collatz collatz_wide gemm_awkward gemm_flat_nt gemm_tf32 gemm_tn_alpha_beta histogram weighted_hist linear_gelu_odd layernorm log_softmax relu rmsnorm row_max_posum rowsum scale_residual scan scan_excl drawdown serial_norm silu_kernel softmax sumsq transpose_odd transpose_relu embedding_odd gather_scale stencil5_odd stencil9 blur_inner blur_clamp batchnorm_infer mid_sum bitonic fold_div ns_leaky ns_halvings ns_scale ns_square ns_c_leaky tmpl_axpy tmpl_copy tmpl_countdown idiom_ldg idiom_tcall unseen_avgpool unseen_maxpool unseen_argmax unseen_cumprod unseen_revcumsum unseen_argmin unseen_xent unseen_instnorm conv_taps3 conv_ks_relu conv_flat win_maxpool3 win_conv3x3 unseen_mindim1 unseen_conv2dpad unseen_avgpool2d reread helper_bmv helper_l2rows opt_matmul bf16_gelu half_axpy conv_residual idx_smooth5_gridstride idx_diffuse7_3d idx_window3_flat idx_relax5_dirichlet causal_softmax opt_norm_stats"
 
 test_describe_names_the_stages_of_each_family() {
 	"$EGG" generate --describe "$DATA/relu.json" >relu.txt || fail "relu"
@@ -648,6 +648,25 @@ for b in got:
 PY
 }
 
+# lifted_and_correct_on_cpu SOURCE N NAME=BUNDLE...: SOURCE's bundles are the
+# committed ones, each lifts (BUNDLE.json written here), and its check program
+# runs on the stand-in: N candidates in all, all correct
+lifted_and_correct_on_cpu() {
+	local src=$1 want=$2 p
+	shift 2
+	same_bundles "$src" "$@"
+	local bundles=("${@#*=}")
+	check_programs "${bundles[@]}"
+	for p in "${bundles[@]}"; do
+		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
+		grep -q '"lifted":	true' "$p.json" || fail "$p is not lifted: $(grep -m1 not_lifted "$p.json")"
+		cp "$CHECKS/$p.cu" .
+	done
+	run_cmd e "$EMU_CHECK" "$T/emu" "${bundles[@]/%/.cu}"
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c 'correct=yes' e.out)" "$want" "candidates checked"
+}
+
 # check_on_cpu N PROGRAM...: the check programs, at 100003 elements
 # rather than the GPU's 2^24 (the CPU runs them in seconds), run on the stand-in:
 # N candidates, all correct
@@ -896,7 +915,7 @@ test_guarded_planes_and_2d_indices_around_loops_lift_and_are_correct_on_a_cpu_st
 	done
 	run_cmd e "$EMU_CHECK" "$T/emu" unseen_mindim1.cu unseen_conv2dpad.cu unseen_avgpool2d.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 46 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 48 "candidates checked"
 	expect_file_contains unseen_conv2dpad.json 'stage 0 rows kernel=conv2d_padded_kernel n=(((N * Cout)) * (H * W))'
 	expect_file_contains unseen_avgpool2d.json 'loop col < (k * k)'
 }
@@ -930,15 +949,8 @@ test_interior_only_stencils_over_2d_thread_indices_lift_and_are_correct_on_a_cpu
 # as the calls it checks: a chain through a temp, correct on the stand-in.
 test_calls_inside_the_users_error_checking_macro_lift_as_the_calls_they_check() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	check_programs checked_calls
-	same_bundles checked_calls.cu square_plus_one=checked_calls
-	"$EGG" generate "$DATA/checked_calls.json" >checked_calls.json || fail "generate"
-	expect_file_contains checked_calls.json '"lifted":	true'
+	lifted_and_correct_on_cpu checked_calls.cu 11 square_plus_one=checked_calls
 	grep -q 'stage 1 map kernel=add_one_k' checked_calls.json || fail "the chain is not lifted: $(grep -m1 description checked_calls.json)"
-	cp "$CHECKS/checked_calls.cu" .
-	run_cmd e "$EMU_CHECK" "$T/emu" checked_calls.cu
-	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 11 "candidates checked"
 }
 
 test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand_in() {
@@ -951,26 +963,64 @@ test_cache_hinted_loads_and_template_helpers_lift_and_are_correct_on_a_cpu_stand
 	expect_file_contains idiom_tcall.json 'let float st0_0 = (x[i] * ::act::sigmoid(x[i]))'
 }
 
-test_optional_pointers_lift_and_their_candidates_are_correct_with_and_without_on_a_cpu_stand_in() {
+test_optional_pointers_and_outputs_lift_and_their_candidates_are_correct_with_and_without_on_a_cpu_stand_in() {
 	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
-	check_programs opt_matmul opt_bias_gelu opt_residual
+	check_programs opt_matmul opt_bias_gelu opt_residual opt_norm_stats
 	same_bundles optional.cu matmul_forward1=opt_matmul bias_gelu_forward=opt_bias_gelu \
-		residual_forward=opt_residual
+		residual_forward=opt_residual norm_stats=opt_norm_stats
 	# a matmul that starts from the bias when there is one (a contraction whose
 	# initial value is a select), a GELU after "if (bias) x += bias[i % C]", a
 	# residual "inp2 != nullptr ? inp2[i] : 0" (never read as a vector: a NULL
 	# stream would be dereferenced); each check program runs every candidate
-	# with the pointer and without it
+	# with the pointer and without it; a norm whose statistics are optional
+	# outputs ("if (mean != NULL) mean[r] = mu;"), each candidate run with them
+	# and without them (a store to NULL would fault)
 	local p
-	for p in opt_matmul opt_bias_gelu opt_residual; do
+	for p in opt_matmul opt_bias_gelu opt_residual opt_norm_stats; do
 		"$EGG" generate "$DATA/$p.json" >"$p.json" || fail "generate $p"
 	done
-	expect_eq "$(grep -l '"lifted":	true' opt_*.json | wc -l)" 3 "bundles lifted"
+	expect_eq "$(grep -l '"lifted":	true' opt_*.json | wc -l)" 4 "bundles lifted"
 	cp "$CHECKS"/opt_*.cu .
 	expect_file_contains opt_matmul.json 'acc float val_0 = ((bias != nullptr) ? bias[row] : 0.0f)'
-	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu
+	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu opt_norm_stats.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 62 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 96 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*(mean = NULL, rstd = NULL)$' e.out)" 17 "candidates checked without the statistics"
 	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 20 "candidates checked without the bias"
 	expect_eq "$(grep -c 'correct=yes.*(inp2 = NULL)$' e.out)" 11 "candidates checked without the residual"
+}
+
+# A bf16 residual written with the conversion intrinsics (__bfloat162float on
+# each input, __float2bfloat16 on the sum) lifts as a map whose calls are kept
+# as spelled; every candidate matches the reference on the stand-in's bf16.
+test_conversion_intrinsics_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	lifted_and_correct_on_cpu conversions.cu 11 residual_forward=conv_residual
+	expect_file_contains conv_residual.json '__float2bfloat16((__bfloat162float(inp1[i]) + __bfloat162float(inp2[i])))'
+}
+
+# Stencils written the ways the blind indexing batch writes them: clamped edges
+# as selects and one-sided min/max, a grid-stride loop whose grid the launcher
+# sizes from cudaDeviceGetAttribute through cudaCheck; a border kept by an early
+# return before the interior's update (3-D, blockIdx.z the plane: a map); a 3x3
+# window of two small loops with its border set by an early return; a border
+# copied by cudaMemcpy before an interior-only kernel (folded: one stencil pass).
+# Each lifts and every candidate matches the reference on the stand-in.
+test_stencils_in_the_blind_batchs_indexing_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	lifted_and_correct_on_cpu indexing.cu 54 smooth5_gridstride=idx_smooth5_gridstride \
+		diffuse7_3d=idx_diffuse7_3d window3_flat=idx_window3_flat relax5_dirichlet=idx_relax5_dirichlet
+	expect_file_contains idx_relax5_dirichlet.json 'stage 0 stencil kernel=relax5'
+	expect_file_contains idx_relax5_dirichlet.json ' : a[((int)((row * w) + col))])'
+	expect_file_contains idx_smooth5_gridstride.json 'stage 0 stencil kernel=smooth5_clamped'
+	expect_file_contains idx_window3_flat.json 'stage 0 stencil kernel=window3'
+}
+
+# A causal softmax, one thread per row, its loops to the row's position (j <= t)
+# and its scale 1.0f / sqrtf(dim) computed by the launcher: a row program, every
+# candidate correct on the stand-in.
+test_causal_rows_with_a_launcher_scale_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	lifted_and_correct_on_cpu causal.cu 7 causal_softmax=causal_softmax
+	expect_file_contains causal_softmax.json 'loop col < (pos_0 + 1)'
 }

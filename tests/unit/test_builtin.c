@@ -310,6 +310,236 @@ cache_hinted_loads_and_deduced_template_calls_lift(void **state)
 	strbuf_release(&k);
 }
 
+/* The conversion intrinsics (__float2bfloat16, __bfloat162float, __float2half_rn,
+ * __float2int_rz...) are one value in, one value out: they lift as calls kept as
+ * spelled, so that a candidate rounds as the reference does, and the IR knows
+ * the type each returns.  A function of the same shape that is none stays
+ * refused. */
+static void
+conversion_intrinsics_lift_as_typed_calls(void **state)
+{
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "__nv_bfloat16 *y:out, const __nv_bfloat16 *a:in, "
+	                               "const __nv_bfloat16 *b:in, int n:scalar",
+	                               "__global__ void k(__nv_bfloat16 *y, const __nv_bfloat16 *a, const __nv_bfloat16 *b, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = __float2bfloat16(__bfloat162float(a[i]) + __bfloat162float(b[i]));\n}\n",
+	                               "void f(__nv_bfloat16 *y, const __nv_bfloat16 *a, const __nv_bfloat16 *b, int n) {\n"
+	                               "  k<<<(n + 255) / 256, 256>>>(y, a, b, n);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let __nv_bfloat16 st0_0 = __float2bfloat16((__bfloat162float(a[i]) + __bfloat162float(b[i])))\n"
+	                   "  store y[i] = st0_0\n");
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar",
+	                               "__global__ void k(const float *x, float *y, int n) {\n"
+	                               "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                               "  if (i < n) y[i] = __int2float_rn(__float2int_rz(x[i] * 8.0f)) * 0.125f"
+	                               " + __half2float(__float2half_rn(x[i]));\n}\n",
+	                               "void f(const float *x, float *y, int n) {\n  k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = ((__int2float_rn(__float2int_rz((x[i] * 8.0f))) * 0.125f) + "
+	                   "__half2float(__float2half_rn(x[i])))\n"
+	                   "  store y[i] = st0_0\n");
+	assert_string_equal(ir_conversion_type("__float2bfloat16_rn"), "__nv_bfloat16");
+	assert_string_equal(ir_conversion_type("__half2float"), "float");
+	assert_string_equal(ir_conversion_type("__float2int_rz"), "int");
+	assert_null(ir_conversion_type("__float22bfloat162_rn")); /* a pair: not a scalar conversion */
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = __float2rounded(x[i]);\n}\n",
+	                  "k<<<(n + 255) / 256, 256>>>(x, y, n);", "a call to '__float2rounded', which is not a math function");
+}
+
+/* Launcher code whose only effect is the launch geometry does not block lifting:
+ * cudaGetDevice and cudaDeviceGetAttribute (through a checking macro named like
+ * CUDA's own, cudaCheck) fill locals that size the grid, which the recipes
+ * choose themselves; such a local passed to the kernel is refused. */
+static void
+device_queries_that_size_the_grid_lift(void **state)
+{
+	static const char kernel[] =
+		"#define cudaCheck(e) do { cudaError_t r_ = (e); if (r_ != cudaSuccess) exit(1); } while (0)\n"
+		"__global__ void k(const float *x, float *y, int n) {\n"
+		"  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = 2.0f * x[i];\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, float *y:out, int n:scalar", kernel,
+	                               "void f(const float *x, float *y, int n) {\n"
+	                               "  int dev = 0, sms = 0, per_sm;\n  cudaDeviceProp prop;\n"
+	                               "  cudaCheck(cudaGetDevice(&dev));\n"
+	                               "  cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));\n"
+	                               "  cudaGetDeviceProperties(&prop, dev);\n"
+	                               "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 256, 0);\n"
+	                               "  k<<<sms * per_sm, prop.maxThreadsPerBlock / 4>>>(x, y, n);\n"
+	                               "  cudaCheck(cudaGetLastError());\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=k n=n\n"
+	                   "  let float st0_0 = (2.0f * x[i])\n"
+	                   "  store y[i] = st0_0\n");
+	expect_not_lifted(kernel, "int sms = 0;\n  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);\n"
+	                  "  k<<<sms, 256>>>(x, y, sms);", "argument 3 of 'k' has side effects or uses a value computed by a call");
+	expect_not_lifted(kernel, "cudaCheck(cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyHostToDevice));\n"
+	                  "  k<<<n, 256>>>(x, y, n);", "the launcher calls cudaMemcpy other than device to device");
+}
+
+/* A clamped-edge stencil whose clamps are written as selects (r > 0 ? r - 1 : 0)
+ * and as one-sided min/max (max(c - 1, 0), min(c + 1, cols - 1)), its column
+ * recomputed as t - r * cols, is a stencil: the clamps are known by their values
+ * at every point.  A select that is no clamp (it wraps around) is no stencil. */
+static void
+clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils(void **state)
+{
+	static const char launcher[] = "void f(const float *x, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, y, rows, cols);\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int cols:scalar";
+	struct strbuf k = STRBUF_INIT;
+	static const char *const bodies[] = {
+		"  int up = r > 0 ? r - 1 : 0, dn = r < rows - 1 ? r + 1 : rows - 1;\n"
+		"  int lf = max(c - 1, 0), rt = min(c + 1, cols - 1);\n"
+		"  y[t] = x[up * cols + c] + x[dn * cols + c] + x[r * cols + lf] + x[r * cols + rt];\n",
+		/* wraps around at the top edge: not a clamp */
+		"  int up = r > 0 ? r - 1 : rows - 1;\n  y[t] = x[up * cols + c] + x[t];\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		strbuf_reset(&k);
+		strbuf_addf(&k, "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+		                "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+		                "  int r = t / cols, c = t - r * cols;\n%s}\n", bodies[i]);
+		char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+		if (!egg_str_starts(d, i == 0 ? "launcher f\nstage 0 stencil kernel=k n=(rows * cols) rows=rows cols=cols\n"
+		                              : "launcher f\nstage 0 map kernel=k"))
+			fail_msg("case %zu: %s", i, d);
+		free(d);
+	}
+	strbuf_release(&k);
+}
+
+/* A border the kernel treats apart by an early return ("if (edge) { y[t] = x[t];
+ * return; } y[t] = f(taps)") is both sides of one select: every element stored
+ * once, the taps read only where the condition does not hold, and the map is the
+ * stencil it is.  On data instead of indices it stays a data-dependent branch. */
+static void
+early_returns_on_index_conditions_lift_both_sides_as_one_select(void **state)
+{
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int cols:scalar";
+	static const char launcher[] = "void f(const float *x, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, y, rows, cols);\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params,
+	                               "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+	                               "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+	                               "  int r = t / cols, c = t % cols;\n"
+	                               "  if (r == 0 || c == 0) { y[t] = x[t]; return; }\n"
+	                               "  float d = x[t - cols] + x[t - 1];\n  y[t] = 0.5f * d;\n}\n", launcher),
+	                   "launcher f\n"
+	                   "stage 0 stencil kernel=k n=(rows * cols) rows=rows cols=cols\n"
+	                   "  let float st0_0 = (((((int)row) == 0) || (((int)col) == 0)) ? x[((row * cols) + col)] : 0)\n"
+	                   "  let float d_0 = ((!((((int)row) == 0) || (((int)col) == 0))) ? "
+	                   "(x[(((row * cols) + col) - cols)] + x[(((row * cols) + col) - 1)]) : 0)\n"
+	                   "  let float st1_0 = ((!((((int)row) == 0) || (((int)col) == 0))) ? (0.5f * d_0) : 0)\n"
+	                   "  let float sel2_0 = (((((int)row) == 0) || (((int)col) == 0)) ? st0_0 : st1_0)\n"
+	                   "  store y[((row * cols) + col)] = sel2_0\n");
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params,
+	                               "__global__ void k(const float *x, float *y, int rows, int cols) {\n"
+	                               "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t >= rows * cols) return;\n"
+	                               "  if (x[t] > 0.0f) { y[t] = x[t]; return; }\n"
+	                               "  float h = x[t] * 0.5f;\n  y[t] = h * h;\n}\n", launcher));
+	assert_string_equal(d, "not lifted: a data-dependent branch\n");
+	free(d);
+}
+
+/* Loops over a small fixed window centred on the element (for (dr = -1; dr <= 1;
+ * ++dr) around taps at t + dr * cols + dc) are unrolled in the element, so that
+ * the taps are a stencil's; a window past 64 copies is no stencil. */
+static void
+small_fixed_windows_unroll_into_stencil_taps(void **state)
+{
+	static const char launcher[] = "void f(const float *x, const float *w, float *y, int rows, int cols) {\n"
+	                               "  k<<<(rows * cols + 255) / 256, 256>>>(x, w, y, rows, cols);\n}\n";
+	struct strbuf k = STRBUF_INIT;
+	for (int reach = 1; reach <= 4; reach += 3) {
+		strbuf_reset(&k);
+		strbuf_addf(&k, "__global__ void k(const float *x, const float *w, float *y, int rows, int cols) {\n"
+		                "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n  if (t < rows * cols) {\n"
+		                "    float s = 0.0f;\n"
+		                "    for (int dr = -%d; dr <= %d; ++dr)\n      for (int dc = -%d; dc <= %d; dc++)\n"
+		                "        s += w[0] * x[t + dr * cols + dc];\n    y[t] = s;\n  }\n}\n",
+		            reach, reach, reach, reach);
+		char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", "const float *x:in, const float *w:in, float *y:out, "
+		                               "int rows:scalar, int cols:scalar", k.buf, launcher));
+		if (egg_str_starts(d, "launcher f\nstage 0 stencil kernel=k n=(rows * cols)") != (reach == 1))
+			fail_msg("reach %d: %s", reach, d);
+		free(d);
+	}
+	strbuf_release(&k);
+}
+
+/* A device-to-device cudaMemcpy between two of the launcher's buffers is a copy
+ * stage; before a stencil that writes only the interior (its border keeps the
+ * element, the copy's), it folds into the stencil, which reads the source
+ * instead: one pass.  Before a map that does not store the copy's destination
+ * it stays a stage; a copy from the host is refused. */
+static void
+device_copies_lift_and_fold_into_the_stencil_that_keeps_them(void **state)
+{
+	static const char params[] = "const float *u:in, float *v:out, float *y:out, int w:scalar, int h:scalar";
+	static const char kernel[] =
+		"__global__ void k(const float *u, float *v, int w, int h) {\n"
+		"  int x = blockIdx.x * blockDim.x + threadIdx.x;\n  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+		"  if (x > 0 && x < w - 1 && y > 0 && y < h - 1) v[y * w + x] = u[y * w + x - 1] + u[y * w + x + 1];\n}\n"
+		"__global__ void m(const float *u, float *y, int n) {\n"
+		"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = 2.0f * u[i];\n}\n";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *u, float *v, float *y, int w, int h) {\n"
+	                               "  cudaMemcpy(v, u, sizeof(float) * w * h, cudaMemcpyDeviceToDevice);\n"
+	                               "  k<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(u, v, w, h);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 stencil kernel=k n=(h * w) rows=h cols=w\n"
+	                   "  let float st0_1 = (((((col > 0) && (col < (w - 1))) && (row > 0)) && (row < (h - 1))) ? "
+	                   "(u[(((row * w) + col) - 1)] + u[(((row * w) + col) + 1)]) : u[((row * w) + col)])\n"
+	                   "  store v[((row * w) + col)] = st0_1\n");
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *u, float *v, float *y, int w, int h) {\n"
+	                               "  cudaMemcpy(v, u, w * h * sizeof(*v), cudaMemcpyDeviceToDevice);\n"
+	                               "  m<<<(w * h + 255) / 256, 256>>>(u, y, w * h);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 map kernel=cudaMemcpy n=(((size_t)w) * h)\n"
+	                   "  let float copy_0 = u[i]\n"
+	                   "  store v[i] = copy_0\n"
+	                   "stage 1 map kernel=m n=(w * h)\n"
+	                   "  let float st0_1 = (2.0f * u[i])\n"
+	                   "  store y[i] = st0_1\n");
+	expect_not_lifted(kernel, "cudaMemcpy(y, x, n * sizeof(float), cudaMemcpyHostToDevice);",
+	                  "cudaMemcpy other than device to device");
+}
+
+/* A causal row (for (j = 0; j <= t; j++), t the row's position) is a column loop
+ * of t + 1; a launcher scalar computed with sqrtf (1.0f / sqrtf(HS): exact on
+ * host and device alike) is an argument like any other; one computed with expf
+ * (rounded differently on the device) is refused. */
+static void
+causal_bounds_and_exact_host_math_lift(void **state)
+{
+	static const char kernel[] = "__global__ void k(const float *x, float *y, int rows, int len, float s) {\n"
+	                             "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                             "    int t = r % len;\n    float m = 0.0f;\n"
+	                             "    for (int j = 0; j <= t; j++) m += x[r * len + j] * s;\n    y[r] = m;\n  }\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int rows:scalar, int len:scalar, int d:scalar";
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *x, float *y, int rows, int len, int d) {\n"
+	                               "  float scale = 1.0f / sqrtf((float)d);\n"
+	                               "  k<<<(rows + 63) / 64, 64>>>(x, y, rows, len, scale);\n}\n"),
+	                   "launcher f\n"
+	                   "stage 0 rows kernel=k n=rows\n"
+	                   "  let int t_0 = (row % len)\n"
+	                   "  let float m_0 = 0.0f\n"
+	                   "  loop col < (t_0 + 1)\n"
+	                   "    acc sum m_0 <- (x[((row * len) + col)] * (1.0f / sqrtf(((float)d))))\n"
+	                   "  let float st0_0 = m_0\n"
+	                   "  store y[row] = st0_0\n");
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                               "void f(const float *x, float *y, int rows, int len, int d) {\n"
+	                               "  float scale = expf((float)d);\n  k<<<(rows + 63) / 64, 64>>>(x, y, rows, len, scale);\n}\n"));
+	assert_string_equal(d, "not lifted: argument 5 of 'k' has side effects or uses a value computed by a call\n");
+	free(d);
+}
+
 /* A buffer read only where it is not NULL (an optional bias) lifts as a select
  * on the flag (b != nullptr), in each spelling of the test; one read outside
  * the test, or written, is refused. */
@@ -347,6 +577,47 @@ optional_pointers_lift_as_a_select_on_a_flag(void **state)
 	free(d);
 	strbuf_release(&k);
 	strbuf_release(&want);
+}
+
+/* A buffer stored only where it is not NULL ("if (mean != NULL) mean[r] = m;",
+ * "if (rstd) rstd[r] = s;") is an optional output: it lifts, named as such, and
+ * every candidate guards its stores.  One that is also read is refused. */
+static void
+optional_outputs_lift_with_their_stores_guarded(void **state)
+{
+	static const char params[] = "const float *x:in, float *y:out, float *m:out, int rows:scalar, int C:scalar";
+	static const char launcher[] = "void f(const float *x, float *y, float *m, int rows, int C) {\n"
+	                               "  k<<<(rows + 255) / 256, 256>>>(x, y, m, rows, C);\n}\n";
+	static const char head[] = "__global__ void k(const float *x, float *y, float *m, int rows, int C) {\n"
+	                           "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n  if (r < rows) {\n"
+	                           "    float s = 0.0f;\n    for (int c = 0; c < C; c++) s += x[r * C + c];\n";
+	struct strbuf k = STRBUF_INIT;
+	strbuf_addf(&k, "%s    y[r] = s;\n    if (m != NULL) { m[r] = s / C; }\n  }\n}\n", head);
+	EXPECT_DESCRIPTION(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher),
+	                   "launcher f\n"
+	                   "optional output m\n"
+	                   "stage 0 rows kernel=k n=rows\n"
+	                   "  let float s_0 = 0.0f\n"
+	                   "  loop col < C\n"
+	                   "    acc sum s_0 <- x[((row * C) + col)]\n"
+	                   "  let float st0_0 = s_0\n"
+	                   "  store y[row] = st0_0\n"
+	                   "  let float st1_0 = (s_0 / C)\n"
+	                   "  store m[row] = st1_0\n");
+	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+	assert_null(o.not_lifted);
+	assert_true(o.n_candidates > 0);
+	for (size_t i = 0; i < o.n_candidates; i++)
+		if (count(o.candidates[i].source, "m[egg_row] =") != count(o.candidates[i].source, "if (m != nullptr) m[egg_row] ="))
+			fail_msg("candidate %zu stores m unguarded", i);
+	builtin_output_release(&o);
+	strbuf_reset(&k);
+	strbuf_addf(&k, "%s    y[r] = m ? m[r] * s : s;\n    if (m) m[r] = s;\n  }\n}\n", head);
+	char *d = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k.buf, launcher));
+	if (!egg_str_starts(d, "not lifted: ") || !strstr(d, "'m' is tested against NULL but both written and read"))
+		fail_msg("%s", d);
+	free(d);
+	strbuf_release(&k);
 }
 
 static void
@@ -393,6 +664,55 @@ outside_the_families_is_not_lifted_with_a_reason(void **state)
 	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
 	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i];\n}\n",
 	                  "int m = clamp(n); k<<<n, 1>>>(x, y, m);", "computed by a call");
+}
+
+/* Atomics no recipe takes are refused with the buffer and the shape named:
+ * rows scattered by an index (an embedding's backward, dwte[ix * C + c]),
+ * threads that collide by their index (dwpe[t * C + c] summed over b), sums
+ * over the rows inside a row's loop (a layer norm's dbias[i]). */
+static void
+atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape(void **state)
+{
+	expect_not_lifted("__global__ void k(const float *x, int *h, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) { int ix = (int)x[i / 8]; atomicAdd(&h[ix * 8 + i % 8], 1); }\n}\n",
+	                  "k<<<n, 1>>>(x, h, n);",
+	                  "an atomic into 'h' at an element computed from both loaded data and the thread index");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (i < n) atomicAdd(&y[i % 16], x[i]);\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "an atomic into 'y' at an element computed from the thread index");
+	expect_not_lifted("__global__ void k(const float *x, float *y, int n) {\n"
+	                  "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                  "  if (r < n) { for (int j = 0; j < 16; j++) atomicAdd(&y[j], x[r * 16 + j]); }\n}\n",
+	                  "k<<<n, 1>>>(x, y, n);", "an atomic into 'y' inside a loop (sums over the rows");
+}
+
+/* The generic path counts a kernel's name where the code names it, not in a
+ * string or a comment of the launcher: one that passes it to its error check
+ * as a message keeps its generic candidates; one that takes its attributes
+ * (code that would apply to the original) has none. */
+static void
+kernel_names_in_strings_and_comments_do_not_block_the_generic_path(void **state)
+{
+	static const char kernel[] = "static void check(cudaError_t e, const char *what) { if (e) exit(1); }\n"
+	                             "__global__ void k(const float *x, float *y, int n) {\n"
+	                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+	                             "  if (i < n) { float v = x[i]; while (v > 1.0f) v *= 0.5f; y[i] = v; }\n}\n";
+	static const char params[] = "const float *x:in, float *y:out, int n:scalar";
+	struct builtin_output o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                                               "void f(const float *x, float *y, int n) {\n"
+	                                               "  k<<<(n + 255) / 256, 256>>>(x, y, n); // k halves\n"
+	                                               "  check(cudaGetLastError(), \"k\");\n}\n"));
+	assert_true(o.n_candidates > 0);
+	assert_non_null(strstr(o.candidates[0].label, "generic"));
+	builtin_output_release(&o);
+	o = generate(make_bundle(BUNDLE_LAUNCHER, "f", params, kernel,
+	                         "void f(const float *x, float *y, int n) {\n  cudaFuncAttributes a;\n"
+	                         "  cudaFuncGetAttributes(&a, k);\n  k<<<(n + 255) / 256, 256>>>(x, y, n);\n}\n"));
+	assert_int_equal(o.n_candidates, 0);
+	assert_non_null(strstr(o.not_lifted, "the launcher names 'k' other than in its launches"));
+	builtin_output_release(&o);
 }
 
 static void
@@ -1375,8 +1695,18 @@ main(void)
 		cmocka_unit_test(single_thread_kernels_lift_as_one_row),
 		cmocka_unit_test(kernel_target_lifts_alone),
 		cmocka_unit_test(optional_pointers_lift_as_a_select_on_a_flag),
+		cmocka_unit_test(optional_outputs_lift_with_their_stores_guarded),
 		cmocka_unit_test(outside_the_families_is_not_lifted_with_a_reason),
+		cmocka_unit_test(atomics_outside_the_recipes_are_refused_naming_their_buffer_and_shape),
+		cmocka_unit_test(kernel_names_in_strings_and_comments_do_not_block_the_generic_path),
 		cmocka_unit_test(cache_hinted_loads_and_deduced_template_calls_lift),
+		cmocka_unit_test(conversion_intrinsics_lift_as_typed_calls),
+		cmocka_unit_test(device_queries_that_size_the_grid_lift),
+		cmocka_unit_test(clamps_written_as_selects_and_one_sided_bounds_lift_as_stencils),
+		cmocka_unit_test(early_returns_on_index_conditions_lift_both_sides_as_one_select),
+		cmocka_unit_test(small_fixed_windows_unroll_into_stencil_taps),
+		cmocka_unit_test(device_copies_lift_and_fold_into_the_stencil_that_keeps_them),
+		cmocka_unit_test(causal_bounds_and_exact_host_math_lift),
 		cmocka_unit_test(first_version_shapes_lift),
 		cmocka_unit_test(launch_chain_fuses_into_one_pass_without_the_temp),
 		cmocka_unit_test(chain_with_the_count_in_a_launcher_local_fuses),

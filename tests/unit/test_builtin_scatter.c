@@ -102,7 +102,7 @@ scatters_outside_the_family_are_not_lifted_with_a_reason(void **state)
 	expect_refused("    atomicAdd(&h[i / 2], 1);", "nbins", "computed from the thread index");
 	expect_refused("    int b = 2 * i;\n    atomicAdd(&h[b], 1);", "nbins", "computed from the thread index");
 	/* the thread index outside the loads, next to the data */
-	expect_refused("    atomicAdd(&h[keys[i] + i], 1);", "nbins", "computed from the thread index");
+	expect_refused("    atomicAdd(&h[keys[i] + i], 1);", "nbins", "computed from both loaded data and the thread index");
 	/* stores next to the atomic */
 	expect_refused("    atomicAdd(&h[keys[i]], 1);\n    w[i] = x[i];", "nbins",
 	               "stores next to an atomic histogram or scatter");
