@@ -83,8 +83,12 @@ struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const stru
 void lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out);
 /* for (int v = 0; v < B; v++) (or ++v, v += 1): v, with B in *bound; else NULL */
 const char *lift_counting_loop(const struct ast_stmt *s, const struct ast_expr **bound);
-/* lift_tree.c: whether the name appears in e */
+/* lift_tree.c: whether the name appears in e; whether e (casts aside) is the
+ * name, var.field (threadIdx.x), an integer literal (its value in *v) */
 int lift_mentions(const struct ast_expr *e, const char *name);
+int lift_is_name(const struct ast_expr *e, const char *name);
+int lift_is_member(const struct ast_expr *e, const char *var, const char *field);
+int lift_is_num(const struct ast_expr *e, long *v);
 /* lift_2d.c: a statement list, with stores under conditions on indices as selects;
  * lift_tail for the kernel's last statements (outside loops), where an early
  * return is also read as the else it means */
