@@ -291,10 +291,12 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 				strbuf_addf(why, "the block of '%s' (one row per block) is not one-dimensional", name);
 				rc = -1;
 			} else {
-				struct strbuf t = STRBUF_INIT;
-				strbuf_addch(&t, '(');
+				struct strbuf t = STRBUF_INIT; /* a name or number as it is, so that
+				                                 * it compares with the other stages' */
+				int bare = g->kind == AST_NAME || g->kind == AST_NUM;
+				strbuf_addstr(&t, bare ? "" : "(");
 				host_print(h, g, &t);
-				strbuf_addch(&t, ')');
+				strbuf_addstr(&t, bare ? "" : ")");
 				args[n].param = LIFT_TREE_ROWS;
 				args[n++].scalar = strbuf_detach(&t);
 			}

@@ -453,7 +453,7 @@ block_per_row_tree_lifts_as_a_row_program(void **state)
 	assert_null(o.not_lifted);
 	assert_string_equal(o.description,
 	                    "launcher rm\n"
-	                    "stage 0 rows kernel=k n=(rows)\n"
+	                    "stage 0 rows kernel=k n=rows\n"
 	                    "  let float s_0 = 0.0f\n"
 	                    "  loop col < cols\n"
 	                    "    acc sum s_0 <- x[((((size_t)row) * cols) + col)]\n"
