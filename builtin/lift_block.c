@@ -686,6 +686,23 @@ row_name(const struct ast_stmt *body)
 	return NULL;
 }
 
+/* threadIdx, blockIdx or blockDim in another dimension than x */
+static int
+other_dimension(const struct ast_expr *e, void *arg)
+{
+	(void)arg;
+	if (!e)
+		return 0;
+	if (e->kind == AST_MEMBER && strcmp(e->text, "x") != 0 && e->kids[0]->kind == AST_NAME &&
+	    (strcmp(e->kids[0]->text, "threadIdx") == 0 || strcmp(e->kids[0]->text, "blockIdx") == 0 ||
+	     strcmp(e->kids[0]->text, "blockDim") == 0))
+		return 1;
+	for (size_t i = 0; i < e->n_kids; i++)
+		if (other_dimension(e->kids[i], NULL))
+			return 1;
+	return 0;
+}
+
 int
 lift_block_rewrite(const struct ast_unit *u, const struct ast_function *k, const struct ast_expr *block_dim,
                    struct lift_block *t, struct strbuf *why)
@@ -707,8 +724,8 @@ lift_block_rewrite(const struct ast_unit *u, const struct ast_function *k, const
 		    s->init->decls[0].init && lift_is_global_index_dim(s->init->decls[0].init, "x"))
 			return 0;
 	}
-	if (!b.sh)
-		return 0;
+	if (!b.sh || ast_walk_exprs(body, other_dimension, NULL))
+		return 0; /* no shared array, or a 2-D block or grid (a tile): not a block per row */
 	const char *row = row_name(body);
 	if (row)
 		b.row = row;

@@ -22,9 +22,9 @@ struct lift_block {
 /* k launched with blocks of block_dim threads (the launch's expression): 1 and
  * *t filled when k is a block per row (blockIdx.x) whose shared memory serves
  * only tree reductions of its threads' partials; 0 when k is not of that frame
- * (no shared array, or a global thread index: other shapes; t empty); -1 with
- * a sentence in why when it is, but something in it is not proved to compute
- * the row program (t empty).  u: the unit, for the warp-reduction helpers k
+ * (no shared array, a global thread index, a 2-D block or grid: other shapes;
+ * t empty); -1 with a sentence in why when it is, but something in it is not
+ * proved to compute the row program (t empty).  u: the unit, for the warp-reduction helpers k
  * calls.  The row count is the scalar LIFT_TREE_ROWS (lift_tree.h), which the
  * caller binds to the launch's grid. */
 int lift_block_rewrite(const struct ast_unit *u, const struct ast_function *k,
