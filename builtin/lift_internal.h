@@ -86,8 +86,12 @@ const char *lift_counting_loop(const struct ast_stmt *s, const struct ast_expr *
 /* whether s holds only loops of a small fixed window (constant bounds, a few
  * dozen copies of the body in all), unrolled where they stand (lift_stmt.c) */
 int lift_window_only(const struct ast_stmt *s);
-/* lift_tree.c: whether the name appears in e */
+/* lift_tree.c: whether the name appears in e; whether e (casts aside) is the
+ * name, var.field (threadIdx.x), an integer literal (its value in *v) */
 int lift_mentions(const struct ast_expr *e, const char *name);
+int lift_is_name(const struct ast_expr *e, const char *name);
+int lift_is_member(const struct ast_expr *e, const char *var, const char *field);
+int lift_is_num(const struct ast_expr *e, long *v);
 /* lift_2d.c: a statement list, with stores under conditions on indices as selects;
  * lift_tail for the kernel's last statements (outside loops), where an early
  * return is also read as the else it means */

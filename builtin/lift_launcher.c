@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "builtin/lift.h"
+#include "builtin/lift_block.h"
 #include "builtin/lift_inline.h"
 #include "builtin/lift_tree.h"
 #include "common/util.h"
@@ -317,31 +318,51 @@ launch(struct ir_program *p, const struct ast_unit *u, const struct host *h,
 		k = &inl.fn;
 	if (rc == 0)
 		rc = lift_contract(p, u, k, args, k->n_params, grid, why);
-	struct lift_tree tree; /* a shared-memory tree reduction: the reduction it computes */
-	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree)) {
+	/* a shared-memory tree reduction: the reduction it computes (over the
+	 * grid; or a block per row: the row program) */
+	struct lift_tree tree;
+	struct lift_block blk;
+	const struct ast_function *seen = NULL;
+	int rows_from_grid = 0, brc = 0;
+	if (rc == 1 && lift_tree_rewrite(k, s->launch[1], &tree))
+		seen = &tree.fn;
+	else if (rc == 1 && (brc = lift_block_rewrite(u, k, s->launch[1], &blk, why)) == 1)
+		seen = &blk.fn, rows_from_grid = 1;
+	if (brc < 0)
+		rc = -1;
+	if (seen) {
 		size_t n = k->n_params;
-		if (tree.rows_from_grid) { /* one row per block: the grid's x extent */
-			const struct ast_expr *g = s->launch[0];
+		if (rows_from_grid) { /* one row per block: the grid's x extent */
+			const struct ast_expr *g = s->launch[0], *bd = s->launch[1];
+			const struct host_local *bl = bd->kind == AST_NAME ? host_lookup_local(h, bd->text) : NULL;
 			if (g->kind == AST_CALL || !host_is_pure(g) || host_uses_unusable(h, g)) {
 				strbuf_addf(why, "the grid of '%s' (one row per block) is not a scalar", name);
 				rc = -1;
+			} else if (bd->kind == AST_CALL || (bl && bl->dims)) {
+				strbuf_addf(why, "the block of '%s' (one row per block) is not one-dimensional", name);
+				rc = -1;
 			} else {
-				struct strbuf t = STRBUF_INIT;
-				strbuf_addch(&t, '(');
+				struct strbuf t = STRBUF_INIT; /* a name or number as it is, so that
+				                                 * it compares with the other stages' */
+				int bare = g->kind == AST_NAME || g->kind == AST_NUM;
+				strbuf_addstr(&t, bare ? "" : "(");
 				host_print(h, g, &t);
-				strbuf_addch(&t, ')');
+				strbuf_addstr(&t, bare ? "" : ")");
 				args[n].param = LIFT_TREE_ROWS;
 				args[n++].scalar = strbuf_detach(&t);
 			}
 		}
 		if (rc == 1)
-			rc = lift_kernel(p, u, &tree.fn, args, n, grid, why);
-		lift_tree_release(&tree);
+			rc = lift_kernel(p, u, seen, args, n, grid, why);
 		free(args[k->n_params].scalar);
 		args[k->n_params].scalar = NULL;
 	} else if (rc == 1) {
 		rc = lift_kernel(p, u, k, args, k->n_params, grid, why);
 	}
+	if (seen == &tree.fn)
+		lift_tree_release(&tree);
+	else if (seen)
+		lift_block_release(&blk);
 	free(grid[1]);
 	free(grid[2]);
 	for (size_t i = 0; i < k->n_params; i++)

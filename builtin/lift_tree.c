@@ -18,12 +18,8 @@
  * the naive "if (i < n) atomicAdd(dst, E);", which the lifter takes as a full
  * reduction.
  *
- * A block per row (row = blockIdx.x) whose threads first sum a column loop
- * strided by the block (for (c = threadIdx.x; c < C; c += blockDim.x) s += X;)
- * into sh[threadIdx.x] = s, and whose thread 0 then stores F(sh[0]), is the row
- * program "for every row < grid: s = 0; for (c = 0; c < C; c++) s += X; store
- * F(s)", lifted with the launch's grid as its row count.  The rewrite is a second kernel whose statements borrow the first
- * one's trees; only its few new nodes are owned here.  Everything is recognised
+ * The rewrite is a second kernel whose statements borrow the first
+ * one's trees (it owns only its statement lists).  Everything is recognised
  * from the structure (the halving loop, the barrier, the thread-0 combine),
  * never from names; anything else leaves the kernel as it is (and the lifter
  * refuses its shared array).
@@ -45,22 +41,22 @@ strip(const struct ast_expr *e)
 	return e;
 }
 
-static int
-is_name(const struct ast_expr *e, const char *name)
+int
+lift_is_name(const struct ast_expr *e, const char *name)
 {
 	e = strip(e);
 	return e && name && e->kind == AST_NAME && strcmp(e->text, name) == 0;
 }
 
-static int
-is_member(const struct ast_expr *e, const char *var, const char *field)
+int
+lift_is_member(const struct ast_expr *e, const char *var, const char *field)
 {
 	e = strip(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, field) == 0 && is_name(e->kids[0], var);
+	return e && e->kind == AST_MEMBER && strcmp(e->text, field) == 0 && lift_is_name(e->kids[0], var);
 }
 
-static int
-is_num(const struct ast_expr *e, long *v)
+int
+lift_is_num(const struct ast_expr *e, long *v)
 {
 	e = strip(e);
 	if (!e || e->kind != AST_NUM)
@@ -79,7 +75,7 @@ is_num(const struct ast_expr *e, long *v)
 static int
 is_tid(const struct ast_expr *e, const char *tid)
 {
-	return is_member(e, "threadIdx", "x") || is_name(e, tid);
+	return lift_is_member(e, "threadIdx", "x") || lift_is_name(e, tid);
 }
 
 static int
@@ -107,7 +103,7 @@ static int
 is_slot(const struct ast_expr *e, const char *sh, const char *tid)
 {
 	e = strip(e);
-	return e && e->kind == AST_INDEX && is_name(e->kids[0], sh) && is_tid(e->kids[1], tid);
+	return e && e->kind == AST_INDEX && lift_is_name(e->kids[0], sh) && is_tid(e->kids[1], tid);
 }
 
 /* sh[tid + s] (either order) */
@@ -115,12 +111,12 @@ static int
 is_partner(const struct ast_expr *e, const char *sh, const char *tid, const char *s)
 {
 	e = strip(e);
-	if (!e || e->kind != AST_INDEX || !is_name(e->kids[0], sh))
+	if (!e || e->kind != AST_INDEX || !lift_is_name(e->kids[0], sh))
 		return 0;
 	const struct ast_expr *x = strip(e->kids[1]);
 	return x->kind == AST_BIN && strcmp(x->text, "+") == 0 &&
-	       ((is_tid(x->kids[0], tid) && is_name(x->kids[1], s)) ||
-	        (is_name(x->kids[0], s) && is_tid(x->kids[1], tid)));
+	       ((is_tid(x->kids[0], tid) && lift_is_name(x->kids[1], s)) ||
+	        (lift_is_name(x->kids[0], s) && is_tid(x->kids[1], tid)));
 }
 
 /* if (tid < s) sh[tid] += sh[tid + s];   (or sh[tid] = sh[tid] + sh[tid + s]) */
@@ -133,7 +129,7 @@ is_tree_step(const struct ast_stmt *st, const char *sh, const char *tid, const c
 		return 0;
 	const struct ast_expr *c = strip(st->expr);
 	if (c->kind != AST_BIN || strcmp(c->text, "<") != 0 || !is_tid(c->kids[0], tid) ||
-	    !is_name(c->kids[1], s))
+	    !lift_is_name(c->kids[1], s))
 		return 0;
 	const struct ast_stmt *a = st->then;
 	if (a->kind == AST_BLOCK && a->n_body == 1)
@@ -159,18 +155,18 @@ is_tree_loop(const struct ast_stmt *f, const char *sh, const char *tid, long blo
 	const char *s = f->init->decls[0].name;
 	const struct ast_expr *i0 = strip(f->init->decls[0].init);
 	long two, b;
-	if (!i0 || i0->kind != AST_BIN || strcmp(i0->text, "/") != 0 || !is_num(i0->kids[1], &two) ||
-	    two != 2 || !(is_member(i0->kids[0], "blockDim", "x") || (is_num(i0->kids[0], &b) && b == block)))
+	if (!i0 || i0->kind != AST_BIN || strcmp(i0->text, "/") != 0 || !lift_is_num(i0->kids[1], &two) ||
+	    two != 2 || !(lift_is_member(i0->kids[0], "blockDim", "x") || (lift_is_num(i0->kids[0], &b) && b == block)))
 		return 0;
 	const struct ast_expr *c = strip(f->expr), *st = f->step;
 	long zero;
-	if (!c || c->kind != AST_BIN || strcmp(c->text, ">") != 0 || !is_name(c->kids[0], s) ||
-	    !is_num(c->kids[1], &zero) || zero != 0)
+	if (!c || c->kind != AST_BIN || strcmp(c->text, ">") != 0 || !lift_is_name(c->kids[0], s) ||
+	    !lift_is_num(c->kids[1], &zero) || zero != 0)
 		return 0;
 	long one;
-	if (!(st->kind == AST_ASSIGN && is_name(st->kids[0], s) &&
-	      ((strcmp(st->text, ">>=") == 0 && is_num(st->kids[1], &one) && one == 1) ||
-	       (strcmp(st->text, "/=") == 0 && is_num(st->kids[1], &two) && two == 2))))
+	if (!(st->kind == AST_ASSIGN && lift_is_name(st->kids[0], s) &&
+	      ((strcmp(st->text, ">>=") == 0 && lift_is_num(st->kids[1], &one) && one == 1) ||
+	       (strcmp(st->text, "/=") == 0 && lift_is_num(st->kids[1], &two) && two == 2))))
 		return 0;
 	const struct ast_stmt *body = f->then;
 	return body->kind == AST_BLOCK && body->n_body == 2 && is_tree_step(body->body[0], sh, tid, s) &&
@@ -186,7 +182,7 @@ thread0_add(const struct ast_stmt *st, const char *sh, const char *tid)
 	const struct ast_expr *c = strip(st->expr);
 	long zero;
 	if (c->kind != AST_BIN || strcmp(c->text, "==") != 0 || !is_tid(c->kids[0], tid) ||
-	    !is_num(c->kids[1], &zero) || zero != 0)
+	    !lift_is_num(c->kids[1], &zero) || zero != 0)
 		return NULL;
 	const struct ast_stmt *a = st->then;
 	if (a->kind == AST_BLOCK && a->n_body == 1)
@@ -195,7 +191,7 @@ thread0_add(const struct ast_stmt *st, const char *sh, const char *tid)
 		return NULL;
 	const struct ast_expr *v = strip(a->expr->kids[1]);
 	long ix;
-	if (v->kind != AST_INDEX || !is_name(v->kids[0], sh) || !is_num(v->kids[1], &ix) || ix != 0)
+	if (v->kind != AST_INDEX || !lift_is_name(v->kids[0], sh) || !lift_is_num(v->kids[1], &ix) || ix != 0)
 		return NULL;
 	return a->expr;
 }
@@ -265,7 +261,7 @@ find_guard(const struct ast_expr *e, const char *gid, const struct lets *l)
 		return NULL;
 	if (e->kind == AST_COND) {
 		const struct ast_expr *c = strip(e->kids[0]);
-		if (c->kind == AST_BIN && strcmp(c->text, "<") == 0 && is_name(c->kids[0], gid))
+		if (c->kind == AST_BIN && strcmp(c->text, "<") == 0 && lift_is_name(c->kids[0], gid))
 			return e->kids[0];
 	}
 	if (e->kind == AST_NAME)
@@ -282,184 +278,12 @@ find_guard(const struct ast_expr *e, const char *gid, const struct lets *l)
 
 /* ---- the rewrite ---- */
 
-/* A node of the rewritten kernel, owned by t. */
-static struct ast_expr *
-node(struct lift_tree *t, enum ast_expr_kind kind, const char *text, size_t n_kids)
-{
-	struct ast_expr *e = egg_xcalloc(1, sizeof *e);
-	e->kind = kind;
-	e->text = text ? egg_xstrdup(text) : NULL;
-	e->kids = n_kids ? egg_xcalloc(n_kids, sizeof *e->kids) : NULL;
-	e->n_kids = n_kids;
-	t->owned = egg_xrealloc(t->owned, (t->n_owned + 1) * sizeof *t->owned);
-	t->owned[t->n_owned++] = e;
-	return e;
-}
-
-static struct ast_expr *
-member(struct lift_tree *t, const char *var, const char *field)
-{
-	struct ast_expr *m = node(t, AST_MEMBER, field, 1);
-	m->kids[0] = node(t, AST_NAME, var, 0);
-	return m;
-}
-
-/* e with every sh[0] replaced by the name acc (new nodes where it changes) */
-static struct ast_expr *
-replace_slot0(struct lift_tree *t, struct ast_expr *e, const char *sh, const char *acc)
-{
-	long z;
-	const struct ast_expr *x = strip(e);
-	if (x->kind == AST_INDEX && is_name(x->kids[0], sh) && is_num(x->kids[1], &z) && z == 0)
-		return node(t, AST_NAME, acc, 0);
-	int changed = 0;
-	struct ast_expr **kids = e->n_kids ? egg_xcalloc(e->n_kids, sizeof *kids) : NULL;
-	for (size_t i = 0; i < e->n_kids; i++) {
-		kids[i] = replace_slot0(t, e->kids[i], sh, acc);
-		changed |= kids[i] != e->kids[i];
-	}
-	if (!changed) {
-		free(kids);
-		return e;
-	}
-	struct ast_expr *c = node(t, e->kind, e->text, e->n_kids);
-	memcpy(c->kids, kids, e->n_kids * sizeof *kids);
-	free(kids);
-	return c;
-}
-
 void
 lift_tree_release(struct lift_tree *t)
 {
-	for (size_t i = 0; i < t->n_owned; i++) {
-		free(t->owned[i]->text);
-		free(t->owned[i]->kids);
-		free(t->owned[i]);
-	}
-	free(t->owned);
 	free(t->stmts);
 	free(t->call_kids);
-	free(t->loop_decl);
 	memset(t, 0, sizeof *t);
-}
-
-/* s += X (or s = s + X) with X free of s: X, else NULL */
-static const struct ast_expr *
-sum_into(const struct ast_stmt *st, const char *acc)
-{
-	if (st->kind != AST_EXPR || st->expr->kind != AST_ASSIGN || !is_name(st->expr->kids[0], acc))
-		return NULL;
-	const struct ast_expr *v = st->expr->kids[1], *x = NULL;
-	if (strcmp(st->expr->text, "+=") == 0) {
-		x = v;
-	} else if (strcmp(st->expr->text, "=") == 0) {
-		v = strip(v);
-		if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && is_name(v->kids[0], acc))
-			x = v->kids[1];
-		else if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && is_name(v->kids[1], acc))
-			x = v->kids[0];
-	}
-	return x && !lift_mentions(x, acc) ? x : NULL;
-}
-
-/* for (int c = tid; c < C; c += blockDim.x (or the block)) { lets; acc += X; }
- * with nothing else touching acc or the thread: 1 */
-static int
-is_strided_sum(const struct ast_stmt *f, const char *tid, long block, const char *acc, const char *sh)
-{
-	long b;
-	if (f->kind != AST_FOR || !f->init || f->init->kind != AST_DECL || f->init->n_decls != 1 ||
-	    !f->step || !is_tid(f->init->decls[0].init, tid))
-		return 0;
-	const char *c = f->init->decls[0].name;
-	const struct ast_expr *cond = strip(f->expr), *st = f->step;
-	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 || !is_name(cond->kids[0], c) ||
-	    lift_mentions(cond->kids[1], c) || lift_mentions(cond->kids[1], acc) ||
-	    (tid && lift_mentions(cond->kids[1], tid)) || lift_mentions(cond->kids[1], sh))
-		return 0;
-	if (st->kind != AST_ASSIGN || strcmp(st->text, "+=") != 0 || !is_name(st->kids[0], c) ||
-	    !(is_member(st->kids[1], "blockDim", "x") || (is_num(st->kids[1], &b) && b == block)))
-		return 0;
-	const struct ast_stmt *body = f->then;
-	const struct ast_stmt *const *items = (const struct ast_stmt *const *)&body;
-	size_t n = 1;
-	if (body->kind == AST_BLOCK)
-		items = (const struct ast_stmt *const *)body->body, n = body->n_body;
-	int sums = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct ast_stmt *x = items[i];
-		if (x->kind == AST_DECL && x->n_decls == 1 && !ast_has_loop(x) &&
-		    !lift_mentions(x->decls[0].init, acc) && !(tid && lift_mentions(x->decls[0].init, tid)) &&
-		    !lift_mentions(x->decls[0].init, sh))
-			continue;
-		const struct ast_expr *v = sum_into(x, acc);
-		if (!v || (tid && lift_mentions(v, tid)) || lift_mentions(v, sh) || lift_mentions(v, "threadIdx"))
-			return 0;
-		sums++;
-	}
-	return sums == 1;
-}
-
-/* The kernel for a block per row: if (row < grid) { lets; the column loop from
- * 0 by 1; F(acc) } with row the global index. */
-static int
-rewrite_rows(const struct ast_function *k, const struct ast_stmt *const *lets, size_t n_lets,
-             const char *row, const char *acc, const struct ast_stmt *loop,
-             const struct ast_stmt *final, const char *sh, struct lift_tree *t)
-{
-	const struct ast_stmt *a = final;
-	if (a->kind == AST_BLOCK && a->n_body == 1)
-		a = a->body[0];
-	if (a->kind != AST_EXPR || a->expr->kind != AST_ASSIGN || strcmp(a->expr->text, "=") != 0 ||
-	    lift_mentions(a->expr->kids[0], sh))
-		return 0;
-	struct ast_expr *v = replace_slot0(t, a->expr->kids[1], sh, acc);
-	if (v == a->expr->kids[1] || lift_mentions(v, sh))
-		return 0; /* it does not read the block's sum, or reads other slots */
-	/* int row = blockIdx.x * blockDim.x + threadIdx.x; */
-	struct ast_expr *gid = node(t, AST_BIN, "+", 2), *mul = node(t, AST_BIN, "*", 2);
-	mul->kids[0] = member(t, "blockIdx", "x");
-	mul->kids[1] = member(t, "blockDim", "x");
-	gid->kids[0] = mul;
-	gid->kids[1] = member(t, "threadIdx", "x");
-	t->loop_decl = egg_xcalloc(2, sizeof *t->loop_decl);
-	t->loop_decl[0] = (struct ast_decl){ .type = (char *)"int", .name = (char *)row, .init = gid };
-	t->row_decl = (struct ast_stmt){ .kind = AST_DECL, .decls = &t->loop_decl[0], .n_decls = 1 };
-	/* for (int c = 0; c < C; c += 1) body */
-	struct ast_expr *step = node(t, AST_ASSIGN, "+=", 2);
-	step->kids[0] = loop->step->kids[0];
-	step->kids[1] = node(t, AST_NUM, "1", 0);
-	t->loop_decl[1] = loop->init->decls[0];
-	t->loop_decl[1].init = node(t, AST_NUM, "0", 0);
-	t->loop_init = (struct ast_stmt){ .kind = AST_DECL, .decls = &t->loop_decl[1], .n_decls = 1 };
-	t->loop = *loop;
-	t->loop.init = &t->loop_init;
-	t->loop.step = step;
-	/* store F(acc) */
-	struct ast_expr *store = node(t, AST_ASSIGN, "=", 2);
-	store->kids[0] = a->expr->kids[0];
-	store->kids[1] = v;
-	t->add = (struct ast_stmt){ .kind = AST_EXPR, .expr = store };
-	/* if (row < grid) { lets; loop; store } */
-	t->stmts = egg_xcalloc(n_lets + 3, sizeof *t->stmts);
-	size_t m = 0;
-	for (size_t i = 0; i < n_lets; i++)
-		t->stmts[m++] = (struct ast_stmt *)lets[i];
-	t->stmts[m++] = &t->loop;
-	t->stmts[m++] = &t->add;
-	t->inner = (struct ast_stmt){ .kind = AST_BLOCK, .body = t->stmts, .n_body = m };
-	struct ast_expr *guard = node(t, AST_BIN, "<", 2);
-	guard->kids[0] = node(t, AST_NAME, row, 0);
-	guard->kids[1] = node(t, AST_NAME, LIFT_TREE_ROWS, 0);
-	t->guarded = (struct ast_stmt){ .kind = AST_IF, .expr = guard, .then = &t->inner };
-	t->top = egg_xcalloc(2, sizeof *t->top);
-	t->top[0] = &t->row_decl;
-	t->top[1] = &t->guarded;
-	t->body = (struct ast_stmt){ .kind = AST_BLOCK, .body = t->top, .n_body = 2 };
-	t->fn = *k;
-	t->fn.body = &t->body;
-	t->rows_from_grid = 1;
-	return 1;
 }
 
 int
@@ -468,17 +292,17 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 {
 	memset(t, 0, sizeof *t);
 	long block;
-	if (!is_num(block_dim, &block) || block < 2 || (block & (block - 1)) != 0)
+	if (!lift_is_num(block_dim, &block) || block < 2 || (block & (block - 1)) != 0)
 		return 0;
 	const struct ast_stmt *body = k->body;
-	const char *sh = NULL, *tid = NULL, *gid = NULL, *row = NULL;
+	const char *sh = NULL, *tid = NULL, *gid = NULL;
 	const struct ast_expr *contrib = NULL, *add = NULL;
 	size_t at = 0, n = body->n_body;
 	struct lets l = { egg_xcalloc(n + 1, sizeof *l.d), 0 };
 	const struct ast_stmt **kept = egg_xcalloc(n + 1, sizeof *kept);
 	size_t n_kept = 0;
 	int ok = 1;
-	/* lets (the shared array, the thread's slot, the global or row index, the rest) */
+	/* lets (the shared array, the thread's slot, the global index, the rest) */
 	for (; at < n && ok && body->body[at]->kind == AST_DECL; at++) {
 		const struct ast_stmt *s = body->body[at];
 		int keep = 0;
@@ -488,12 +312,10 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 				sh = d->name;
 			else if (d->is_shared || d->is_array || ast_has_loop(s))
 				ok = 0;
-			else if (!tid && is_member(d->init, "threadIdx", "x"))
+			else if (!tid && lift_is_member(d->init, "threadIdx", "x"))
 				tid = d->name;
-			else if (!gid && !row && d->init && lift_is_global_index_dim(d->init, "x"))
+			else if (!gid && d->init && lift_is_global_index_dim(d->init, "x"))
 				gid = d->name, l.d[l.n++] = d, keep = 1;
-			else if (!gid && !row && is_member(d->init, "blockIdx", "x"))
-				row = d->name;
 			else
 				l.d[l.n++] = d, keep = 1;
 		}
@@ -507,44 +329,16 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 		if (lift_mentions(l.d[i]->init, sh) || (tid && lift_mentions(l.d[i]->init, tid)) ||
 		    (strcmp(l.d[i]->name, gid ? gid : "") != 0 && lift_mentions(l.d[i]->init, "threadIdx")))
 			ok = 0;
-	/* a block per row: the strided column sum first */
-	const struct ast_stmt *loop = NULL;
-	const char *acc = NULL;
-	if (ok && row && at < n && body->body[at]->kind == AST_FOR) {
-		loop = body->body[at++];
-		const struct ast_stmt *fill = at < n ? body->body[at] : NULL;
-		acc = fill && fill->kind == AST_EXPR && fill->expr->kind == AST_ASSIGN &&
-		      strcmp(fill->expr->text, "=") == 0 && strip(fill->expr->kids[1])->kind == AST_NAME
-		          ? strip(fill->expr->kids[1])->text : NULL;
-		double zero;
-		size_t q;
-		for (q = 0; acc && q < l.n && strcmp(l.d[q]->name, acc) != 0; q++)
-			;
-		/* acc is a let that starts at 0 and only the loop adds to */
-		if (!acc || q == l.n || !l.d[q]->init || !value_past(l.d[q]->init, NULL, &l, &zero) ||
-		    zero != 0 || !is_strided_sum(loop, tid, block, acc, sh))
-			ok = 0;
-	}
 	/* sh[tid] = E; __syncthreads(); the halving loop; thread 0's combine */
-	const struct ast_stmt *final = NULL;
-	if (ok && sh && (gid || loop) && at + 4 == n && body->body[at]->kind == AST_EXPR &&
+	if (ok && sh && gid && at + 4 == n && body->body[at]->kind == AST_EXPR &&
 	    body->body[at]->expr->kind == AST_ASSIGN && strcmp(body->body[at]->expr->text, "=") == 0 &&
 	    is_slot(body->body[at]->expr->kids[0], sh, tid) && is_call(body->body[at + 1], "__syncthreads") &&
 	    is_tree_loop(body->body[at + 2], sh, tid, block)) {
 		contrib = body->body[at]->expr->kids[1];
-		const struct ast_stmt *f = body->body[at + 3];
-		long z;
-		const struct ast_expr *c = f->kind == AST_IF && !f->otherwise ? strip(f->expr) : NULL;
-		if (gid)
-			add = thread0_add(f, sh, tid);
-		else if (c && c->kind == AST_BIN && strcmp(c->text, "==") == 0 && is_tid(c->kids[0], tid) &&
-		         is_num(c->kids[1], &z) && z == 0)
-			final = f->then;
+		add = thread0_add(body->body[at + 3], sh, tid);
 	}
 	int rc = 0;
-	if (final) {
-		rc = rewrite_rows(k, kept, n_kept, row, acc, loop, final, sh, t);
-	} else if (add && !lift_mentions(contrib, sh) && !(tid && lift_mentions(contrib, tid)) &&
+	if (add && !lift_mentions(contrib, sh) && !(tid && lift_mentions(contrib, tid)) &&
 	           !lift_mentions(add->kids[0], sh)) {
 		const struct ast_expr *guard = find_guard(contrib, gid, &l);
 		double past;

@@ -8,6 +8,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/lift_contract.c builtin/ir_contract.c \
 	builtin/lift_2d.c builtin/lift_copy.c builtin/affine.c builtin/affine.h \
 	builtin/lift_tree.c builtin/lift_tree.h \
+	builtin/lift_block.c builtin/lift_block.h builtin/lift_block_forms.c builtin/lift_block_internal.h \
 	builtin/lift_inline.c builtin/lift_inline.h \
 	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
@@ -49,6 +50,12 @@ tests_unit_test_builtin_rows_SOURCES = tests/unit/test_builtin_rows.c tests/unit
 tests_unit_test_builtin_rows_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_builtin_rows_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_builtin_rows
+
+check_PROGRAMS += tests/unit/test_builtin_block
+tests_unit_test_builtin_block_SOURCES = tests/unit/test_builtin_block.c tests/unit/builtin_helpers.h
+tests_unit_test_builtin_block_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
+tests_unit_test_builtin_block_LDADD = libeggbuiltin.a libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
+UNIT_TESTS += tests/unit/test_builtin_block
 
 SUITES += tests/suites/builtin.bash tests/suites/builtin_gemm.bash tests/suites/builtin_long_rows.bash tests/suites/builtin_narrow.bash
 # whole folders: the stand-in and the test bundles grow with the families

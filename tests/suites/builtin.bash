@@ -1024,3 +1024,53 @@ test_causal_rows_with_a_launcher_scale_lift_and_are_correct_on_a_cpu_stand_in() 
 	lifted_and_correct_on_cpu causal.cu 7 causal_softmax=causal_softmax
 	expect_file_contains causal_softmax.json 'loop col < (pos_0 + 1)'
 }
+
+# blind_check BATCH CASE SED...: the blind case's check program (bench/blind/BATCH/CASE.cu,
+# analyzed here) in $CASE.cu, its sizes replaced by the sed expressions (the
+# case's small second workload); each expression must have matched
+blind_check() {
+	local batch=$1 c=$2 e
+	shift 2
+	(cd "$EGG_SRCDIR/bench/blind/$batch" && "$EGG" analyze "$c.cu") >"$c.all.json" || fail "analyze $c"
+	python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))[0], open(sys.argv[2], "w"))' \
+		"$c.all.json" "$c.json" || fail "no bundle for $c"
+	"$EGG" generate --check-program "$c.json" >"$c.full.cu" || fail "no check program for $c"
+	local args=()
+	for e in "$@"; do args+=(-e "$e"); done
+	sed "${args[@]}" "$c.full.cu" >"$c.cu"
+	for e in "$@"; do
+		e=${e#s/^\\t}
+		e=${e#*/\\t}
+		grep -qF "$(printf '\t%s' "${e%/}")" "$c.cu" || fail "$c: size not replaced: $e"
+	done
+}
+
+# The blind batch's chains (#27): a residual and a block-per-row RMS norm, a
+# scale, a mask and a block-per-row softmax through two temps; every candidate
+# one pass over the rows (no element-wise stage before the row program) and correct.
+test_blind_chains_through_shared_memory_run_in_one_pass_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	blind_check indexing chain_rmsnorm_residual 's/^\tint rows = (8192);/\tint rows = (7);/' \
+		's/^\tint hidden = (4096);/\tint hidden = (333);/'
+	blind_check indexing chain_scale_mask_softmax 's/^\tint BH = (48);/\tint BH = (3);/' \
+		's/^\tint T = (1024);/\tint T = (37);/'
+	run_cmd e "$EMU_CHECK" "$T/emu" chain_rmsnorm_residual.cu chain_scale_mask_softmax.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c '^CHECK rmsnorm_residual .*correct=yes rows ' e.out)" 14 "one-pass rms norm candidates checked"
+	expect_eq "$(grep -c '^CHECK scale_mask_softmax .*correct=yes rows ' e.out)" 16 "one-pass softmax candidates checked"
+	expect_eq "$(grep -c 'elementwise' e.out)" 0 "candidates with an element-wise pass"
+}
+
+# Four launches in four indexings (a thread per row, a flat map, a block per
+# row through shared memory, a 2-D map) as one row program; and a block-per-row
+# softmax whose warps reduce by shuffles.
+test_blind_block_reductions_by_trees_and_warps_lift_and_are_correct_on_a_cpu_stand_in() {
+	command -v g++ >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || skip "no g++ or python3"
+	blind_check indexing chain_standardize4 's/^\tint rows = (16384);/\tint rows = (9);/' \
+		's/^\tint cols = (4096);/\tint cols = (1000);/'
+	blind_check llmc softmax_vocab 's/^\tint N = (2048);/\tint N = (6);/' 's/^\tint C = (50257);/\tint C = (4099);/'
+	run_cmd e "$EMU_CHECK" "$T/emu" chain_standardize4.cu softmax_vocab.cu
+	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
+	expect_eq "$(grep -c '^CHECK standardize_rows .*correct=yes rows ' e.out)" 17 "one-pass standardize candidates checked"
+	expect_eq "$(grep -c '^CHECK softmax_forward .*correct=yes' e.out)" 17 "warp softmax candidates checked"
+}

@@ -453,7 +453,7 @@ block_per_row_tree_lifts_as_a_row_program(void **state)
 	assert_null(o.not_lifted);
 	assert_string_equal(o.description,
 	                    "launcher rm\n"
-	                    "stage 0 rows kernel=k n=(rows)\n"
+	                    "stage 0 rows kernel=k n=rows\n"
 	                    "  let float s_0 = 0.0f\n"
 	                    "  loop col < cols\n"
 	                    "    acc sum s_0 <- x[((((size_t)row) * cols) + col)]\n"
@@ -471,17 +471,25 @@ static void
 row_trees_that_do_not_sum_the_row_are_not_lifted(void **state)
 {
 	struct {
-		const char *stride, *update, *fill, *store;
+		const char *stride, *update, *fill, *store, *why;
 	} near[] = {
-		{ "128", "s += x[row * cols + c]", "s", "m[row] = part[0]" },         /* strides half the row */
-		{ "BLOCK", "s = fmaxf(s, x[row * cols + c])", "s", "m[row] = part[0]" }, /* maxima, summed */
-		{ "BLOCK", "s += x[row * cols + c]", "s * 2.0f", "m[row] = part[0]" },   /* not the sum itself */
-		{ "BLOCK", "s += x[row * cols + c]", "s", "m[row] = part[1]" },         /* another slot */
-		{ "BLOCK", "s += x[row * cols + threadIdx.x]", "s", "m[row] = part[0]" }, /* the thread, not the column */
+		{ "128", "s += x[row * cols + c]", "s", "m[row] = part[0]", /* strides half the row */
+		  "a loop that reads 'threadIdx' is neither a strided column loop nor a tree over 'part'" },
+		{ "BLOCK", "s = fmaxf(s, x[row * cols + c])", "s", "m[row] = part[0]", /* maxima, summed */
+		  "a tree that combines 's' with another operator than its loop's" },
+		{ "BLOCK", "s += x[row * cols + c]", "s * 2.0f", "m[row] = part[0]", /* not the sum itself */
+		  "'part' is filled with something other than a partial of a strided loop" },
+		{ "BLOCK", "s += x[row * cols + c]", "s", "m[row] = part[1]", /* another slot */
+		  "'part' is read at another element than [0], the reduction's result" },
+		{ "BLOCK", "s += x[row * cols + threadIdx.x]", "s", "m[row] = part[0]", /* the thread, not the column */
+		  "the update of 's' in a strided loop reads 'threadIdx'" },
 	};
 	for (size_t i = 0; i < sizeof near / sizeof *near; i++) {
 		struct builtin_output o = row_tree(near[i].stride, near[i].update, near[i].fill, near[i].store);
-		assert_non_null(strstr(o.description, "not lifted: a local array or shared memory ('part')"));
+		char *want = egg_xasprintf("not lifted: a block-per-row reduction in shared memory: %s", near[i].why);
+		if (!strstr(o.description, want))
+			fail_msg("case %zu: %s", i, o.description);
+		free(want);
 		builtin_output_release(&o);
 	}
 }
