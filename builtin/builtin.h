@@ -28,7 +28,7 @@
 #include "common/bundle.h"
 #include "common/strbuf.h"
 
-#define BUILTIN_VERSION "builtin-22 (lift 19, elementwise 6, rows 7, reduce 2, gemm 2, transpose 1, stencil 2, generic 4, scatter 2, scan 2, butterfly 3, refill 3, persist 1)"
+#define BUILTIN_VERSION "builtin-22 (lift 19, elementwise 6, rows 7, reduce 2, gemm 3, transpose 1, stencil 2, generic 4, scatter 2, scan 2, butterfly 3, refill 3, persist 1)"
 
 struct builtin_candidate {
 	char *label;  /* recipe and parameter values, e.g. "elementwise tpb=256 vec=4 inflight=2" */

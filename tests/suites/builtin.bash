@@ -969,7 +969,7 @@ test_optional_pointers_lift_and_their_candidates_are_correct_with_and_without_on
 	expect_file_contains opt_matmul.json 'acc float val_0 = ((bias != nullptr) ? bias[row] : 0.0f)'
 	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 62 "candidates checked"
-	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 20 "candidates checked without the bias"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 70 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 24 "candidates checked without the bias"
 	expect_eq "$(grep -c 'correct=yes.*(inp2 = NULL)$' e.out)" 11 "candidates checked without the residual"
 }
