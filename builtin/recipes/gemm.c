@@ -32,7 +32,8 @@
 struct tile {
 	int bm, bn, bk, tm, tn;
 	int min_blocks; /* __launch_bounds__'s second argument: 2 caps registers at 128 */
-	int tf32;       /* TF32 tensor cores (wmma, 8 warps of 64x32): only under precision(...) */
+	int tf32;       /* TF32 tensor cores, only under precision(...): 1 wmma (8 warps of 64x32),
+	                 * 2 mma.sync m16n8k8 with cp.async stages (templates/gemm_mma.cu) */
 	int stages;     /* > 0: the cp.async kernel (templates/gemm_async.cu) with that many stages */
 	int split_only; /* only for a split k, which the cp.async kernels do not take */
 };
@@ -56,6 +57,9 @@ static const struct tile tiles[] = {
 	{ 128, 256, 8, 8, 16, 1, 0, 3, 0 }, /* 8 warps */
 	{ 128, 64, 8, 8, 16, 4, 0, 4, 0 },  /* 2 warps: narrow outputs (N = 768), more blocks per wave */
 	{ 128, 64, 8, 8, 8, 2, 0, 4, 0 },   /* 4 warps, narrow */
+	/* TF32 mma.sync, 8 warps of 2 x 4 */
+	{ 128, 128, 16, 0, 0, 1, 2, 4, 0 },
+	{ 128, 256, 16, 0, 0, 1, 2, 3, 0 },
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
@@ -76,7 +80,10 @@ label(size_t pt, struct strbuf *out)
 	}
 	const struct tile *t = &tiles[pt - 1];
 	if (t->tf32) {
-		strbuf_addf(out, "gemm tf32 wmma tile=%dx%dx%d tpb=256", t->bm, t->bn, t->bk);
+		strbuf_addf(out, "gemm tf32 %s tile=%dx%dx%d tpb=256", t->tf32 == 2 ? "mma" : "wmma", t->bm,
+		            t->bn, t->bk);
+		if (t->stages)
+			strbuf_addf(out, " stages=%d", t->stages);
 		return;
 	}
 	strbuf_addf(out, "gemm %stile=%dx%dx%d thread=%dx%d tpb=%d", t->stages ? "async " : "", t->bm,
@@ -139,7 +146,8 @@ along_k(const struct ir_operand *o)
 static long
 shared_bytes(const struct tile *t)
 {
-	return t->stages * (t->bk * (t->bm + 4L) + t->bk * (t->bn + 4L)) * (long)sizeof(float);
+	long pad = t->tf32 ? 8 : 4; /* gemm_mma.cu's rows are 8 longer: its fragments' banks */
+	return t->stages * (t->bk * (t->bm + pad) + t->bk * (t->bn + pad)) * (long)sizeof(float);
 }
 
 /* The operand's stride in k: a number, or for a split operand the helper that
@@ -200,9 +208,10 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	emit_kernel_params(job->prog, &b[SIG]);
 	strbuf_addch(&b[SIG], ')');
 	if (t->tf32)
-		strbuf_addf(&b[LAB], "gemm tf32 tile=%dx%dx%d", t->bm, t->bn, t->bk);
+		strbuf_addf(&b[LAB], "gemm tf32 %stile=%dx%dx%d", t->tf32 == 2 ? "mma " : "", t->bm, t->bn, t->bk);
 	else
-		strbuf_addf(&b[LAB], "gemm tile=%dx%dx%d thread=%dx%d", t->bm, t->bn, t->bk, t->tm, t->tn);
+		strbuf_addf(&b[LAB], "gemm %stile=%dx%dx%d thread=%dx%d", t->stages ? "async " : "", t->bm, t->bn,
+		            t->bk, t->tm, t->tn);
 	strbuf_addf(&b[BM], "%d", t->bm);
 	strbuf_addf(&b[BN], "%d", t->bn);
 	strbuf_addf(&b[BK], "%d", t->bk);
@@ -231,8 +240,9 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	if (rc == 0 && t->stages)
 		rc = recipe_fill("gemm_async_helpers.cu", NULL, NULL, 0, job->device, why);
 	if (rc == 0)
-		rc = recipe_fill(t->tf32 ? "gemm_tf32.cu" : t->stages ? "gemm_async.cu" : "gemm.cu", keys, vals,
-		                 sizeof keys / sizeof *keys, job->device, why);
+		rc = recipe_fill(t->tf32 == 2 ? "gemm_mma.cu" : t->tf32 ? "gemm_tf32.cu" :
+		                 t->stages ? "gemm_async.cu" : "gemm.cu",
+		                 keys, vals, sizeof keys / sizeof *keys, job->device, why);
 	for (int i = 0; i < NBUF; i++)
 		strbuf_release(&b[i]);
 	return rc;

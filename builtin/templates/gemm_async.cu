@@ -22,13 +22,8 @@ template <bool EGG_V>
 	extern __shared__ __align__(16) float @KNAME@_smem[];
 	float *const egg_as = @KNAME@_smem, *const egg_bs = @KNAME@_smem + ST * SA;
 	const long long egg_m = @M@, egg_n = @N@, egg_k = @K@, egg_nb = @BATCH@;
-	/* the block's tile: bands of GROUP tile rows, down each column of a band */
-	const long long egg_tiles_m = (egg_m + BM - 1) / BM, egg_tiles_n = (egg_n + BN - 1) / BN;
-	const long long egg_band = (long long)blockIdx.x / (GROUP * egg_tiles_n);
-	const long long egg_in = (long long)blockIdx.x % (GROUP * egg_tiles_n);
-	const long long egg_rows = egg_tiles_m - egg_band * GROUP < GROUP ? egg_tiles_m - egg_band * GROUP : GROUP;
-	const long long egg_m0 = (egg_band * GROUP + egg_in % egg_rows) * BM;
-	const long long egg_n0 = (egg_in / egg_rows) * BN;
+	long long egg_m0, egg_n0;
+	egg_gemm_band<BM, BN, GROUP>(egg_m, egg_n, egg_m0, egg_n0);
 	const int egg_tx = threadIdx.x % WN, egg_ty = threadIdx.x / WN;
 	const long long egg_nk = (egg_k + BK - 1) / BK;
 	for (long long egg_b = blockIdx.y; egg_b < egg_nb; egg_b += gridDim.y) {

@@ -7,8 +7,9 @@
  * devices and on the CPU stand-in (no __CUDA_ARCH__), where the copy is
  * complete when it returns and commit / wait have nothing to do.
  * An operand tile is BO outputs (rows of A or columns of B) x BK of k, staged
- * k-major, s[k][BO + 4], so that one float4 read gives a thread 4 outputs' values
- * at one k; the pad keeps a warp's transposing copies conflict-free. */
+ * k-major, s[k][BO + P], so that one float4 read gives a thread 4 outputs' values
+ * at one k; the pad (4; 8 for the tensor cores' fragments) keeps a warp's
+ * transposing copies and its reads free of bank conflicts. */
 static __device__ __forceinline__ void egg_cp16(float *s, const float *g)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -46,15 +47,28 @@ static __device__ __forceinline__ void egg_cp_wait()
 #endif
 }
 
+/* The block's tile of the output (m0, n0): bands of G tile rows, down each
+ * column of a band, so that the blocks resident together share their operands
+ * in L2 */
+template <int BM, int BN, int G>
+static __device__ __forceinline__ void egg_gemm_band(long long m, long long n, long long &m0, long long &n0)
+{
+	const long long tm = (m + BM - 1) / BM, tn = (n + BN - 1) / BN;
+	const long long band = (long long)blockIdx.x / (G * tn), in = (long long)blockIdx.x % (G * tn);
+	const long long rows = tm - band * G < G ? tm - band * G : G;
+	m0 = (band * G + in % rows) * BM;
+	n0 = (in / rows) * BN;
+}
+
 /* A thread's copies of an operand tile, BO outputs (o0 ..) x BK of k, into
- * s[k][BO + 4], zero beyond no outputs and nk of k.  OM (k contiguous): one
+ * s[k][BO + P], zero beyond no outputs and nk of k.  OM (k contiguous): one
  * element per copy, KT consecutive k of R rows per thread (one pointer each),
  * the tile transposed on its way to shared memory (a warp's writes fall on
  * distinct banks); else R chunks of 4 outputs, a 16-byte copy each when V (the
  * host found base and strides aligned) and the chunk is whole.  The thread's
  * first copy is at (o, q) of the tile, read from g at step 0; its others are D
  * rows (OM) or D of k (else) apart. */
-template <int BO, int BK, int NT, bool OM>
+template <int BO, int BK, int NT, bool OM, int P = 4>
 struct egg_gemm_src {
 	static constexpr int E = BO * BK / NT;                     /* elements per thread */
 	static constexpr int KT = OM ? (E < BK ? E : BK) : 4;      /* per row or chunk */
@@ -68,28 +82,28 @@ struct egg_gemm_src {
 	long long dg;     /* from one row or chunk to the next */
 };
 
-template <int BO, int BK, int NT, bool OM>
-static __device__ __forceinline__ egg_gemm_src<BO, BK, NT, OM> egg_gemm_src_at(const float *p, long long so,
-                                                                             long long sk, long long o0)
+template <int BO, int BK, int NT, bool OM, int P = 4>
+static __device__ __forceinline__ egg_gemm_src<BO, BK, NT, OM, P> egg_gemm_src_at(const float *p, long long so,
+                                                                                long long sk, long long o0)
 {
-	using S = egg_gemm_src<BO, BK, NT, OM>;
+	using S = egg_gemm_src<BO, BK, NT, OM, P>;
 	S c;
 	const int o = OM ? threadIdx.x / S::TW : (threadIdx.x % S::TW) * 4;
 	const int q = OM ? (threadIdx.x % S::TW) * S::KT : threadIdx.x / S::TW;
 	c.go = o0 + o;
 	c.gq = q;
-	c.off = q * (BO + 4) + o;
+	c.off = q * (BO + P) + o;
 	c.g = p + c.go * so + q * sk;
 	c.dg = (long long)S::D * (OM ? so : sk);
 	return c;
 }
 
-template <int BO, int BK, int NT, bool OM, bool V>
-static __device__ __forceinline__ void egg_gemm_copy(float *s, const egg_gemm_src<BO, BK, NT, OM> &c,
+template <int BO, int BK, int NT, bool OM, bool V, int P = 4>
+static __device__ __forceinline__ void egg_gemm_copy(float *s, const egg_gemm_src<BO, BK, NT, OM, P> &c,
                                                      const float *p, long long so, long long sk,
                                                      long long no, long long k0, long long nk)
 {
-	using S = egg_gemm_src<BO, BK, NT, OM>;
+	using S = egg_gemm_src<BO, BK, NT, OM, P>;
 	const float *g = c.g + k0 * sk;
 #pragma unroll
 	for (int r = 0; r < S::R; r++) {
@@ -99,12 +113,12 @@ static __device__ __forceinline__ void egg_gemm_copy(float *s, const egg_gemm_sr
 #pragma unroll
 			for (int e = 0; e < S::KT; e++) {
 				const bool in = row && k0 + c.gq + e < nk;
-				egg_cp4(s + c.off + e * (BO + 4) + r * S::D, in ? gr + e * sk : p, in);
+				egg_cp4(s + c.off + e * (BO + P) + r * S::D, in ? gr + e * sk : p, in);
 			}
 			continue;
 		}
 		const long long gk = k0 + c.gq + r * S::D;
-		float *d = s + c.off + r * S::D * (BO + 4);
+		float *d = s + c.off + r * S::D * (BO + P);
 		if (V && gk < nk && no - c.go >= 4) {
 			egg_cp16(d, gr);
 		} else {

@@ -322,12 +322,17 @@ gemm_recipe_emits_every_tile(void **state)
 	builtin_output_release(&o);
 	/* TF32 tensor cores only under a precision clause that allows them */
 	o = generate(load("gemm_tf32", NULL));
-	assert_int_equal(o.n_candidates, 14);
+	assert_int_equal(o.n_candidates, 16);
 	assert_string_equal(o.candidates[5].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
 	assert_non_null(strstr(o.candidates[5].source, "wmma::precision::tf32"));
-	for (size_t i = 0; i < o.n_candidates; i++)
+	assert_string_equal(o.candidates[14].label, "gemm tf32 mma tile=128x128x16 tpb=256 stages=4");
+	assert_string_equal(o.candidates[15].label, "gemm tf32 mma tile=128x256x16 tpb=256 stages=3");
+	for (size_t i = 0; i < o.n_candidates; i++) {
 		if (i != 5)
 			assert_null(strstr(o.candidates[i].source, "wmma::"));
+		assert_int_equal(strstr(o.candidates[i].source, "mma.sync.aligned.m16n8k8.row.col.f32.tf32") != NULL,
+		                 i >= 14);
+	}
 	builtin_output_release(&o);
 	o = generate(load("bmm_odd", NULL));
 	assert_non_null(strstr(o.candidates[1].source, "egg_nb = (batch)"));
