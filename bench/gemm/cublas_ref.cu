@@ -3,11 +3,12 @@
 // (a warm-up, then the mean of 20 runs between CUDA events), alone and followed
 // by the case's epilogue as a second kernel (what an unfused PyTorch layer runs).
 //
-//   cublas_ref NAME LAYOUT M N K BATCH EPILOGUE
+//   cublas_ref NAME LAYOUT M N K BATCH EPILOGUE [PRECISION]
 //
 // LAYOUT nn: C = A B, A (M, K) and B (K, N) row-major; nt: C = A W^T, W (N, K)
 // row-major (a linear layer's weight).  EPILOGUE none, bias, bias_relu or
-// bias_gelu (tanh form).  Prints "CUBLAS NAME gemm_ms=T total_ms=T tflops=R".
+// bias_gelu (tanh form).  PRECISION fp32 (default) or tf32 (TF32 tensor-op
+// math, the reference of a precision(tf32) bundle).  Prints "CUBLAS NAME gemm_ms=T total_ms=T tflops=R".
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -47,8 +48,8 @@ __global__ void epilogue(float *c, const float *bias, size_t rows, int n, int ki
 
 int main(int argc, char **argv)
 {
-	if (argc != 8) {
-		fprintf(stderr, "usage: %s NAME nn|nt M N K BATCH none|bias|bias_relu|bias_gelu\n", argv[0]);
+	if (argc != 8 && argc != 9) {
+		fprintf(stderr, "usage: %s NAME nn|nt M N K BATCH none|bias|bias_relu|bias_gelu [fp32|tf32]\n", argv[0]);
 		return 2;
 	}
 	const char *name = argv[1];
@@ -66,7 +67,9 @@ int main(int argc, char **argv)
 	fill<<<1024, 256>>>(bias, N, 3);
 	cublasHandle_t h;
 	CK(cublasCreate(&h));
-	CK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH)); /* fp32 FMA: no TF32 */
+	const int tf32 = argc == 9 && strcmp(argv[8], "tf32") == 0;
+	/* fp32 FMA (no TF32), or TF32 tensor cores */
+	CK(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
 	const float one = 1.0f, zero = 0.0f;
 	/* row-major C (M, N) is column-major C^T (N, M) = op(B)^T-side first */
 	auto gemm = [&]() {

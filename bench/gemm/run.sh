@@ -33,16 +33,17 @@ for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 : >"$out/checks.txt"
 : >"$out/cublas.txt"
 : >"$out/shapes.txt"
-grep -v '^#' "$here/cases.txt" | while read -r n src m nn k b l e; do
+grep -v '^#' "$here/cases.txt" | while read -r n _ _ m nn k b l e prec; do
 	[ -n "$n" ] || continue
 	if [ ! -x "$out/bin/$n" ]; then
 		echo "CHECK-ERROR $n: no program or it does not compile: $(grep -m3 error "$out/$n.build.log" 2>/dev/null | tr '\n' ' ')" >>"$out/checks.txt"
 		continue
 	fi
 	timeout 120 "$out/bin/$n" >"$out/$n.run.log" 2>&1 || echo "CHECK-ERROR $n: the program failed: $(tail -3 "$out/$n.run.log" | tr '\n' ' ')" >>"$out/checks.txt"
-	grep -e '^CHECK' "$out/$n.run.log" >>"$out/checks.txt"
-	"$out/bin/cublas_ref" "$n" "$l" "$m" "$nn" "$k" "$b" "$e" >>"$out/cublas.txt" 2>&1
-	echo "$n M=$m N=$nn K=$k batch=$b $l $e" >>"$out/shapes.txt"
+	# (its lines name the launcher: the case's name instead)
+	sed -n -e "s/^CHECK [^ ]* /CHECK $n /p" -e '/^CHECK-/p' "$out/$n.run.log" >>"$out/checks.txt"
+	"$out/bin/cublas_ref" "$n" "$l" "$m" "$nn" "$k" "$b" "$e" "$prec" >>"$out/cublas.txt" 2>&1
+	echo "$n M=$m N=$nn K=$k batch=$b $l $e $prec" >>"$out/shapes.txt"
 done
 rm -rf "$out/bin"
 python3 "$here/table.py" "$out" | tee "$out/gemm.md"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """table.py OUTDIR -- bench/gemm's table from OUTDIR/checks.txt (the check
 programs' CHECK lines), OUTDIR/cublas.txt and OUTDIR/shapes.txt (run.sh): per
-case, every candidate's time, TFLOP/s and ratio to cuBLAS SGEMM (alone, and
+case, every candidate's time, TFLOP/s and ratio to cuBLAS (SGEMM, or its TF32
+tensor-op math for a tf32 case; alone, and
 followed by the epilogue as a second kernel), fastest first; then the best
 correct candidate of each case.  Exit status 1 when a candidate is wrong or a
 program failed."""
@@ -13,7 +14,8 @@ shapes, cublas, checks, errors = {}, {}, {}, []
 for line in open(out + "/shapes.txt"):
     f = line.split()
     d = dict(x.split("=") for x in f[1:5])
-    shapes[f[0]] = (int(d["M"]), int(d["N"]), int(d["K"]), int(d["batch"]), f[5], f[6])
+    shapes[f[0]] = (int(d["M"]), int(d["N"]), int(d["K"]), int(d["batch"]), f[5], f[6],
+                    f[7] if len(f) > 7 else "fp32")
 for line in open(out + "/cublas.txt"):
     m = re.match(r"CUBLAS (\S+) gemm_ms=(\S+) total_ms=(\S+)", line)
     if m:
@@ -37,12 +39,12 @@ bad = bool(errors)
 best = []
 print("# bench/gemm\n")
 for name in sorted(shapes):
-    M, N, K, B, layout, epi = shapes[name]
+    M, N, K, B, layout, epi, prec = shapes[name]
     flops = 2.0 * M * N * K * B
     cb, ct = cublas.get(name, (0.0, 0.0))
     print("## %s: M=%d N=%d K=%d batch=%d, %s, epilogue %s" % (name, M, N, K, B, layout, epi))
-    print("\ncuBLAS SGEMM %.4f ms (%.1f TFLOP/s), with the epilogue as a second kernel %.4f ms\n"
-          % (cb, flops / cb / 1e9 if cb else 0, ct))
+    print("\ncuBLAS %s %.4f ms (%.1f TFLOP/s), with the epilogue as a second kernel %.4f ms\n"
+          % ("SGEMM" if prec == "fp32" else "with TF32 tensor cores", cb, flops / cb / 1e9 if cb else 0, ct))
     print("| # | candidate | ms | TFLOP/s | x cuBLAS | x cuBLAS+epilogue | max_err | correct |")
     print("|---|---|---|---|---|---|---|---|")
     rows = sorted(checks.get(name, []), key=lambda r: (r[4] != "yes", r[0] if r[0] > 0 else 1e9))
