@@ -189,3 +189,19 @@ test_bench_gemm_cases_give_candidates_that_compile() {
 test_bench_scatter_and_unliftable_cases_give_candidates_that_compile() {
 	bench_cases_compile row_cumsum:scan histogram:scatter collatz:generic+refill bitonic_segments:generic+butterfly
 }
+
+# The search judges candidates through `egg eval`, whose screen refuses inline
+# assembly outside device functions: the cp.async copies and the mma.sync
+# fragments (inside __device__ helpers) pass it and compile.
+test_the_harness_screen_lets_the_cp_async_and_mma_candidates_through() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	"$EGG" generate "$DATA/gemm_tf32.json" >tf.json || fail "generate"
+	local k
+	for k in 9 14; do
+		jq -r ".candidates[$k].source" tf.json >c$k.cu
+		grep -q 'asm volatile("cp.async' c$k.cu || fail "candidate $k has no cp.async"
+		run_cmd ev$k "$EGG" eval "$DATA/gemm_tf32.json" --candidate c$k.cu --compile-only --arch sm_90 --nvcc "$REAL_NVCC"
+		expect_file_contains ev$k.out '"verdict":	"compiled"'
+	done
+	grep -q 'mma.sync.aligned.m16n8k8' c14.cu || fail "candidate 14 is not the mma.sync one"
+}
