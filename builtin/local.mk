@@ -31,6 +31,7 @@ dist_templates_DATA = \
 	builtin/templates/prelude.cu builtin/templates/stream.cu \
 	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
+	builtin/templates/gemm_async.cu builtin/templates/gemm_async_helpers.cu builtin/templates/gemm_mma.cu \
 	builtin/templates/gemm_split.cu \
 	builtin/templates/transpose.cu builtin/templates/stencil.cu \
 	builtin/templates/stencil_window.cu builtin/templates/planes.cu \

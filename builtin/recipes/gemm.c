@@ -2,18 +2,24 @@
  * gemm.c -- the family of dense contractions (IR_STAGE_CONTRACT: matmul, batched
  * matmul, linear layers with their epilogues), in fp32 on the CUDA cores.
  *
- * Each kernel (templates/gemm.cu) tiles the output BM x BN per block with TM x TN
- * outputs per thread in registers, steps k by BK through double-buffered shared
- * memory with register prefetch, and runs the lifted epilogue once per output.
- * The operands' layouts come from their strides: a chunk of 4 elements is read
- * along whichever of (k, the output dimension) has stride 1, as one 16-byte load
- * when the host finds every base and stride aligned (one template flag, EGG_V),
- * else as bounds-checked scalars.  Accumulation is fp32 FMA from the reference's
- * initial value, in k order: the same order class as the naive loop.
+ * Two kernels tile the output BM x BN per block with TM x TN outputs per thread
+ * in registers and run the lifted epilogue once per output.  templates/gemm.cu
+ * steps k by BK through double-buffered shared memory with register prefetch;
+ * templates/gemm_async.cu through 3 or 4 stages that cp.async fills (no
+ * registers in between: 16-byte copies along a contiguous output dimension,
+ * 4-byte ones that transpose a contiguous k), its blocks in bands of tile rows
+ * for L2 reuse, its epilogue after a barrier.  The operands' layouts come from
+ * their strides: a chunk of 4 elements runs along whichever of (k, the output
+ * dimension) has stride 1, copied as 16 bytes when the host finds every base and
+ * stride aligned (one template flag, EGG_V), else as bounds-checked scalars.
+ * Accumulation is fp32 FMA in k order, from the reference's initial value
+ * (gemm.cu) or from 0 with the initial value added at the end (gemm_async.cu).
+ * A split k (a convolution's channels and taps) takes gemm.cu only.
  *
  * Points: "auto" (the largest tile that still gives every SM a block, chosen at
- * run time from the sizes), then fixed tiles.  Tensor cores are not used: fp32
- * results are what the reference's precision promises.
+ * run time from the sizes), then fixed tiles of both kernels.  Tensor cores only
+ * under a precision clause (TF32 wmma, templates/gemm_tf32.cu): fp32 results are
+ * what the reference's precision promises otherwise.
  */
 #include "config.h"
 
@@ -26,20 +32,34 @@
 struct tile {
 	int bm, bn, bk, tm, tn;
 	int min_blocks; /* __launch_bounds__'s second argument: 2 caps registers at 128 */
-	int tf32;       /* TF32 tensor cores (wmma, 8 warps of 64x32): only under precision(...) */
+	int tf32;       /* TF32 tensor cores, only under precision(...): 1 wmma (8 warps of 64x32),
+	                 * 2 mma.sync m16n8k8 with cp.async stages (templates/gemm_mma.cu) */
+	int stages;     /* > 0: the cp.async kernel (templates/gemm_async.cu) with that many stages */
+	int split_only; /* only for a split k, which the cp.async kernels do not take */
 };
 
 /* auto picks among the first, third and fourth */
 static const struct tile tiles[] = {
-	{ 128, 128, 8, 8, 8, 1, 0 },  /* 256 threads: large outputs */
-	{ 128, 64, 8, 8, 8, 1, 0 },   /* 128 threads */
-	{ 64, 64, 16, 4, 4, 1, 0 },   /* 256 threads: medium */
-	{ 32, 32, 16, 4, 4, 1, 0 },   /* 64 threads: small outputs, many blocks */
-	{ 128, 128, 8, 8, 8, 2, 0 },  /* two blocks per SM (a few spilled registers) */
-	{ 128, 128, 16, 8, 8, 1, 0 }, /* half the barriers, twice the shared memory */
-	{ 128, 128, 16, 0, 0, 1, 1 }, /* TF32 wmma */
-	{ 64, 128, 8, 8, 8, 1, 0 },   /* 128 threads: few rows (a convolution's output channels) */
-	{ 64, 256, 8, 8, 8, 1, 0 },   /* 256 threads: the same, wider */
+	{ 128, 128, 8, 8, 8, 1, 0, 0, 0 },  /* 256 threads: large outputs */
+	{ 128, 64, 8, 8, 8, 1, 0, 0, 0 },   /* 128 threads */
+	{ 64, 64, 16, 4, 4, 1, 0, 0, 0 },   /* 256 threads: medium */
+	{ 32, 32, 16, 4, 4, 1, 0, 0, 0 },   /* 64 threads: small outputs, many blocks */
+	{ 128, 128, 8, 8, 8, 2, 0, 0, 1 },  /* two blocks per SM (a few spilled registers) */
+	{ 128, 128, 16, 8, 8, 1, 0, 0, 1 }, /* half the barriers, twice the shared memory */
+	{ 128, 128, 16, 0, 0, 1, 1, 0, 0 }, /* TF32 wmma */
+	{ 64, 128, 8, 8, 8, 1, 0, 0, 0 },   /* 128 threads: few rows (a convolution's output channels) */
+	{ 64, 256, 8, 8, 8, 1, 0, 0, 0 },   /* 256 threads: the same, wider */
+	/* cp.async pipelines (not for a split k, whose copies would be gathers);
+	 * 8x16 outputs per thread: 128 FMAs to 6 shared reads per k */
+	{ 128, 128, 8, 8, 8, 1, 0, 4, 0 },  /* 8 warps of 32x64 */
+	{ 128, 128, 8, 8, 16, 2, 0, 4, 0 }, /* 4 warps of 64x64, two blocks per SM */
+	{ 128, 128, 16, 8, 16, 2, 0, 3, 0 }, /* the same, half the barriers */
+	{ 128, 256, 8, 8, 16, 1, 0, 3, 0 }, /* 8 warps */
+	{ 128, 64, 8, 8, 16, 4, 0, 4, 0 },  /* 2 warps: narrow outputs (N = 768), more blocks per wave */
+	{ 128, 64, 8, 8, 8, 2, 0, 4, 0 },   /* 4 warps, narrow */
+	/* TF32 mma.sync, 8 warps of 2 x 4 */
+	{ 128, 128, 16, 0, 0, 1, 2, 4, 0 },
+	{ 128, 256, 16, 0, 0, 1, 2, 3, 0 },
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
@@ -60,11 +80,16 @@ label(size_t pt, struct strbuf *out)
 	}
 	const struct tile *t = &tiles[pt - 1];
 	if (t->tf32) {
-		strbuf_addf(out, "gemm tf32 wmma tile=%dx%dx%d tpb=256", t->bm, t->bn, t->bk);
+		strbuf_addf(out, "gemm tf32 %s tile=%dx%dx%d tpb=256", t->tf32 == 2 ? "mma" : "wmma", t->bm,
+		            t->bn, t->bk);
+		if (t->stages)
+			strbuf_addf(out, " stages=%d", t->stages);
 		return;
 	}
-	strbuf_addf(out, "gemm tile=%dx%dx%d thread=%dx%d tpb=%d", t->bm, t->bn, t->bk, t->tm, t->tn,
-	            threads(t));
+	strbuf_addf(out, "gemm %stile=%dx%dx%d thread=%dx%d tpb=%d", t->stages ? "async " : "", t->bm,
+	            t->bn, t->bk, t->tm, t->tn, threads(t));
+	if (t->stages)
+		strbuf_addf(out, " stages=%d", t->stages);
 	if (t->min_blocks > 1)
 		strbuf_addf(out, " blocks/sm=%d", t->min_blocks);
 }
@@ -108,6 +133,23 @@ aligned_test(const struct emit_ctx *c, const struct ir_operand *o, struct strbuf
 	strbuf_addch(out, ')');
 }
 
+/* Whether an operand's chunks of 4 run along k: when k is contiguous, else along
+ * the output dimension; a split operand's k is never contiguous across a chunk. */
+static int
+along_k(const struct ir_operand *o)
+{
+	return o->split ? !is_one(o->outer) : is_one(o->inner) || !is_one(o->outer);
+}
+
+/* The cp.async kernel's dynamic shared memory: its stages of both operands,
+ * each k-major (BK x (BO + 4)) as gemm_async.cu lays them out. */
+static long
+shared_bytes(const struct tile *t)
+{
+	long pad = t->tf32 ? 8 : 4; /* gemm_mma.cu's rows are 8 longer: its fragments' banks */
+	return t->stages * (t->bk * (t->bm + pad) + t->bk * (t->bn + pad)) * (long)sizeof(float);
+}
+
 /* The operand's stride in k: a number, or for a split operand the helper that
  * computes (k / kin) * kouter + (k % kin) * inner (templates/gemm_split.cu), kin a
  * template argument when it is a constant. */
@@ -140,7 +182,7 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	c.index_text[IR_ROW] = "egg_row";
 	c.index_text[IR_COL] = "egg_col";
 	enum { M, N, K, BATCH, AOFF, ASB, SAM, SAK, BOFF, BSB, SBN, SBK, INIT, EPI, SIG, LAB,
-	       BM, BN, BK, TM, TN, NT, NBUF };
+	       BM, BN, BK, TM, TN, NT, ST, NBUF };
 	struct strbuf b[NBUF];
 	for (int i = 0; i < NBUF; i++)
 		strbuf_init(&b[i]);
@@ -166,53 +208,70 @@ emit_kernel(struct recipe_job *job, const struct ir_stage *st, const struct tile
 	emit_kernel_params(job->prog, &b[SIG]);
 	strbuf_addch(&b[SIG], ')');
 	if (t->tf32)
-		strbuf_addf(&b[LAB], "gemm tf32 tile=%dx%dx%d", t->bm, t->bn, t->bk);
+		strbuf_addf(&b[LAB], "gemm tf32 %stile=%dx%dx%d", t->tf32 == 2 ? "mma " : "", t->bm, t->bn, t->bk);
 	else
-		strbuf_addf(&b[LAB], "gemm tile=%dx%dx%d thread=%dx%d", t->bm, t->bn, t->bk, t->tm, t->tn);
+		strbuf_addf(&b[LAB], "gemm %stile=%dx%dx%d thread=%dx%d", t->stages ? "async " : "", t->bm, t->bn,
+		            t->bk, t->tm, t->tn);
 	strbuf_addf(&b[BM], "%d", t->bm);
 	strbuf_addf(&b[BN], "%d", t->bn);
 	strbuf_addf(&b[BK], "%d", t->bk);
 	strbuf_addf(&b[TM], "%d", t->tm);
 	strbuf_addf(&b[TN], "%d", t->tn);
 	strbuf_addf(&b[NT], "%d", threads(t));
-	/* chunks run along k when k is contiguous, else along the output dimension;
-	 * a split operand's k is never contiguous across a chunk */
-	int ak = k->a.split ? !is_one(k->a.outer) : is_one(k->a.inner) || !is_one(k->a.outer);
-	int bk = k->b.split ? !is_one(k->b.outer) : is_one(k->b.inner) || !is_one(k->b.outer);
+	strbuf_addf(&b[ST], "%d", t->stages);
+	/* chunks run along k when k is contiguous, else along the output dimension */
+	int ak = along_k(&k->a), bk = along_k(&k->b);
 	int avec = !k->a.split && (is_one(k->a.inner) || is_one(k->a.outer));
 	int bvec = !k->b.split && (is_one(k->b.inner) || is_one(k->b.outer));
 	const char *keys[] = { "LABEL", "SIG", "BM", "BN", "BK", "TM", "TN", "NT", "M", "N", "K",
 		               "BATCH", "A", "AOFF", "ASB", "B", "BOFF", "BSB", "SAM", "SAK", "SBN",
-		               "SBK", "AK", "BKC", "AVEC", "BVEC", "INIT", "TYPE", "ACC", "EPILOGUE" };
+		               "SBK", "AK", "BKC", "AVEC", "BVEC", "INIT", "TYPE", "ACC", "EPILOGUE",
+		               "ST", "GROUP", "KNAME" };
 	const char *vals[] = { b[LAB].buf, b[SIG].buf, b[BM].buf, b[BN].buf, b[BK].buf, b[TM].buf,
 		               b[TN].buf, b[NT].buf, b[M].buf, b[N].buf, b[K].buf, b[BATCH].buf,
 		               k->a.buffer, b[AOFF].buf, b[ASB].buf, k->b.buffer, b[BOFF].buf,
 		               b[BSB].buf, b[SAM].buf, b[SAK].buf, b[SBN].buf, b[SBK].buf,
 		               ak ? "true" : "false", bk ? "true" : "false", avec ? "true" : "false",
-		               bvec ? "true" : "false", b[INIT].buf, k->acc_type, k->acc, b[EPI].buf };
+		               bvec ? "true" : "false", b[INIT].buf, k->acc_type, k->acc, b[EPI].buf,
+		               b[ST].buf, "8", name };
 	int rc = recipe_fill("gemm_helpers.cu", NULL, NULL, 0, job->device, why);
 	if (rc == 0 && (k->a.split || k->b.split))
 		rc = recipe_fill("gemm_split.cu", NULL, NULL, 0, job->device, why);
+	if (rc == 0 && t->stages)
+		rc = recipe_fill("gemm_async_helpers.cu", NULL, NULL, 0, job->device, why);
 	if (rc == 0)
-		rc = recipe_fill(t->tf32 ? "gemm_tf32.cu" : "gemm.cu", keys, vals, sizeof keys / sizeof *keys,
-		                 job->device, why);
+		rc = recipe_fill(t->tf32 == 2 ? "gemm_mma.cu" : t->tf32 ? "gemm_tf32.cu" :
+		                 t->stages ? "gemm_async.cu" : "gemm.cu",
+		                 keys, vals, sizeof keys / sizeof *keys, job->device, why);
 	for (int i = 0; i < NBUF; i++)
 		strbuf_release(&b[i]);
 	return rc;
 }
 
+/* The launch of name over the output's tiles, egg_v choosing the instance;
+ * bytes of dynamic shared memory (the cp.async kernel), past the default 48 KiB
+ * allowed first. */
 static void
-host_launch(struct recipe_job *job, const char *name, const struct tile *t, const char *indent)
+host_launch(struct recipe_job *job, const char *name, const struct tile *t, long bytes,
+            const char *indent)
 {
 	struct strbuf *h = job->host;
 	for (int v = 1; v >= 0; v--) {
-		strbuf_addf(h, "%s%s%s%s<%s><<<dim3((unsigned)(((egg_m + %d) / %d) * ((egg_n + %d) / %d)), "
-		               "egg_gy), %d>>>(",
-		            indent, v ? "if (egg_v)\n\t" : "else\n\t", indent, name, v ? "true" : "false",
-		            t->bm - 1, t->bm, t->bn - 1, t->bn, threads(t));
+		strbuf_addf(h, "%s%s {\n", indent, v ? "if (egg_v)" : "} else");
+		if (bytes > 48 * 1024)
+			strbuf_addf(h, "%s\t(void)cudaFuncSetAttribute(%s<%s>, "
+			               "cudaFuncAttributeMaxDynamicSharedMemorySize, %ld);\n",
+			            indent, name, v ? "true" : "false", bytes);
+		strbuf_addf(h, "%s\t%s<%s><<<dim3((unsigned)(((egg_m + %d) / %d) * ((egg_n + %d) / %d)), "
+		               "egg_gy), %d",
+		            indent, name, v ? "true" : "false", t->bm - 1, t->bm, t->bn - 1, t->bn, threads(t));
+		if (bytes > 0)
+			strbuf_addf(h, ", %ld", bytes);
+		strbuf_addstr(h, ">>>(");
 		emit_kernel_args(job->prog, h);
 		strbuf_addstr(h, ");\n");
 	}
+	strbuf_addf(h, "%s}\n", indent);
 }
 
 static int
@@ -230,6 +289,14 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 			strbuf_addf(why, "the gemm recipe is fp32 only (operand %s)", ops[i]);
 			return -1;
 		}
+	}
+	if (pt > 0 && tiles[pt - 1].split_only && !k->a.split && !k->b.split) {
+		strbuf_addstr(why, "the cp.async kernels take this tile's place when k is not split");
+		return -1;
+	}
+	if (pt > 0 && tiles[pt - 1].stages && (k->a.split || k->b.split)) {
+		strbuf_addstr(why, "the cp.async kernels copy chunks of an operand, and a split k gathers them element by element");
+		return -1;
 	}
 	if (pt > 0 && tiles[pt - 1].tf32 && job->prog->precision == 0) {
 		strbuf_addstr(why, "TF32 tensor cores need a precision(tf32) clause (or a lower one)");
@@ -263,7 +330,8 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 	strbuf_addstr(h, ";\n\t\tconst unsigned egg_gy = (unsigned)(egg_nb < 65535 ? egg_nb : 65535);\n"
 	                 "\t\tif (egg_m > 0 && egg_n > 0 && egg_nb > 0) {\n");
 	if (pt != 0) {
-		host_launch(job, names[first], &tiles[first], "\t\t\t");
+		host_launch(job, names[first], &tiles[first],
+		            tiles[first].stages ? shared_bytes(&tiles[first]) : 0, "\t\t\t");
 	} else {
 		/* the largest tile whose blocks still cover every SM once */
 		strbuf_addstr(h, "\t\t\tconst long long egg_sms = egg_builtin_sm_count();\n");
@@ -278,7 +346,7 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 			else
 				strbuf_addstr(h, "\t\t\t} else {\n");
 			opened = 1;
-			host_launch(job, names[i], &tiles[i], "\t\t\t\t");
+			host_launch(job, names[i], &tiles[i], 0, "\t\t\t\t");
 		}
 		strbuf_addstr(h, "\t\t\t}\n");
 	}

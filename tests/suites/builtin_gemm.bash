@@ -43,15 +43,27 @@ run() {
 	expect_file_contains run.out "vec=$vec "
 }
 
-test_gemm_candidates_compute_the_product_at_edge_sizes() {
-	for k in 0 1; do
-		emulate gemm_awkward CASE_AW $k
-		run gemm_awkward.$k 0 77 65 45 0
-		run gemm_awkward.$k 1 130 68 36 0
-		run gemm_awkward.$k 0 130 68 36 1
-		run gemm_awkward.$k 0 5 7 0 0
-		run gemm_awkward.$k 0 1 1 3 0
+# edge_sizes K: gemm_awkward's candidate K built and run at sizes with tails in
+# every dimension, aligned (the 16-byte path must run) and misaligned, empty k,
+# and SIZES (more M N K OFFSET) first
+edge_sizes() {
+	local k=$1
+	shift
+	emulate gemm_awkward CASE_AW "$k"
+	while [ $# -ge 4 ]; do
+		run "gemm_awkward.$k" 0 "$1" "$2" "$3" "$4"
+		shift 4
 	done
+	run gemm_awkward.$k 0 77 65 45 0
+	run gemm_awkward.$k 1 130 68 36 0
+	run gemm_awkward.$k 0 130 68 36 1
+	run gemm_awkward.$k 0 5 7 0 0
+	run gemm_awkward.$k 0 1 1 3 0
+}
+
+test_gemm_candidates_compute_the_product_at_edge_sizes() {
+	edge_sizes 0
+	edge_sizes 1
 }
 
 test_transposed_and_weight_layouts_and_epilogues_compute_right() {
@@ -83,16 +95,78 @@ test_a_wrong_candidate_is_caught() {
 	expect_file_contains b.out "BAD"
 }
 
+# The cp.async candidates (templates/gemm_async.cu) on the stand-in, where a copy
+# is a plain load and store (no __CUDA_ARCH__), so that the tiles, the stages'
+# indices, the transposing copies, the zero fill at the edges and the banded
+# block order are what is checked.  Candidates 7.. of a bundle without a
+# precision clause: 7 128x128 8x8, 8 128x128 8x16, 9 the same with k steps of 16,
+# 10 128x256 8x16, 11 128x64 8x16, 12 128x64 8x8.  (A rows k-contiguous: copied
+# element by element, transposed; B rows n-contiguous: 16-byte copies, hence
+# vec=1 when aligned.)
+async_labels() {
+	local k
+	for k in "$@"; do
+		jq -r ".candidates[$k].label" "$BUNDLE.json" | grep -q '^gemm async ' ||
+			fail "$BUNDLE candidate $k is not a cp.async one: $(jq -r ".candidates[$k].label" "$BUNDLE.json")"
+	done
+}
+
+test_pipelined_candidates_compute_the_product_at_edge_sizes() {
+	local k
+	for k in 7 10 12; do
+		# (and nine bands of tile rows, a ragged last one)
+		edge_sizes $k 1100 65 45 0
+		BUNDLE=gemm_awkward async_labels $k
+	done
+}
+
+# async_runs BUNDLE CASE K RUN...: candidate K of BUNDLE, a cp.async one, built
+# and run with each RUN ("VEC ARGS...", as run takes them)
+async_runs() {
+	local b=$1 c=$2 k=$3 r
+	shift 3
+	emulate "$b" "$c" "$k"
+	BUNDLE=$b async_labels "$k"
+	for r in "$@"; do
+		# shellcheck disable=SC2086 # (RUN is words)
+		run "$b.$k" $r
+	done
+}
+
+test_pipelined_candidates_in_transposed_and_weight_layouts_with_epilogues_compute_right() {
+	async_runs gemm_tn_alpha_beta CASE_TN 8 "0 77 65 45" "1 300 96 64"
+	# both operands k-contiguous: every copy transposes, none is 16 bytes
+	async_runs gemm_flat_nt CASE_FLAT 11 "0 77 300 45" "0 96 68 36"
+	async_runs linear_gelu_odd CASE_LIN 9 "0 33 1 5" "0 130 68 36"
+}
+
+test_pipelined_batched_products_compute_each_matrix() {
+	async_runs bmm_odd CASE_BMM 8 "0 3 77 65 45" "1 2 64 64 32"
+	async_runs bmm_odd CASE_BMM 11 "0 3 77 65 45" "1 2 64 64 32"
+}
+
+test_a_pipelined_candidate_without_its_barrier_is_caught() {
+	# a stage refilled while other threads still read it: the barrier of the k
+	# loop removed, the stand-in's threads run past each other and the product is wrong
+	emulate gemm_awkward CASE_AW 8
+	sed '/egg_cp_wait<ST - 2>();/{n;s/__syncthreads();/(void)0;/;}' gemm_awkward.8.h >broken.h
+	cmp -s broken.h gemm_awkward.8.h && fail "the breakage did not apply"
+	build_candidate CASE_AW broken.h broken || fail "broken candidate does not build"
+	./broken 300 260 40 0 >b.out 2>&1 && fail "a product without its barrier passed: $(cat b.out)"
+	expect_file_contains b.out "BAD"
+}
+
 # The benchmark's own cases: the three GEMM-like ones lift to the gemm family, the
 # scan and the histogram to theirs, collatz gets generic candidates and the
 # bitonic sort generic and butterfly ones; every candidate compiles for
 # sm_90 with its closure (through the GPU check program, which holds them all).
-test_bench_gemm_scatter_and_unliftable_cases_give_candidates_that_compile() {
+# Two tests, so that the runner spreads the compiles over the cores.
+# bench_cases_compile CASE:FAMILY...
+bench_cases_compile() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
 	local c fam
 	# (A+B: every label starts with one of them, and each of them starts some label)
-	for c in matmul:gemm linear_relu:gemm bmm:gemm row_cumsum:scan histogram:scatter \
-		collatz:generic+refill bitonic_segments:generic+butterfly; do
+	for c in "$@"; do
 		fam=${c##*:} c=${c%%:*}
 		"$EGG" analyze "$EGG_SRCDIR/bench/suite/cases/$c.cu" >"$c.all.json" 2>"$c.err" || fail "analyze $c: $(cat "$c.err")"
 		jq '.[0]' "$c.all.json" >"$c.json"
@@ -106,4 +180,28 @@ test_bench_gemm_scatter_and_unliftable_cases_give_candidates_that_compile() {
 		"$EGG" generate --check-program "$c.json" >"$c.cu" || fail "check program $c"
 		"$REAL_NVCC" -arch=sm_90 -c "$c.cu" -o "$c.o" 2>"$c.nvcc" || fail "$c does not compile: $(head -c 1500 "$c.nvcc")"
 	done
+}
+
+test_bench_gemm_cases_give_candidates_that_compile() {
+	bench_cases_compile matmul:gemm linear_relu:gemm bmm:gemm
+}
+
+test_bench_scatter_and_unliftable_cases_give_candidates_that_compile() {
+	bench_cases_compile row_cumsum:scan histogram:scatter collatz:generic+refill bitonic_segments:generic+butterfly
+}
+
+# The search judges candidates through `egg eval`, whose screen refuses inline
+# assembly outside device functions: the cp.async copies and the mma.sync
+# fragments (inside __device__ helpers) pass it and compile.
+test_the_harness_screen_lets_the_cp_async_and_mma_candidates_through() {
+	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
+	"$EGG" generate "$DATA/gemm_tf32.json" >tf.json || fail "generate"
+	local k
+	for k in 9 14; do
+		jq -r ".candidates[$k].source" tf.json >c$k.cu
+		grep -q 'asm volatile("cp.async' c$k.cu || fail "candidate $k has no cp.async"
+		run_cmd ev$k "$EGG" eval "$DATA/gemm_tf32.json" --candidate c$k.cu --compile-only --arch sm_90 --nvcc "$REAL_NVCC"
+		expect_file_contains ev$k.out '"verdict":	"compiled"'
+	done
+	grep -q 'mma.sync.aligned.m16n8k8' c14.cu || fail "candidate 14 is not the mma.sync one"
 }

@@ -257,6 +257,8 @@ nested_loops_lift_as_one_contraction(void **state)
 		                          "egg_ksplit_make<3>(3, len, 1), egg_n0, egg_n, 0, egg_k)"));
 		assert_non_null(strstr(s, "egg_gemm_load<BM, BK, NT, true, EGG_V && true>(egg_ra, egg_pa, (cin * 3), 1,"));
 		assert_non_null(strstr(s, "#ifndef EGG_BUILTIN_GEMM_SPLIT"));
+		/* no cp.async candidate: its copies would be gathers */
+		assert_null(strstr(o.candidates[i].label, "async"));
 	}
 	builtin_output_release(&o);
 	o = generate(load("conv_ks_relu", NULL));
@@ -275,20 +277,36 @@ gemm_recipe_emits_every_tile(void **state)
 	(void)state;
 	struct builtin_output o = generate(load("gemm_awkward", NULL));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 9);
-	assert_string_equal(o.candidates[5].label, "gemm tile=128x128x8 thread=8x8 tpb=256 blocks/sm=2");
-	assert_non_null(strstr(o.candidates[5].source, "__launch_bounds__(256, 2)"));
+	assert_int_equal(o.n_candidates, 13);
 	assert_string_equal(o.candidates[0].label, "gemm auto tile");
 	assert_string_equal(o.candidates[1].label, "gemm tile=128x128x8 thread=8x8 tpb=256");
+	assert_string_equal(o.candidates[7].label, "gemm async tile=128x128x8 thread=8x8 tpb=256 stages=4");
+	assert_string_equal(o.candidates[8].label,
+	                    "gemm async tile=128x128x8 thread=8x16 tpb=128 stages=4 blocks/sm=2");
+	assert_non_null(strstr(o.candidates[8].source, "__launch_bounds__(128, 2)"));
 	for (size_t i = 0; i < o.n_candidates; i++) {
 		const char *s = o.candidates[i].source;
+		int async = strncmp(o.candidates[i].label, "gemm async ", 11) == 0;
 		/* the aligned and the scalar instantiation, both bounds-checked */
 		assert_non_null(strstr(s, "<true><<<"));
 		assert_non_null(strstr(s, "<false><<<"));
-		assert_non_null(strstr(s, "egg_gemm_load<BM, BK, NT, true, EGG_V && true>"));
+		assert_non_null(strstr(s, async ? "egg_gemm_copy<BM, BK, NT, AO, EGG_V && true>"
+		                                : "egg_gemm_load<BM, BK, NT, true, EGG_V && true>"));
 		assert_non_null(strstr(s, "C[((egg_row * N) + egg_col)] = st0_0"));
 		assert_non_null(strstr(s, "void gemm_awkward(const float *A"));
+		/* A's k is contiguous (copied transposed), B's n (16-byte copies) */
+		assert_int_equal(strstr(s, "constexpr bool AO = true, BO = false;") != NULL, async);
+		assert_int_equal(strstr(s, "cp.async.cg.shared.global") != NULL, async);
 	}
+	/* stages past 48 KiB of shared memory ask for it first */
+	assert_string_equal(o.candidates[9].label,
+	                    "gemm async tile=128x128x16 thread=8x16 tpb=128 stages=3 blocks/sm=2");
+	assert_non_null(strstr(o.candidates[9].source, "cudaFuncAttributeMaxDynamicSharedMemorySize, 50688);"));
+	const char *attr = strstr(o.candidates[9].source, "(void)cudaFuncSetAttribute(");
+	assert_non_null(attr);
+	assert_true(attr < strstr(o.candidates[9].source, "<true><<<dim3("));
+	assert_non_null(strstr(o.candidates[9].source, ", 128, 50688>>>("));
+	assert_null(strstr(o.candidates[7].source, "cudaFuncSetAttribute"));
 	/* auto: three tiles chosen on the SM count */
 	assert_non_null(strstr(o.candidates[0].source, "egg_builtin_sm_count()"));
 	assert_non_null(strstr(o.candidates[0].source, "_k2<false>"));
@@ -304,12 +322,17 @@ gemm_recipe_emits_every_tile(void **state)
 	builtin_output_release(&o);
 	/* TF32 tensor cores only under a precision clause that allows them */
 	o = generate(load("gemm_tf32", NULL));
-	assert_int_equal(o.n_candidates, 10);
-	assert_string_equal(o.candidates[7].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
-	assert_non_null(strstr(o.candidates[7].source, "wmma::precision::tf32"));
-	for (size_t i = 0; i < o.n_candidates; i++)
-		if (i != 7)
+	assert_int_equal(o.n_candidates, 16);
+	assert_string_equal(o.candidates[5].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
+	assert_non_null(strstr(o.candidates[5].source, "wmma::precision::tf32"));
+	assert_string_equal(o.candidates[14].label, "gemm tf32 mma tile=128x128x16 tpb=256 stages=4");
+	assert_string_equal(o.candidates[15].label, "gemm tf32 mma tile=128x256x16 tpb=256 stages=3");
+	for (size_t i = 0; i < o.n_candidates; i++) {
+		if (i != 5)
 			assert_null(strstr(o.candidates[i].source, "wmma::"));
+		assert_int_equal(strstr(o.candidates[i].source, "mma.sync.aligned.m16n8k8.row.col.f32.tf32") != NULL,
+		                 i >= 14);
+	}
 	builtin_output_release(&o);
 	o = generate(load("bmm_odd", NULL));
 	assert_non_null(strstr(o.candidates[1].source, "egg_nb = (batch)"));
