@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 #include "common/bundle.h"
 #include "common/strbuf.h"
 

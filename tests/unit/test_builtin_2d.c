@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "builtin/affine.h"
-#include "builtin/lift_internal.h"
+#include "builtin/lift/affine.h"
+#include "builtin/lift/lift_internal.h"
 #include "tests/unit/builtin_helpers.h"
 
 static const char transpose_closure[] =

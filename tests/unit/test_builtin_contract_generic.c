@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
-#include "builtin/lift.h"
+#include "builtin/lift/lift.h"
 #include "common/util.h"
 #include "tests/unit/builtin_data.h"
 #include "tests/unit/builtin_helpers.h"

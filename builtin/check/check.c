@@ -8,8 +8,8 @@
  */
 #include "config.h"
 
-#include "builtin/check.h"
-#include "builtin/parse.h"
+#include "builtin/check/check.h"
+#include "builtin/parse/parse.h"
 #include "common/util.h"
 
 #include <ctype.h>

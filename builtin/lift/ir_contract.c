@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 #include "common/util.h"
 
 #include <stdlib.h>

@@ -10,8 +10,8 @@
 #include "config.h"
 
 #include "builtin/emit.h"
-#include "builtin/fastdiv.h"
-#include "builtin/generic.h"
+#include "builtin/keep/fastdiv.h"
+#include "builtin/keep/generic.h"
 #include "common/util.h"
 
 #include <string.h>

@@ -20,7 +20,7 @@
 #ifndef EGG_BUILTIN_AFFINE_H
 #define EGG_BUILTIN_AFFINE_H
 
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 
 enum affine_kind { AFF_ROW_MAJOR, AFF_TRANSPOSED, AFF_ROW_ONLY, AFF_COL_ONLY, AFF_OTHER, AFF_CLAMPED };
 

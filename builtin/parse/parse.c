@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "builtin/parse_internal.h"
+#include "builtin/parse/parse_internal.h"
 #include "common/strvec.h"
 #include "common/util.h"
 

@@ -6,7 +6,7 @@
 #ifndef EGG_BUILTIN_LIFT_INLINE_H
 #define EGG_BUILTIN_LIFT_INLINE_H
 
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 
 struct lift_inline {
 	struct ast_function fn; /* the kernel, its helpers' bodies in place of the calls */

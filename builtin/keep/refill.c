@@ -26,9 +26,9 @@
  */
 #include "config.h"
 
-#include "builtin/generic.h"
-#include "builtin/generic_internal.h"
-#include "builtin/refill.h"
+#include "builtin/keep/generic.h"
+#include "builtin/keep/generic_internal.h"
+#include "builtin/keep/refill.h"
 #include "common/strvec.h"
 #include "common/util.h"
 

@@ -11,8 +11,8 @@
 #ifndef EGG_BUILTIN_LIFT_H
 #define EGG_BUILTIN_LIFT_H
 
-#include "builtin/ir.h"
-#include "builtin/parse.h"
+#include "builtin/lift/ir.h"
+#include "builtin/parse/parse.h"
 #include "common/bundle.h"
 #include "common/strbuf.h"
 

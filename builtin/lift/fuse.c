@@ -19,8 +19,8 @@
  */
 #include "config.h"
 
-#include "builtin/fuse.h"
-#include "builtin/lift.h"
+#include "builtin/lift/fuse.h"
+#include "builtin/lift/lift.h"
 #include "common/util.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef EGG_BUILTIN_PARSE_INTERNAL_H
 #define EGG_BUILTIN_PARSE_INTERNAL_H
 
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 #include "common/strvec.h"
 
 enum tok_kind { TK_ID, TK_NUM, TK_STR, TK_PUNCT, TK_END };

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "builtin/lift_internal.h"
+#include "builtin/lift/lift_internal.h"
 #include "common/util.h"
 
 #include <stdarg.h>

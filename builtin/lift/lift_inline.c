@@ -32,7 +32,7 @@
  */
 #include "config.h"
 
-#include "builtin/lift_inline.h"
+#include "builtin/lift/lift_inline.h"
 #include "common/util.h"
 
 #include <stdlib.h>

@@ -21,10 +21,10 @@
  */
 #include "config.h"
 
-#include "builtin/fastdiv.h"
-#include "builtin/generic.h"
-#include "builtin/generic_internal.h"
-#include "builtin/parse.h"
+#include "builtin/keep/fastdiv.h"
+#include "builtin/keep/generic.h"
+#include "builtin/keep/generic_internal.h"
+#include "builtin/parse/parse.h"
 #include "common/strvec.h"
 #include "common/util.h"
 

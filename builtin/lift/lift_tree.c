@@ -30,8 +30,8 @@
  */
 #include "config.h"
 
-#include "builtin/lift_internal.h"
-#include "builtin/lift_tree.h"
+#include "builtin/lift/lift_internal.h"
+#include "builtin/lift/lift_tree.h"
 #include "common/util.h"
 
 #include <stdlib.h>

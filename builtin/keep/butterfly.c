@@ -43,11 +43,11 @@
  */
 #include "config.h"
 
-#include "builtin/butterfly.h"
+#include "builtin/keep/butterfly.h"
 #include "builtin/emit.h"
-#include "builtin/fastdiv.h"
-#include "builtin/generic.h"
-#include "builtin/parse.h"
+#include "builtin/keep/fastdiv.h"
+#include "builtin/keep/generic.h"
+#include "builtin/parse/parse.h"
 #include "common/util.h"
 
 #include <ctype.h>

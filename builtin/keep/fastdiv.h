@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 #include "common/strbuf.h"
 
 /* Sets flags[i] (k->n_params of them) for each parameter of k that qualifies;

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 #include "common/bundle.h"
 #include "common/strbuf.h"
 

@@ -23,8 +23,8 @@
  */
 #include "config.h"
 
-#include "builtin/affine.h"
-#include "builtin/lift_internal.h"
+#include "builtin/lift/affine.h"
+#include "builtin/lift/lift_internal.h"
 #include "common/util.h"
 
 #include <ctype.h>

@@ -11,9 +11,9 @@
  */
 #include "config.h"
 
-#include "builtin/lift.h"
-#include "builtin/lift_inline.h"
-#include "builtin/lift_tree.h"
+#include "builtin/lift/lift.h"
+#include "builtin/lift/lift_inline.h"
+#include "builtin/lift/lift_tree.h"
 #include "common/util.h"
 
 #include <stdlib.h>

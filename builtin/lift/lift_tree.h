@@ -5,7 +5,7 @@
 #ifndef EGG_BUILTIN_LIFT_TREE_H
 #define EGG_BUILTIN_LIFT_TREE_H
 
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 
 /* The rewritten kernel: fn, whose body borrows the original's trees.  When
  * rows_from_grid, its row count is the scalar named LIFT_TREE_ROWS: the caller

@@ -6,7 +6,7 @@
 #ifndef EGG_BUILTIN_LIFT_INTERNAL_H
 #define EGG_BUILTIN_LIFT_INTERNAL_H
 
-#include "builtin/lift.h"
+#include "builtin/lift/lift.h"
 
 enum level { LV_ELEMENT, LV_ROW, LV_COL };
 

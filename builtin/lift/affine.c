@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "builtin/affine.h"
+#include "builtin/lift/affine.h"
 
 #include <stdlib.h>
 #include <string.h>

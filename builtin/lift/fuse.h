@@ -4,7 +4,7 @@
 #ifndef EGG_BUILTIN_FUSE_H
 #define EGG_BUILTIN_FUSE_H
 
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 
 /* Folds element-wise maps into the row programs that consume their temp
  * buffers; returns how many maps were folded (the program is changed in place). */

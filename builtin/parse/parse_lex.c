@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "builtin/parse_internal.h"
+#include "builtin/parse/parse_internal.h"
 #include "common/util.h"
 
 #include <ctype.h>
