@@ -15,8 +15,8 @@
  * entry, so `egg cache show` explains every winner.
  */
 #include "config.h"
-#include "driver/pipeline_search.h"
-#include "driver/pipeline_verify.h"
+#include "plan/pipeline_search.h"
+#include "plan/pipeline_verify.h"
 #include "agents/search.h"
 #include "builtin/builtin.h"
 #include "common/egg_config.h"

@@ -24,9 +24,9 @@
  * and the entry is left as it is.
  */
 #include "config.h"
-#include "driver/pipeline_verify.h"
+#include "plan/pipeline_verify.h"
 #include "common/egg_config.h"
-#include "driver/progress.h"
+#include "plan/progress.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>

@@ -12,7 +12,7 @@
  * until then.
  */
 #include "config.h"
-#include "driver/progress.h"
+#include "plan/progress.h"
 
 #include <string.h>
 #include <time.h>

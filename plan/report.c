@@ -11,7 +11,7 @@
  * also covers network file systems and short writes).
  */
 #include "config.h"
-#include "driver/report.h"
+#include "plan/report.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 

@@ -7,7 +7,7 @@
  * character literals and bracket depth, which is all C and CUDA need for that.
  */
 #include "config.h"
-#include "driver/rewrite.h"
+#include "plan/rewrite.h"
 #include "common/hoist.h"
 #include "common/util.h"
 

@@ -7,7 +7,7 @@
 #define EGG_PIPELINE_REGENERATE_H
 
 #include "cache/entry.h"
-#include "driver/pipeline_search.h"
+#include "plan/pipeline_search.h"
 
 enum pipeline_regen_verdict {
 	PIPELINE_REGEN_REPLACED,   /* a new candidate beat the old winner: entry is the new winner */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "cache/entry.h"
-#include "driver/pipeline_search.h"
+#include "plan/pipeline_search.h"
 #include "harness/run.h"
 
 /* Evaluates n candidates of req->bundle against its reference, on this GPU

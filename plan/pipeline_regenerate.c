@@ -26,8 +26,8 @@
  *     winner is used as it was.
  */
 #include "config.h"
-#include "driver/pipeline_regenerate.h"
-#include "driver/pipeline_verify.h"
+#include "plan/pipeline_regenerate.h"
+#include "plan/pipeline_verify.h"
 #include "common/util.h"
 
 #include <cjson/cJSON.h>

@@ -12,7 +12,7 @@
  * (report.h) once its input has been planned.
  */
 #include "config.h"
-#include "driver/pipeline.h"
+#include "plan/pipeline.h"
 #include "analyzer/analyzer.h"
 #include "cache/cache.h"
 #include "cache/rewritten.h"
@@ -21,13 +21,13 @@
 #include "common/util.h"
 #include "agents/prompts.h"
 #include "builtin/builtin.h"
-#include "driver/pipeline_regenerate.h"
-#include "driver/pipeline_search.h"
+#include "plan/pipeline_regenerate.h"
+#include "plan/pipeline_search.h"
 #include "driver/compile_annotated.h"
-#include "driver/pipeline_verify.h"
-#include "driver/progress.h"
-#include "driver/report.h"
-#include "driver/rewrite.h"
+#include "plan/pipeline_verify.h"
+#include "plan/progress.h"
+#include "plan/report.h"
+#include "plan/rewrite.h"
 #include "driver/scan.h"
 #include "harness/screen.h"
 
