@@ -7,7 +7,7 @@ libeggbuiltin_a_SOURCES = \
 	builtin/builtin.c builtin/builtin.h builtin/launch_check.c builtin/launch_check.h \
 	builtin/emit.c builtin/emit.h \
 	builtin/parse/parse.c builtin/parse/parse_lex.c builtin/parse/parse.h \
-	builtin/parse/parse_internal.h \
+	builtin/parse/parse_internal.h builtin/parse/ast.c builtin/parse/ast.h \
 	builtin/lift/ir.c builtin/lift/ir.h builtin/lift/ir_contract.c \
 	builtin/lift/lift.c builtin/lift/lift_expr.c builtin/lift/lift_stmt.c \
 	builtin/lift/lift_launcher.c builtin/lift/lift_contract.c \

@@ -14,6 +14,9 @@
  * if/else, for, while/do (parsed so the lifter can refuse them), return, break,
  * continue, blocks, kernel launches k<<<g, b[, s[, st]]>>>(args) (k qualified or not).
  *
+ * The predicates over the tree (loops, assignments, names, the thread index)
+ * are ast.h's, included here.
+ *
  * Ownership: parse_unit returns a struct ast_unit the caller frees with
  * ast_unit_free; every node is owned by the unit.
  */
@@ -22,6 +25,7 @@
 
 #include <stddef.h>
 
+#include "builtin/parse/ast.h" /* the questions asked of the tree */
 #include "common/strbuf.h"
 
 enum ast_expr_kind {
@@ -118,18 +122,4 @@ const struct ast_template *ast_find_template(const struct ast_unit *u, const cha
  * a member from OUTER ("detail::"); 0, or -1 when INNER is not OUTER or inside it. */
 int ast_ns_below(const char *outer, const char *inner, struct strbuf *open, struct strbuf *close,
                  struct strbuf *qual);
-/* Does s hold a for, while or do loop (s itself included)? */
-int ast_has_loop(const struct ast_stmt *s);
-/* Does s hold a kernel launch (s itself included)? */
-int ast_has_launch(const struct ast_stmt *s);
-/* Is s "return;" (alone in a block, or not)? */
-int ast_is_bare_return(const struct ast_stmt *s);
-
-/* Whether name is assigned, incremented or decremented in e, or its address
- * taken (casts around it seen through). */
-int ast_assigns(const struct ast_expr *e, const char *name);
-/* fn on every expression of s and the statements below it (declarations'
- * initializers, conditions, steps, launch arguments); 1 as soon as fn says 1. */
-int ast_walk_exprs(const struct ast_stmt *s, int (*fn)(const struct ast_expr *e, void *arg), void *arg);
-
 #endif
