@@ -79,13 +79,6 @@ struct bf {
 
 /* ---- expressions ---- */
 
-static int
-is_name(const struct ast_expr *e, const char *name)
-{
-	e = generic_uncast(e);
-	return e && e->kind == AST_NAME && strcmp(e->text, name) == 0;
-}
-
 /* builtin.x */
 static const struct ast_decl *
 param_of(const struct ast_function *k, const char *name)
@@ -161,12 +154,12 @@ host_offset(const struct bf *g, const struct ast_expr *e, struct strbuf *why)
 static const struct ast_expr *
 xor_offset(const struct bf *g, const struct ast_expr *e)
 {
-	e = generic_uncast(e);
+	e = ast_strip_casts(e);
 	if (!e || e->kind != AST_BIN || strcmp(e->text, "^") != 0)
 		return NULL;
-	if (is_name(e->kids[0], g->index) && !is_name(e->kids[1], g->index))
+	if (ast_is_name(e->kids[0], g->index) && !ast_is_name(e->kids[1], g->index))
 		return e->kids[1];
-	if (is_name(e->kids[1], g->index) && !is_name(e->kids[0], g->index))
+	if (ast_is_name(e->kids[1], g->index) && !ast_is_name(e->kids[0], g->index))
 		return e->kids[0];
 	return NULL;
 }
@@ -203,7 +196,7 @@ take_offset(struct bf *g, const struct ast_expr *e, struct strbuf *why)
 static int
 butterfly_index(struct bf *g, const struct ast_expr *x, struct strbuf *why)
 {
-	if (is_name(x, g->index) || (g->partner && is_name(x, g->partner)))
+	if (ast_is_name(x, g->index) || (g->partner && ast_is_name(x, g->partner)))
 		return 1;
 	const struct ast_expr *e = xor_offset(g, x);
 	if (e)
@@ -240,7 +233,7 @@ check_uses(const struct ast_expr *e, const struct ast_expr *parent, struct acces
 		}
 		return 0;
 	}
-	if (e->kind == AST_INDEX && is_name(e->kids[0], g->k->params[g->buf].name)) {
+	if (e->kind == AST_INDEX && ast_is_name(e->kids[0], g->k->params[g->buf].name)) {
 		if (parent && parent->kind == AST_UN && strcmp(parent->text, "&") == 0) {
 			strbuf_addf(w->why, "'%s' takes the address of an element", g->k->name);
 			return 1;
@@ -299,7 +292,7 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 	const struct ast_function *k = g->k;
 	const struct ast_stmt *first = k->body->n_body ? k->body->body[0] : NULL;
 	if (!first || first->kind != AST_DECL || first->n_decls != 1 ||
-	    !generic_is_thread_index(first->decls[0].init) || strchr(first->decls[0].type, '*')) {
+	    !ast_is_global_index(first->decls[0].init, "x") || strchr(first->decls[0].type, '*')) {
 		strbuf_addf(why, "'%s' does not start with i = blockIdx.x * blockDim.x + threadIdx.x", k->name);
 		return -1;
 	}
@@ -372,8 +365,8 @@ analyze_kernel(struct bf *g, struct strbuf *why)
 static int
 is_partner(const struct bf *g, const struct ast_expr *e)
 {
-	e = generic_uncast(e);
-	if (g->partner && is_name(e, g->partner))
+	e = ast_strip_casts(e);
+	if (g->partner && ast_is_name(e, g->partner))
 		return 1;
 	const struct ast_expr *x = xor_offset(g, e);
 	return x && g->offset && same_expr(x, g->offset);
@@ -385,15 +378,15 @@ is_partner(const struct bf *g, const struct ast_expr *e)
 static int
 upper_guard(const struct bf *g, const struct ast_expr *c)
 {
-	c = generic_uncast(c);
+	c = ast_strip_casts(c);
 	if (!c || c->kind != AST_BIN)
 		return 0;
 	if (strcmp(c->text, "&&") == 0)
 		return upper_guard(g, c->kids[0]) || upper_guard(g, c->kids[1]);
 	if (strcmp(c->text, ">") == 0)
-		return is_partner(g, c->kids[0]) && is_name(c->kids[1], g->index);
+		return is_partner(g, c->kids[0]) && ast_is_name(c->kids[1], g->index);
 	if (strcmp(c->text, "<") == 0)
-		return is_name(c->kids[0], g->index) && is_partner(g, c->kids[1]);
+		return ast_is_name(c->kids[0], g->index) && is_partner(g, c->kids[1]);
 	return 0;
 }
 
@@ -613,7 +606,7 @@ analyze_launcher(struct bf *g, struct strbuf *why)
 		return -1;
 	for (size_t i = 0; i < g->n_l; i++) {
 		const struct ast_stmt *l = g->l[i];
-		const struct ast_expr *a = generic_uncast(l->launch[l->n_config + g->buf]);
+		const struct ast_expr *a = ast_strip_casts(l->launch[l->n_config + g->buf]);
 		const struct bundle_param *p = a->kind == AST_NAME ? bundle_find_param(g->b, a->text) : NULL;
 		if (!p || !p->is_pointer || p->is_const || !p->extent || count_decls(g->f->body, a->text) ||
 		    ast_walk_exprs(g->f->body, assigns_fn, (void *)a->text)) {

@@ -135,19 +135,6 @@ locate_launches(struct gen *g, struct strbuf *why)
 static const struct ast_decl *
 find_decl(const struct ast_stmt *s, const char *name, const struct ast_decl **found, int *assigned);
 
-static void
-scan_assign(const struct ast_expr *e, const char *name, int *assigned)
-{
-	if (!e)
-		return;
-	if ((e->kind == AST_ASSIGN || e->kind == AST_POST ||
-	     (e->kind == AST_UN && (strcmp(e->text, "++") == 0 || strcmp(e->text, "--") == 0))) &&
-	    e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, name) == 0)
-		*assigned = 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		scan_assign(e->kids[i], name, assigned);
-}
-
 static const struct ast_decl *
 find_decl(const struct ast_stmt *s, const char *name, const struct ast_decl **found, int *assigned)
 {
@@ -156,10 +143,10 @@ find_decl(const struct ast_stmt *s, const char *name, const struct ast_decl **fo
 	for (size_t i = 0; i < s->n_decls; i++) {
 		if (strcmp(s->decls[i].name, name) == 0)
 			*found = &s->decls[i];
-		scan_assign(s->decls[i].init, name, assigned);
+		*assigned |= ast_assigns(s->decls[i].init, name);
 	}
-	scan_assign(s->expr, name, assigned);
-	scan_assign(s->step, name, assigned);
+	*assigned |= ast_assigns(s->expr, name);
+	*assigned |= ast_assigns(s->step, name);
 	for (size_t i = 0; i < s->n_body; i++)
 		find_decl(s->body[i], name, found, assigned);
 	find_decl(s->init, name, found, assigned);
@@ -258,7 +245,8 @@ print_expr(const struct ast_expr *e, struct strbuf *out)
 static int
 is_num(const struct ast_expr *e, long v)
 {
-	return e && e->kind == AST_NUM && strtol(e->text, NULL, 0) == v;
+	long x;
+	return ast_int_value(e, &x) && x == v;
 }
 
 /* X in ceil(X / B) spelled (X + B - 1) / B, (X + (B-1)) / B or X / B + 1 */
@@ -353,41 +341,6 @@ generic_mentions(const char *text, size_t from, size_t to, const char *name)
 		n += !isalnum((unsigned char)p[-1]) && p[-1] != '_' && !isalnum((unsigned char)p[len]) &&
 		     p[len] != '_';
 	return n;
-}
-
-const struct ast_expr *
-generic_uncast(const struct ast_expr *e)
-{
-	while (e && e->kind == AST_CAST)
-		e = e->kids[0];
-	return e;
-}
-
-int
-generic_is_builtin_x(const struct ast_expr *e, const char *builtin)
-{
-	e = generic_uncast(e);
-	if (!e || e->kind != AST_MEMBER || strcmp(e->text, "x") != 0)
-		return 0;
-	const struct ast_expr *b = generic_uncast(e->kids[0]);
-	return b && b->kind == AST_NAME && strcmp(b->text, builtin) == 0;
-}
-
-int
-generic_is_thread_index(const struct ast_expr *e)
-{
-	e = generic_uncast(e);
-	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
-		return 0;
-	for (int t = 0; t < 2; t++) {
-		const struct ast_expr *m = generic_uncast(e->kids[1 - t]);
-		if (generic_is_builtin_x(e->kids[t], "threadIdx") && m && m->kind == AST_BIN &&
-		    strcmp(m->text, "*") == 0 &&
-		    ((generic_is_builtin_x(m->kids[0], "blockIdx") && generic_is_builtin_x(m->kids[1], "blockDim")) ||
-		     (generic_is_builtin_x(m->kids[0], "blockDim") && generic_is_builtin_x(m->kids[1], "blockIdx"))))
-			return 1;
-	}
-	return 0;
 }
 
 static size_t

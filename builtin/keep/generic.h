@@ -32,10 +32,5 @@ int generic_block_shape_free(const char *code);
 
 /* How often text[from, to) names name as a whole identifier. */
 size_t generic_mentions(const char *text, size_t from, size_t to, const char *name);
-/* e without its casts; is e builtin.x (threadIdx.x, ...) through casts; is e
- * blockIdx.x * blockDim.x + threadIdx.x in any order of the operands? */
-const struct ast_expr *generic_uncast(const struct ast_expr *e);
-int generic_is_builtin_x(const struct ast_expr *e, const char *builtin);
-int generic_is_thread_index(const struct ast_expr *e);
 
 #endif

@@ -144,22 +144,6 @@ decl_inits(const char *t, size_t a, size_t b, const struct ast_stmt *d, struct s
 
 /* ---- recognizing the shape ---- */
 
-/* The bound of a guard on name: i >= L or L <= i when past (the return guard),
- * i < L or L > i when not; NULL for another condition. */
-static const struct ast_expr *
-guard_bound(const struct ast_expr *c, const char *name, int past)
-{
-	if (!c || c->kind != AST_BIN)
-		return NULL;
-	const char *left = past ? ">=" : "<", *right = past ? "<=" : ">";
-	const struct ast_expr *l = generic_uncast(c->kids[0]), *r = generic_uncast(c->kids[1]);
-	if (strcmp(c->text, left) == 0 && l->kind == AST_NAME && strcmp(l->text, name) == 0)
-		return c->kids[1];
-	if (strcmp(c->text, right) == 0 && r->kind == AST_NAME && strcmp(r->text, name) == 0)
-		return c->kids[0];
-	return NULL;
-}
-
 /* Numbers, names and operators over the kernel's unassigned scalar parameters. */
 static int
 invariant_bound(const struct ast_function *k, const struct ast_expr *e)
@@ -392,7 +376,7 @@ read_shape(const struct gen *g, struct rshape *r, struct strbuf *why)
 	const struct ast_stmt *body = k->body;
 	const struct ast_stmt *s0 = body->n_body >= 2 ? body->body[0] : NULL;
 	if (!s0 || s0->kind != AST_DECL || s0->n_decls != 1 || s0->decls[0].is_array ||
-	    strchr(s0->decls[0].type, '*') || !generic_is_thread_index(s0->decls[0].init)) {
+	    strchr(s0->decls[0].type, '*') || !ast_is_global_index(s0->decls[0].init, "x")) {
 		strbuf_addstr(why, "it does not start with its element's index "
 		              "(i = blockIdx.x * blockDim.x + threadIdx.x)");
 		return -1;
@@ -401,11 +385,11 @@ read_shape(const struct gen *g, struct rshape *r, struct strbuf *why)
 	const struct ast_stmt *guard = body->body[1];
 	const struct ast_expr *bound = NULL;
 	if (guard->kind == AST_IF && !guard->otherwise && ast_is_bare_return(guard->then) &&
-	    (bound = guard_bound(guard->expr, r->index->name, 1))) {
+	    (bound = ast_guard_bound(guard->expr, r->index->name, ">=", "<="))) {
 		r->items = body->body + 2;
 		r->n_items = body->n_body - 2;
 	} else if (guard->kind == AST_IF && !guard->otherwise && body->n_body == 2 &&
-	           (bound = guard_bound(guard->expr, r->index->name, 0))) {
+	           (bound = ast_guard_bound(guard->expr, r->index->name, "<", ">"))) {
 		int block = guard->then->kind == AST_BLOCK;
 		r->items = block ? guard->then->body : &((struct ast_stmt *)guard)->then;
 		r->n_items = block ? guard->then->n_body : 1;

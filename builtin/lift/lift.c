@@ -80,68 +80,16 @@ lift_lookup(struct ctx *c, const char *name)
 
 /* ---- recognising the thread index ---- */
 
-const struct ast_expr *
-lift_strip_casts(const struct ast_expr *e)
-{
-	while (e && e->kind == AST_CAST)
-		e = e->kids[0];
-	return e;
-}
-
-static int
-is_builtin(const struct ast_expr *e, const char *var, const char *field)
-{
-	e = lift_strip_casts(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, field) == 0 &&
-	       e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, var) == 0;
-}
-
-static int
-is_product_dim(const struct ast_expr *e, const char *a, const char *b, const char *dim)
-{
-	e = lift_strip_casts(e);
-	return e && e->kind == AST_BIN && strcmp(e->text, "*") == 0 &&
-	       ((is_builtin(e->kids[0], a, dim) && is_builtin(e->kids[1], b, dim)) ||
-	        (is_builtin(e->kids[0], b, dim) && is_builtin(e->kids[1], a, dim)));
-}
-
-/* blockIdx.D * blockDim.D + threadIdx.D, in either order, casts allowed */
-static int
-is_global_index_dim(const struct ast_expr *e, const char *dim)
-{
-	e = lift_strip_casts(e);
-	if (!e || e->kind != AST_BIN || strcmp(e->text, "+") != 0)
-		return 0;
-	for (int s = 0; s < 2; s++)
-		if (is_product_dim(e->kids[s], "blockIdx", "blockDim", dim) &&
-		    is_builtin(e->kids[1 - s], "threadIdx", dim))
-			return 1;
-	return 0;
-}
-
-int
-lift_is_global_index_dim(const struct ast_expr *e, const char *dim)
-{
-	return is_global_index_dim(e, dim);
-}
-
 static int
 is_global_index(const struct ast_expr *e)
 {
-	return is_global_index_dim(e, "x");
+	return ast_is_global_index(e, "x");
 }
 
 static int
 is_grid_stride(const struct ast_expr *e)
 {
-	return is_product_dim(e, "blockDim", "gridDim", "x");
-}
-
-static int
-is_name(const struct ast_expr *e, const char *name)
-{
-	e = lift_strip_casts(e);
-	return name && e && e->kind == AST_NAME && strcmp(e->text, name) == 0;
+	return ast_is_product(e, "blockDim", "gridDim", "x");
 }
 
 /* threadIdx.x == 0, blockIdx.x == 0, or both joined by && */
@@ -153,8 +101,8 @@ is_single_thread_guard(const struct ast_expr *e)
 	if (e->kind != AST_BIN || strcmp(e->text, "==") != 0)
 		return 0;
 	for (int s = 0; s < 2; s++) {
-		const struct ast_expr *z = lift_strip_casts(e->kids[1 - s]);
-		if ((is_builtin(e->kids[s], "threadIdx", "x") || is_builtin(e->kids[s], "blockIdx", "x")) &&
+		const struct ast_expr *z = ast_strip_casts(e->kids[1 - s]);
+		if ((ast_is_member(e->kids[s], "threadIdx", "x") || ast_is_member(e->kids[s], "blockIdx", "x")) &&
 		    z->kind == AST_NUM && strcmp(z->text, "0") == 0)
 			return 1;
 	}
@@ -176,33 +124,6 @@ bound_of(struct ctx *c, const struct ast_expr *bound, const struct ir_block *pre
 		return NULL;
 	}
 	return x;
-}
-
-static int
-contains_loop(const struct ast_stmt *s)
-{
-	if (!s)
-		return 0;
-	if (s->kind == AST_FOR || s->kind == AST_WHILE)
-		return 1;
-	for (size_t i = 0; i < s->n_body; i++)
-		if (contains_loop(s->body[i]))
-			return 1;
-	return contains_loop(s->then) || contains_loop(s->otherwise);
-}
-
-/* cond is "gid < N" (or "N > gid"): returns N */
-static const struct ast_expr *
-guard_bound(const struct ast_expr *cond, const char *gid, const char *lt, const char *gt)
-{
-	if (!cond || cond->kind != AST_BIN)
-		return NULL;
-	const struct ast_expr *l = lift_strip_casts(cond->kids[0]), *r = lift_strip_casts(cond->kids[1]);
-	if (strcmp(cond->text, lt) == 0 && l->kind == AST_NAME && strcmp(l->text, gid) == 0)
-		return cond->kids[1];
-	if (strcmp(cond->text, gt) == 0 && r->kind == AST_NAME && strcmp(r->text, gid) == 0)
-		return cond->kids[0];
-	return NULL;
 }
 
 /* t without spaces and without parentheses around all of it (owned) */
@@ -259,14 +180,6 @@ struct guard {
 	int interior; /* a term that keeps the threads off an edge (x > 0, y < rows - 1) */
 };
 
-/* Does e name the variable v (casts aside)? */
-static int
-names_var(const struct ast_expr *e, const char *v)
-{
-	e = lift_strip_casts(e);
-	return v && e->kind == AST_NAME && strcmp(e->text, v) == 0;
-}
-
 /* A term of an interior guard: x or y compared (<, <=, >, >=) with an expression
  * of neither, as in x > 0, y >= 1, x < cols - 1, 0 < y. */
 static int
@@ -282,7 +195,7 @@ interior_term(const struct ast_expr *e, const char *gid, const char *gid_y)
 		return 0;
 	for (int s = 0; s < 2; s++) {
 		const struct ast_expr *v = e->kids[s], *o = e->kids[1 - s];
-		if ((names_var(v, gid) || names_var(v, gid_y)) && !lift_mentions(o, gid) && !lift_mentions(o, gid_y))
+		if ((ast_is_name(v, gid) || ast_is_name(v, gid_y)) && !ast_mentions(o, gid) && !ast_mentions(o, gid_y))
 			return 1;
 	}
 	return 0;
@@ -313,16 +226,16 @@ guard_with_planes(struct ctx *c, const struct ast_expr *e, const char *join, str
 		       e : NULL;
 	int ret = *join == '|';
 	const char *lt = ret ? ">=" : "<", *gt = ret ? "<=" : ">";
-	const struct ast_expr *n = guard_bound(e, g->gid, lt, gt);
+	const struct ast_expr *n = ast_guard_bound(e, g->gid, lt, gt);
 	if (n && !g->bound)
 		return g->bound = n;
-	const struct ast_expr *ny = g->gid_y ? guard_bound(e, g->gid_y, lt, gt) : NULL;
+	const struct ast_expr *ny = g->gid_y ? ast_guard_bound(e, g->gid_y, lt, gt) : NULL;
 	if (ny && !g->bound_y)
 		return g->bound_y = ny;
 	const char *const *plane = g->plane;
 	char *const *grid = g->grid;
 	for (int d = 1; d < 3 && !n; d++) {
-		const struct ast_expr *pb = plane[d] ? guard_bound(e, plane[d], lt, gt) : NULL;
+		const struct ast_expr *pb = plane[d] ? ast_guard_bound(e, plane[d], lt, gt) : NULL;
 		if (pb && grid && grid[d] && is_grid_extent(c, pb, grid[d]))
 			return e;
 	}
@@ -398,8 +311,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 			stride0 = s->decls[0].name;
 		int frame = s->kind == AST_FOR && s->step && s->step->kind == AST_ASSIGN &&
 		            strcmp(s->step->text, "+=") == 0 &&
-		            (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride0));
-		rows |= frame ? contains_loop(s->then) : contains_loop(s);
+		            (is_grid_stride(s->step->kids[1]) || ast_is_name(s->step->kids[1], stride0));
+		rows |= frame ? ast_has_loop(s->then) : ast_has_loop(s);
 	}
 	const char *stride = NULL;
 	size_t i = 0;
@@ -421,11 +334,11 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index(s->decls[0].init)) {
 			gid = s->decls[0].name;
 			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
-		} else if (s->kind == AST_DECL && s->n_decls == 1 && is_global_index_dim(s->decls[0].init, "y")) {
+		} else if (s->kind == AST_DECL && s->n_decls == 1 && ast_is_global_index(s->decls[0].init, "y")) {
 			gid_y = s->decls[0].name;
 		} else if (s->kind == AST_DECL && s->n_decls == 1 &&
-		           (is_builtin(s->decls[0].init, "blockIdx", "y") || is_builtin(s->decls[0].init, "blockIdx", "z"))) {
-			size_t d = is_builtin(s->decls[0].init, "blockIdx", "y") ? 1 : 2;
+		           (ast_is_member(s->decls[0].init, "blockIdx", "y") || ast_is_member(s->decls[0].init, "blockIdx", "z"))) {
+			size_t d = ast_is_member(s->decls[0].init, "blockIdx", "y") ? 1 : 2;
 			if (!grid || !grid[d] || plane[d])
 				lift_refuse(&c, "'%s' is blockIdx.%c, but the launch's grid has no extent there that "
 				            "the launcher computes", s->decls[0].name, d == 1 ? 'y' : 'z');
@@ -478,10 +391,10 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 				interior = 1;
 			}
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise &&
-		           (bound = guard_bound(s->expr, gid, "<", ">"))) {
+		           (bound = ast_guard_bound(s->expr, gid, "<", ">"))) {
 			inner = s->then;
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && ast_is_bare_return(s->then) &&
-		           (bound = guard_bound(s->expr, gid, ">=", "<="))) {
+		           (bound = ast_guard_bound(s->expr, gid, ">=", "<="))) {
 			inner = NULL; /* the rest of the body */
 		} else if (s->kind == AST_IF && gid && !gid_y && !s->otherwise && (plane[1] || plane[2]) &&
 		           s->expr->kind == AST_BIN && plane_guard(&c, s, gid, plane, grid, &bound)) {
@@ -492,16 +405,16 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		} else if (s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
 		           s->init->n_decls == 1 &&
 		           (is_global_index(s->init->decls[0].init) ||
-		            is_name(s->init->decls[0].init, gid)) &&
+		            ast_is_name(s->init->decls[0].init, gid)) &&
 		           s->step && s->step->kind == AST_ASSIGN && strcmp(s->step->text, "+=") == 0 &&
-		           (is_grid_stride(s->step->kids[1]) || is_name(s->step->kids[1], stride))) {
+		           (is_grid_stride(s->step->kids[1]) || ast_is_name(s->step->kids[1], stride))) {
 			gid = s->init->decls[0].name;
 			lift_bind(&c, gid, B_INDEX)->idx = rows ? IR_ROW : IR_I;
-			bound = guard_bound(s->expr, gid, "<", ">");
+			bound = ast_guard_bound(s->expr, gid, "<", ">");
 			inner = s->then;
 			if (!bound)
 				lift_refuse(&c, "a grid-stride loop without an 'index < bound' condition");
-		} else if (s->kind == AST_DECL && !contains_loop(s)) {
+		} else if (s->kind == AST_DECL && !ast_has_loop(s)) {
 			lift_stmt(&c, s, LV_ELEMENT, &pre);
 		} else {
 			lift_refuse(&c, "no bounds guard on the global thread index in '%s'", k->name);

@@ -44,24 +44,16 @@ struct frame {
 	int row_block;               /* the row is blockIdx.y: gridDim.y bounds it */
 };
 
-static int
-is_block_index(const struct ast_expr *e, const char *dim)
-{
-	e = lift_strip_casts(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, dim) == 0 &&
-	       e->kids[0]->kind == AST_NAME && strcmp(e->kids[0]->text, "blockIdx") == 0;
-}
-
 static enum role
 index_role(const struct ast_expr *init)
 {
 	if (!init)
 		return R_NONE;
-	if (lift_is_global_index_dim(init, "x"))
+	if (ast_is_global_index(init, "x"))
 		return R_COL;
-	if (lift_is_global_index_dim(init, "y") || is_block_index(init, "y"))
+	if (ast_is_global_index(init, "y") || ast_is_member(init, "blockIdx", "y"))
 		return R_ROW;
-	if (is_block_index(init, "z"))
+	if (ast_is_member(init, "blockIdx", "z"))
 		return R_BATCH;
 	return R_NONE;
 }
@@ -76,7 +68,7 @@ guard_terms(struct frame *f, const struct ast_expr *e, int neg)
 		return guard_terms(f, e->kids[0], neg) && guard_terms(f, e->kids[1], neg);
 	const char *lt = neg ? ">=" : "<", *gt = neg ? "<=" : ">";
 	for (int s = 0; s < 2; s++) {
-		const struct ast_expr *v = lift_strip_casts(e->kids[s]);
+		const struct ast_expr *v = ast_strip_casts(e->kids[s]);
 		if (strcmp(e->text, s == 0 ? lt : gt) != 0 || v->kind != AST_NAME)
 			continue;
 		for (int r = R_ROW; r < N_ROLES; r++)
@@ -435,7 +427,7 @@ is_leaf(const struct ast_expr *x)
 static int
 same_leaf(const struct ast_expr **slot, const struct ast_expr *x)
 {
-	x = lift_strip_casts(x);
+	x = ast_strip_casts(x);
 	if (!is_leaf(x) || (*slot && strcmp((*slot)->text, x->text) != 0))
 		return 0;
 	*slot = x;
@@ -445,7 +437,7 @@ same_leaf(const struct ast_expr **slot, const struct ast_expr *x)
 static int
 is_flat(const struct frame *f, const struct ast_expr *v)
 {
-	v = lift_strip_casts(v);
+	v = ast_strip_casts(v);
 	return v->kind == AST_NAME && strcmp(v->text, f->flat) == 0;
 }
 
@@ -463,10 +455,10 @@ flat_part(struct frame *f, const struct ast_stmt *s)
 {
 	if (!f->flat || s->kind != AST_DECL || s->n_decls != 1)
 		return 0;
-	const struct ast_expr *e = lift_strip_casts(s->decls[0].init);
+	const struct ast_expr *e = ast_strip_casts(s->decls[0].init);
 	if (!is_op(e, "/") && !is_op(e, "%"))
 		return 0;
-	const struct ast_expr *v = lift_strip_casts(e->kids[0]), *x = lift_strip_casts(e->kids[1]);
+	const struct ast_expr *v = ast_strip_casts(e->kids[0]), *x = ast_strip_casts(e->kids[1]);
 	enum role r = R_NONE;
 	if (is_flat(f, v) && is_leaf(x)) {
 		if (!same_leaf(&f->cols, x))
@@ -479,13 +471,13 @@ flat_part(struct frame *f, const struct ast_stmt *s)
 				return 0;
 			r = R_ROW;
 		} else {
-			f->bdiv[0] = lift_strip_casts(v->kids[1]);
+			f->bdiv[0] = ast_strip_casts(v->kids[1]);
 			f->bdiv[1] = x;
 			r = R_BATCH;
 		}
 	} else if (*e->text == '/' && is_flat(f, v) && is_op(x, "*")) {
-		f->bdiv[0] = lift_strip_casts(x->kids[0]); /* flat / (C * R) */
-		f->bdiv[1] = lift_strip_casts(x->kids[1]);
+		f->bdiv[0] = ast_strip_casts(x->kids[0]); /* flat / (C * R) */
+		f->bdiv[1] = ast_strip_casts(x->kids[1]);
 		r = R_BATCH;
 	}
 	if (r == R_NONE || (f->name[r] && f->name[r] != f->flat))
@@ -498,7 +490,7 @@ flat_part(struct frame *f, const struct ast_stmt *s)
 static size_t
 factors(const struct ast_expr *e, const struct ast_expr **out, size_t n)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	if (is_op(e, "*")) {
 		size_t a = factors(e->kids[0], out, n);
 		return a ? factors(e->kids[1], out, a) : 0;
@@ -527,10 +519,10 @@ take_factor(const struct ast_expr **fs, size_t *n, const struct ast_expr *x)
 static int
 three_digits(struct frame *f, const struct ast_expr *bound, const struct ast_stmt **pre, size_t n_pre)
 {
-	const struct ast_expr *b = lift_strip_casts(bound);
+	const struct ast_expr *b = ast_strip_casts(bound);
 	for (size_t i = n_pre; b && b->kind == AST_NAME && i-- > 0;)
 		if (pre[i]->kind == AST_DECL && pre[i]->n_decls == 1 && strcmp(pre[i]->decls[0].name, b->text) == 0)
-			b = lift_strip_casts(pre[i]->decls[0].init);
+			b = ast_strip_casts(pre[i]->decls[0].init);
 	const struct ast_expr *fs[8], *d[2] = { f->bdiv[0], f->bdiv[1] };
 	size_t n = b ? factors(b, fs, 0) : 0;
 	if (!f->rows || !f->cols || !take_factor(d, &(size_t){ 2 }, f->cols) ||
@@ -582,7 +574,7 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 				return 1;
 			f->name[r] = s->decls[d].name;
 			if (r == R_ROW)
-				f->row_block = is_block_index(s->decls[d].init, "y");
+				f->row_block = ast_is_member(s->decls[d].init, "blockIdx", "y");
 			if (r == R_COL)
 				f->flat = s->decls[d].name;
 		}
@@ -614,7 +606,7 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 		const struct ast_expr *flat_bound = f->bound[R_COL];
 		while (first < *n_inner && flat_part(f, (*inner)[first]))
 			first++;
-		const struct ast_expr *e = lift_strip_casts(flat_bound);
+		const struct ast_expr *e = ast_strip_casts(flat_bound);
 		if (f->name[R_COL] != f->flat && f->name[R_ROW] && f->name[R_BATCH] && e) {
 			if (three_digits(f, e, *pre, *n_pre) != 0)
 				return 1;
@@ -623,7 +615,7 @@ find_frame(const struct ast_function *k, struct frame *f, const struct ast_stmt 
 			return 1;
 		}
 		for (int s = 0; s < 2 && !f->bound[R_ROW]; s++) {
-			const struct ast_expr *x = lift_strip_casts(e->kids[s]);
+			const struct ast_expr *x = ast_strip_casts(e->kids[s]);
 			if ((x->kind == AST_NAME || x->kind == AST_NUM) && strcmp(x->text, f->cols->text) == 0)
 				f->bound[R_ROW] = e->kids[1 - s];
 		}

@@ -319,7 +319,7 @@ struct ir_expr *
 lift_element(struct ctx *c, const struct ast_expr *base, const struct ast_expr *index,
              const char **buffer)
 {
-	base = lift_strip_casts(base);
+	base = ast_strip_casts(base);
 	struct ir_expr *at;
 	if (base->kind == AST_NAME) {
 		struct binding *b = lift_lookup(c, base->text);
@@ -349,7 +349,7 @@ lift_element(struct ctx *c, const struct ast_expr *base, const struct ast_expr *
 int
 lift_is_pointer(struct ctx *c, const struct ast_expr *e)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	if (e->kind == AST_NAME) {
 		const struct binding *b = lift_lookup(c, e->text);
 		return b && (b->kind == B_BUFFER || b->kind == B_ALIAS);
@@ -366,7 +366,7 @@ lift_is_pointer(struct ctx *c, const struct ast_expr *e)
 struct ir_expr *
 lift_pointer(struct ctx *c, const struct ast_expr *e, const char **buffer)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	if (e->kind == AST_UN && strcmp(e->text, "&") == 0)
 		return lift_element(c, e->kids[0]->kids[0], e->kids[0]->kids[1], buffer);
 	if (e->kind == AST_BIN) {
@@ -441,22 +441,12 @@ lift_name(struct ctx *c, const char *name)
  * as the scalar (bias != nullptr); the buffer is marked optional, so that no
  * recipe reads it ahead of its select (emit.c: never a stream). */
 
-/* 1 if e is a null pointer constant: 0, NULL, nullptr (casts allowed). */
-static int
-is_null_constant(const struct ast_expr *e)
-{
-	e = lift_strip_casts(e);
-	return (e->kind == AST_NUM && strcmp(e->text, "0") == 0) ||
-	       (e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0 ||
-	                                strcmp(e->text, "__null") == 0));
-}
-
 /* The flag "buffer e names is not NULL", or NULL when e names no buffer of the
  * target (refused). */
 static struct ir_expr *
 lift_present(struct ctx *c, const struct ast_expr *e)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	const struct binding *b = e->kind == AST_NAME ? lift_lookup(c, e->text) : NULL;
 	struct ir_param *q = NULL; /* (the program is ours to mark: look it up by hand) */
 	for (size_t i = 0; b && b->kind == B_BUFFER && !q && i < c->prog->n_params; i++)
@@ -478,11 +468,11 @@ lift_present(struct ctx *c, const struct ast_expr *e)
 static struct ir_expr *
 lift_null_test(struct ctx *c, const struct ast_expr *e)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	if (e->kind != AST_BIN || (strcmp(e->text, "!=") != 0 && strcmp(e->text, "==") != 0))
 		return NULL;
 	for (int side = 0; side < 2; side++) {
-		if (!is_null_constant(e->kids[1 - side]) || !lift_is_pointer(c, e->kids[side]))
+		if (!ast_is_null_pointer(e->kids[1 - side]) || !lift_is_pointer(c, e->kids[side]))
 			continue;
 		struct ir_expr *f = lift_present(c, e->kids[side]);
 		if (f && e->text[0] == '=') {
@@ -498,7 +488,7 @@ lift_null_test(struct ctx *c, const struct ast_expr *e)
 struct ir_expr *
 lift_truth(struct ctx *c, const struct ast_expr *e)
 {
-	const struct ast_expr *s = lift_strip_casts(e);
+	const struct ast_expr *s = ast_strip_casts(e);
 	if (s->kind == AST_NAME && lift_is_pointer(c, s))
 		return lift_present(c, s);
 	return lift_expr(c, e);

@@ -59,9 +59,6 @@ void lift_refuse(struct ctx *c, const char *fmt, ...) __attribute__((format(prin
 struct binding *lift_bind(struct ctx *c, const char *name, enum bind_kind kind);
 void lift_unbind_to(struct ctx *c, size_t mark);
 struct binding *lift_lookup(struct ctx *c, const char *name);
-const struct ast_expr *lift_strip_casts(const struct ast_expr *e);
-/* blockIdx.D * blockDim.D + threadIdx.D in its spellings (lift.c) */
-int lift_is_global_index_dim(const struct ast_expr *e, const char *dim);
 
 /* lift_expr.c: NULL (and c->failed) when the expression is outside the subset */
 struct ir_expr *lift_bin(const char *op, struct ir_expr *a, struct ir_expr *b);
@@ -83,8 +80,6 @@ struct ir_expr *lift_load(struct ctx *c, const struct ast_expr *base, const stru
 void lift_stmt(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block *out);
 /* for (int v = 0; v < B; v++) (or ++v, v += 1): v, with B in *bound; else NULL */
 const char *lift_counting_loop(const struct ast_stmt *s, const struct ast_expr **bound);
-/* lift_tree.c: whether the name appears in e */
-int lift_mentions(const struct ast_expr *e, const char *name);
 /* lift_2d.c: a statement list, with stores under conditions on indices as selects;
  * lift_tail for the kernel's last statements (outside loops), where an early
  * return is also read as the else it means */

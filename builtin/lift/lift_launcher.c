@@ -327,14 +327,6 @@ memset_stage(struct ir_program *p, const struct host *h, const struct ast_expr *
 	return 0;
 }
 
-/* A null pointer constant: NULL, nullptr, 0. */
-static int
-is_null(const struct ast_expr *e)
-{
-	return e && ((e->kind == AST_NAME && (strcmp(e->text, "NULL") == 0 || strcmp(e->text, "nullptr") == 0)) ||
-	             (e->kind == AST_NUM && strcmp(e->text, "0") == 0));
-}
-
 /* cudaMalloc(&NAME, BYTES) (a cast on the first argument allowed) of a pointer
  * the launcher declared: a buffer of the program, local to the launcher. */
 static int
@@ -391,7 +383,7 @@ host_stmt(struct ir_program *p, const struct ast_unit *u, struct host *h,
 				h->locals[h->n++] = (struct host_local){ d->name, NULL, NULL, NULL };
 				continue;
 			}
-			if (strchr(d->type, '*') && (!d->init || is_null(d->init)) && !strstr(d->type, "const") &&
+			if (strchr(d->type, '*') && (!d->init || ast_is_null_pointer(d->init)) && !strstr(d->type, "const") &&
 			    strchr(d->type, '*') == strrchr(d->type, '*')) {
 				/* float *p; for a cudaMalloc to come */
 				h->locals = egg_xrealloc(h->locals, (h->n + 1) * sizeof *h->locals);

@@ -65,7 +65,7 @@ match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *
 		s->combine_fn = egg_xstrdup(a->text[0] == '+' ? "+" : "*");
 		other = rhs;
 	} else if (strcmp(a->text, "=") == 0) {
-		rhs = lift_strip_casts(rhs);
+		rhs = ast_strip_casts(rhs);
 		int is_sum = rhs->kind == AST_BIN && strcmp(rhs->text, "+") == 0;
 		int is_prod = rhs->kind == AST_BIN && strcmp(rhs->text, "*") == 0;
 		int is_call = rhs->kind == AST_CALL && rhs->text && rhs->n_kids == 2;
@@ -83,7 +83,7 @@ match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *
 		}
 		s->combine_fn = egg_xstrdup(is_sum ? "+" : is_prod ? "*" : rhs->text);
 		for (int k = 0; k < 2; k++) {
-			const struct ast_expr *x = lift_strip_casts(rhs->kids[k]);
+			const struct ast_expr *x = ast_strip_casts(rhs->kids[k]);
 			if (x->kind == AST_NAME && strcmp(x->text, acc->name) == 0) {
 				other = rhs->kids[1 - k];
 				break;
@@ -99,7 +99,7 @@ match_accumulate(struct ctx *c, const struct ast_expr *a, const struct binding *
 static void
 lift_assign(struct ctx *c, const struct ast_expr *a, enum level lv, struct ir_block *out)
 {
-	const struct ast_expr *lhs = lift_strip_casts(a->kids[0]);
+	const struct ast_expr *lhs = ast_strip_casts(a->kids[0]);
 	if (lhs->kind == AST_NAME) {
 		struct binding *b = lift_lookup(c, lhs->text);
 		if (!b || b->kind != B_LOCAL) {
@@ -205,7 +205,7 @@ lift_atomic(struct ctx *c, const struct ast_expr *call, enum level lv, struct ir
 		lift_refuse(c, "an atomic inside a loop");
 		return;
 	}
-	const struct ast_expr *dst = lift_strip_casts(call->kids[0]), *base, *index = NULL;
+	const struct ast_expr *dst = ast_strip_casts(call->kids[0]), *base, *index = NULL;
 	if (dst->kind == AST_UN && strcmp(dst->text, "&") == 0 && dst->kids[0]->kind == AST_INDEX)
 		base = dst->kids[0]->kids[0], index = dst->kids[0]->kids[1];
 	else
@@ -355,10 +355,10 @@ bind_loop_index(struct ctx *c, const struct loop_index *li)
 static int
 constant(const struct ast_expr *e, long *v)
 {
-	e = lift_strip_casts(e);
+	e = ast_strip_casts(e);
 	int neg = e && e->kind == AST_UN && strcmp(e->text, "-") == 0;
 	if (neg)
-		e = lift_strip_casts(e->kids[0]);
+		e = ast_strip_casts(e->kids[0]);
 	char *end;
 	if (!e || e->kind != AST_NUM)
 		return 0;
@@ -393,8 +393,8 @@ unroll_small(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	long a, b;
 	if (!d || !constant(d->init, &a) || !cond || cond->kind != AST_BIN ||
 	    (strcmp(cond->text, "<") != 0 && strcmp(cond->text, "<=") != 0) ||
-	    lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], &b) || !step)
+	    ast_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(ast_strip_casts(cond->kids[0])->text, d->name) != 0 || !constant(cond->kids[1], &b) || !step)
 		return 1;
 	if (strcmp(cond->text, "<=") == 0)
 		b++;
@@ -458,10 +458,10 @@ lift_counting_loop(const struct ast_stmt *s, const struct ast_expr **bound)
 {
 	const struct ast_decl *d = s->kind == AST_FOR && s->init && s->init->kind == AST_DECL &&
 	                           s->init->n_decls == 1 ? &s->init->decls[0] : NULL;
-	const struct ast_expr *init = d ? lift_strip_casts(d->init) : NULL, *cond = s->expr, *step = s->step;
+	const struct ast_expr *init = d ? ast_strip_casts(d->init) : NULL, *cond = s->expr, *step = s->step;
 	if (!init || init->kind != AST_NUM || strcmp(init->text, "0") != 0 || !cond || cond->kind != AST_BIN ||
-	    strcmp(cond->text, "<") != 0 || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0 || !is_unit_step(step))
+	    strcmp(cond->text, "<") != 0 || ast_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(ast_strip_casts(cond->kids[0])->text, d->name) != 0 || !is_unit_step(step))
 		return NULL;
 	*bound = cond->kids[1];
 	return d->name;
@@ -487,7 +487,7 @@ collapse_nest(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	inner = n ? st[n - 1] : NULL;
 	long few;
 	if (!inner || !(jname = lift_counting_loop(inner, &b_bound)) || ast_has_loop(inner->then) ||
-	    lift_mentions(b_bound, iname) || c->am.pending ||
+	    ast_mentions(b_bound, iname) || c->am.pending ||
 	    (constant(b_bound, &few) && few <= MAX_UNROLL)) /* unrolled in the column loop instead */
 		return 1;
 	struct ir_expr *a = lift_expr(c, a_bound), *b = a ? lift_expr(c, b_bound) : NULL;
@@ -538,7 +538,7 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	}
 	const struct ast_decl *d = s->init && s->init->kind == AST_DECL && s->init->n_decls == 1 ?
 	                           &s->init->decls[0] : NULL;
-	const struct ast_expr *init = d ? lift_strip_casts(d->init) : NULL;
+	const struct ast_expr *init = d ? ast_strip_casts(d->init) : NULL;
 	if (!d || !init) {
 		lift_refuse(c, "a loop without a fresh index");
 		return;
@@ -548,8 +548,8 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	/* up: j < B, j += 1; down: j >= L (or j > L), j -= 1 */
 	int up = cond && cond->kind == AST_BIN && strcmp(cond->text, "<") == 0;
 	int down = cond && cond->kind == AST_BIN && (strcmp(cond->text, ">=") == 0 || strcmp(cond->text, ">") == 0);
-	if ((!up && !down) || lift_strip_casts(cond->kids[0])->kind != AST_NAME ||
-	    strcmp(lift_strip_casts(cond->kids[0])->text, d->name) != 0) {
+	if ((!up && !down) || ast_strip_casts(cond->kids[0])->kind != AST_NAME ||
+	    strcmp(ast_strip_casts(cond->kids[0])->text, d->name) != 0) {
 		lift_refuse(c, "a loop whose condition is not 'index < bound' (or 'index >= low' counting down)");
 		return;
 	}
@@ -602,20 +602,6 @@ lift_loop(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_bloc
 	c->has_loop = 1;
 }
 
-static int
-ast_equal(const struct ast_expr *a, const struct ast_expr *b)
-{
-	if (!a || !b)
-		return a == b;
-	if (a->kind != b->kind || a->n_kids != b->n_kids ||
-	    (a->text && b->text ? strcmp(a->text, b->text) != 0 : a->text != b->text))
-		return 0;
-	for (size_t i = 0; i < a->n_kids; i++)
-		if (!ast_equal(a->kids[i], b->kids[i]))
-			return 0;
-	return 1;
-}
-
 /* The one assignment a branch holds, or NULL. */
 static const struct ast_expr *
 branch_assignment(const struct ast_stmt *s)
@@ -634,7 +620,7 @@ two_assignments(const struct ast_stmt *s, const struct ast_expr **a, const struc
 	for (int k = 0; k < 2; k++) {
 		const struct ast_stmt *x = s->body[k];
 		if (x->kind != AST_EXPR || x->expr->kind != AST_ASSIGN || strcmp(x->expr->text, "=") != 0 ||
-		    lift_strip_casts(x->expr->kids[0])->kind != AST_NAME)
+		    ast_strip_casts(x->expr->kids[0])->kind != AST_NAME)
 			return 0;
 	}
 	*a = s->body[0]->expr;
@@ -664,9 +650,9 @@ lift_argmax(struct ctx *c, const struct ast_stmt *s, struct ir_block *out)
 	if (!gt && !lt)
 		return 0;
 	for (int side = 0; side < 2; side++) {
-		const struct ast_expr *m = lift_strip_casts(cond->kids[side]), *e = cond->kids[1 - side];
+		const struct ast_expr *m = ast_strip_casts(cond->kids[side]), *e = cond->kids[1 - side];
 		for (int v = 0; v < 2 && m->kind == AST_NAME; v++) {
-			const struct ast_expr *mv = lift_strip_casts(a[v]->kids[0]), *kv = lift_strip_casts(a[1 - v]->kids[0]);
+			const struct ast_expr *mv = ast_strip_casts(a[v]->kids[0]), *kv = ast_strip_casts(a[1 - v]->kids[0]);
 			if (strcmp(mv->text, m->text) != 0 || !ast_equal(e, a[v]->kids[1]) ||
 			    strcmp(kv->text, m->text) == 0)
 				continue;
@@ -811,7 +797,7 @@ lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block 
 		lift_refuse(c, "a data-dependent branch");
 		return;
 	}
-	const struct ast_expr *lhs = lift_strip_casts(t->kids[0]), *cond = s->expr;
+	const struct ast_expr *lhs = ast_strip_casts(t->kids[0]), *cond = s->expr;
 	/* in a column loop: if (E > m) m = E; (or <, for a min) */
 	if (lv == LV_COL && !e && lhs->kind == AST_NAME && strcmp(t->text, "=") == 0 &&
 	    cond->kind == AST_BIN) {
@@ -820,7 +806,7 @@ lift_if(struct ctx *c, const struct ast_stmt *s, enum level lv, struct ir_block 
 		int lt = strcmp(cond->text, "<") == 0 || strcmp(cond->text, "<=") == 0;
 		if (b && b->kind == B_LOCAL && b->level != LV_COL && (gt || lt)) {
 			for (int side = 0; side < 2; side++) {
-				const struct ast_expr *v = lift_strip_casts(cond->kids[side]),
+				const struct ast_expr *v = ast_strip_casts(cond->kids[side]),
 				                      *other = cond->kids[1 - side];
 				if (v->kind != AST_NAME || strcmp(v->text, lhs->text) != 0 ||
 				    !ast_equal(other, t->kids[1]))

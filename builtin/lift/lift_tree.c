@@ -37,49 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct ast_expr *
-strip(const struct ast_expr *e)
-{
-	while (e && e->kind == AST_CAST)
-		e = e->kids[0];
-	return e;
-}
-
-static int
-is_name(const struct ast_expr *e, const char *name)
-{
-	e = strip(e);
-	return e && name && e->kind == AST_NAME && strcmp(e->text, name) == 0;
-}
-
-static int
-is_member(const struct ast_expr *e, const char *var, const char *field)
-{
-	e = strip(e);
-	return e && e->kind == AST_MEMBER && strcmp(e->text, field) == 0 && is_name(e->kids[0], var);
-}
-
-static int
-is_num(const struct ast_expr *e, long *v)
-{
-	e = strip(e);
-	if (!e || e->kind != AST_NUM)
-		return 0;
-	char *end;
-	long x = strtol(e->text, &end, 0);
-	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
-		end++;
-	if (*end)
-		return 0;
-	*v = x;
-	return 1;
-}
-
 /* threadIdx.x, or the local the kernel named it */
 static int
 is_tid(const struct ast_expr *e, const char *tid)
 {
-	return is_member(e, "threadIdx", "x") || is_name(e, tid);
+	return ast_is_member(e, "threadIdx", "x") || ast_is_name(e, tid);
 }
 
 static int
@@ -89,38 +51,25 @@ is_call(const struct ast_stmt *s, const char *fn)
 	       strcmp(s->expr->text, fn) == 0;
 }
 
-int
-lift_mentions(const struct ast_expr *e, const char *name)
-{
-	if (!e || !name)
-		return 0;
-	if (e->kind == AST_NAME && strcmp(e->text, name) == 0)
-		return 1;
-	for (size_t i = 0; i < e->n_kids; i++)
-		if (lift_mentions(e->kids[i], name))
-			return 1;
-	return 0;
-}
-
 /* sh[tid] */
 static int
 is_slot(const struct ast_expr *e, const char *sh, const char *tid)
 {
-	e = strip(e);
-	return e && e->kind == AST_INDEX && is_name(e->kids[0], sh) && is_tid(e->kids[1], tid);
+	e = ast_strip_casts(e);
+	return e && e->kind == AST_INDEX && ast_is_name(e->kids[0], sh) && is_tid(e->kids[1], tid);
 }
 
 /* sh[tid + s] (either order) */
 static int
 is_partner(const struct ast_expr *e, const char *sh, const char *tid, const char *s)
 {
-	e = strip(e);
-	if (!e || e->kind != AST_INDEX || !is_name(e->kids[0], sh))
+	e = ast_strip_casts(e);
+	if (!e || e->kind != AST_INDEX || !ast_is_name(e->kids[0], sh))
 		return 0;
-	const struct ast_expr *x = strip(e->kids[1]);
+	const struct ast_expr *x = ast_strip_casts(e->kids[1]);
 	return x->kind == AST_BIN && strcmp(x->text, "+") == 0 &&
-	       ((is_tid(x->kids[0], tid) && is_name(x->kids[1], s)) ||
-	        (is_name(x->kids[0], s) && is_tid(x->kids[1], tid)));
+	       ((is_tid(x->kids[0], tid) && ast_is_name(x->kids[1], s)) ||
+	        (ast_is_name(x->kids[0], s) && is_tid(x->kids[1], tid)));
 }
 
 /* if (tid < s) sh[tid] += sh[tid + s];   (or sh[tid] = sh[tid] + sh[tid + s]) */
@@ -131,9 +80,9 @@ is_tree_step(const struct ast_stmt *st, const char *sh, const char *tid, const c
 		st = st->body[0];
 	if (st->kind != AST_IF || st->otherwise)
 		return 0;
-	const struct ast_expr *c = strip(st->expr);
+	const struct ast_expr *c = ast_strip_casts(st->expr);
 	if (c->kind != AST_BIN || strcmp(c->text, "<") != 0 || !is_tid(c->kids[0], tid) ||
-	    !is_name(c->kids[1], s))
+	    !ast_is_name(c->kids[1], s))
 		return 0;
 	const struct ast_stmt *a = st->then;
 	if (a->kind == AST_BLOCK && a->n_body == 1)
@@ -143,7 +92,7 @@ is_tree_step(const struct ast_stmt *st, const char *sh, const char *tid, const c
 	const struct ast_expr *v = a->expr->kids[1];
 	if (strcmp(a->expr->text, "+=") == 0)
 		return is_partner(v, sh, tid, s);
-	v = strip(v);
+	v = ast_strip_casts(v);
 	return strcmp(a->expr->text, "=") == 0 && v->kind == AST_BIN && strcmp(v->text, "+") == 0 &&
 	       ((is_slot(v->kids[0], sh, tid) && is_partner(v->kids[1], sh, tid, s)) ||
 	        (is_partner(v->kids[0], sh, tid, s) && is_slot(v->kids[1], sh, tid)));
@@ -157,20 +106,20 @@ is_tree_loop(const struct ast_stmt *f, const char *sh, const char *tid, long blo
 	    !f->step)
 		return 0;
 	const char *s = f->init->decls[0].name;
-	const struct ast_expr *i0 = strip(f->init->decls[0].init);
+	const struct ast_expr *i0 = ast_strip_casts(f->init->decls[0].init);
 	long two, b;
-	if (!i0 || i0->kind != AST_BIN || strcmp(i0->text, "/") != 0 || !is_num(i0->kids[1], &two) ||
-	    two != 2 || !(is_member(i0->kids[0], "blockDim", "x") || (is_num(i0->kids[0], &b) && b == block)))
+	if (!i0 || i0->kind != AST_BIN || strcmp(i0->text, "/") != 0 || !ast_int_value(i0->kids[1], &two) ||
+	    two != 2 || !(ast_is_member(i0->kids[0], "blockDim", "x") || (ast_int_value(i0->kids[0], &b) && b == block)))
 		return 0;
-	const struct ast_expr *c = strip(f->expr), *st = f->step;
+	const struct ast_expr *c = ast_strip_casts(f->expr), *st = f->step;
 	long zero;
-	if (!c || c->kind != AST_BIN || strcmp(c->text, ">") != 0 || !is_name(c->kids[0], s) ||
-	    !is_num(c->kids[1], &zero) || zero != 0)
+	if (!c || c->kind != AST_BIN || strcmp(c->text, ">") != 0 || !ast_is_name(c->kids[0], s) ||
+	    !ast_int_value(c->kids[1], &zero) || zero != 0)
 		return 0;
 	long one;
-	if (!(st->kind == AST_ASSIGN && is_name(st->kids[0], s) &&
-	      ((strcmp(st->text, ">>=") == 0 && is_num(st->kids[1], &one) && one == 1) ||
-	       (strcmp(st->text, "/=") == 0 && is_num(st->kids[1], &two) && two == 2))))
+	if (!(st->kind == AST_ASSIGN && ast_is_name(st->kids[0], s) &&
+	      ((strcmp(st->text, ">>=") == 0 && ast_int_value(st->kids[1], &one) && one == 1) ||
+	       (strcmp(st->text, "/=") == 0 && ast_int_value(st->kids[1], &two) && two == 2))))
 		return 0;
 	const struct ast_stmt *body = f->then;
 	return body->kind == AST_BLOCK && body->n_body == 2 && is_tree_step(body->body[0], sh, tid, s) &&
@@ -183,19 +132,19 @@ thread0_add(const struct ast_stmt *st, const char *sh, const char *tid)
 {
 	if (st->kind != AST_IF || st->otherwise)
 		return NULL;
-	const struct ast_expr *c = strip(st->expr);
+	const struct ast_expr *c = ast_strip_casts(st->expr);
 	long zero;
 	if (c->kind != AST_BIN || strcmp(c->text, "==") != 0 || !is_tid(c->kids[0], tid) ||
-	    !is_num(c->kids[1], &zero) || zero != 0)
+	    !ast_int_value(c->kids[1], &zero) || zero != 0)
 		return NULL;
 	const struct ast_stmt *a = st->then;
 	if (a->kind == AST_BLOCK && a->n_body == 1)
 		a = a->body[0];
 	if (!is_call(a, "atomicAdd") || a->expr->n_kids != 2)
 		return NULL;
-	const struct ast_expr *v = strip(a->expr->kids[1]);
+	const struct ast_expr *v = ast_strip_casts(a->expr->kids[1]);
 	long ix;
-	if (v->kind != AST_INDEX || !is_name(v->kids[0], sh) || !is_num(v->kids[1], &ix) || ix != 0)
+	if (v->kind != AST_INDEX || !ast_is_name(v->kids[0], sh) || !ast_int_value(v->kids[1], &ix) || ix != 0)
 		return NULL;
 	return a->expr;
 }
@@ -211,7 +160,7 @@ struct lets {
 static int
 value_past(const struct ast_expr *e, const struct ast_expr *g, const struct lets *l, double *v)
 {
-	e = strip(e);
+	e = ast_strip_casts(e);
 	switch (e->kind) {
 	case AST_NUM: {
 		char *end;
@@ -260,12 +209,12 @@ value_past(const struct ast_expr *e, const struct ast_expr *g, const struct lets
 static const struct ast_expr *
 find_guard(const struct ast_expr *e, const char *gid, const struct lets *l)
 {
-	e = strip(e);
+	e = ast_strip_casts(e);
 	if (!e)
 		return NULL;
 	if (e->kind == AST_COND) {
-		const struct ast_expr *c = strip(e->kids[0]);
-		if (c->kind == AST_BIN && strcmp(c->text, "<") == 0 && is_name(c->kids[0], gid))
+		const struct ast_expr *c = ast_strip_casts(e->kids[0]);
+		if (c->kind == AST_BIN && strcmp(c->text, "<") == 0 && ast_is_name(c->kids[0], gid))
 			return e->kids[0];
 	}
 	if (e->kind == AST_NAME)
@@ -309,8 +258,8 @@ static struct ast_expr *
 replace_slot0(struct lift_tree *t, struct ast_expr *e, const char *sh, const char *acc)
 {
 	long z;
-	const struct ast_expr *x = strip(e);
-	if (x->kind == AST_INDEX && is_name(x->kids[0], sh) && is_num(x->kids[1], &z) && z == 0)
+	const struct ast_expr *x = ast_strip_casts(e);
+	if (x->kind == AST_INDEX && ast_is_name(x->kids[0], sh) && ast_int_value(x->kids[1], &z) && z == 0)
 		return node(t, AST_NAME, acc, 0);
 	int changed = 0;
 	struct ast_expr **kids = e->n_kids ? egg_xcalloc(e->n_kids, sizeof *kids) : NULL;
@@ -347,19 +296,19 @@ lift_tree_release(struct lift_tree *t)
 static const struct ast_expr *
 sum_into(const struct ast_stmt *st, const char *acc)
 {
-	if (st->kind != AST_EXPR || st->expr->kind != AST_ASSIGN || !is_name(st->expr->kids[0], acc))
+	if (st->kind != AST_EXPR || st->expr->kind != AST_ASSIGN || !ast_is_name(st->expr->kids[0], acc))
 		return NULL;
 	const struct ast_expr *v = st->expr->kids[1], *x = NULL;
 	if (strcmp(st->expr->text, "+=") == 0) {
 		x = v;
 	} else if (strcmp(st->expr->text, "=") == 0) {
-		v = strip(v);
-		if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && is_name(v->kids[0], acc))
+		v = ast_strip_casts(v);
+		if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && ast_is_name(v->kids[0], acc))
 			x = v->kids[1];
-		else if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && is_name(v->kids[1], acc))
+		else if (v->kind == AST_BIN && strcmp(v->text, "+") == 0 && ast_is_name(v->kids[1], acc))
 			x = v->kids[0];
 	}
-	return x && !lift_mentions(x, acc) ? x : NULL;
+	return x && !ast_mentions(x, acc) ? x : NULL;
 }
 
 /* for (int c = tid; c < C; c += blockDim.x (or the block)) { lets; acc += X; }
@@ -372,13 +321,13 @@ is_strided_sum(const struct ast_stmt *f, const char *tid, long block, const char
 	    !f->step || !is_tid(f->init->decls[0].init, tid))
 		return 0;
 	const char *c = f->init->decls[0].name;
-	const struct ast_expr *cond = strip(f->expr), *st = f->step;
-	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 || !is_name(cond->kids[0], c) ||
-	    lift_mentions(cond->kids[1], c) || lift_mentions(cond->kids[1], acc) ||
-	    (tid && lift_mentions(cond->kids[1], tid)) || lift_mentions(cond->kids[1], sh))
+	const struct ast_expr *cond = ast_strip_casts(f->expr), *st = f->step;
+	if (!cond || cond->kind != AST_BIN || strcmp(cond->text, "<") != 0 || !ast_is_name(cond->kids[0], c) ||
+	    ast_mentions(cond->kids[1], c) || ast_mentions(cond->kids[1], acc) ||
+	    (tid && ast_mentions(cond->kids[1], tid)) || ast_mentions(cond->kids[1], sh))
 		return 0;
-	if (st->kind != AST_ASSIGN || strcmp(st->text, "+=") != 0 || !is_name(st->kids[0], c) ||
-	    !(is_member(st->kids[1], "blockDim", "x") || (is_num(st->kids[1], &b) && b == block)))
+	if (st->kind != AST_ASSIGN || strcmp(st->text, "+=") != 0 || !ast_is_name(st->kids[0], c) ||
+	    !(ast_is_member(st->kids[1], "blockDim", "x") || (ast_int_value(st->kids[1], &b) && b == block)))
 		return 0;
 	const struct ast_stmt *body = f->then;
 	const struct ast_stmt *const *items = (const struct ast_stmt *const *)&body;
@@ -389,11 +338,11 @@ is_strided_sum(const struct ast_stmt *f, const char *tid, long block, const char
 	for (size_t i = 0; i < n; i++) {
 		const struct ast_stmt *x = items[i];
 		if (x->kind == AST_DECL && x->n_decls == 1 && !ast_has_loop(x) &&
-		    !lift_mentions(x->decls[0].init, acc) && !(tid && lift_mentions(x->decls[0].init, tid)) &&
-		    !lift_mentions(x->decls[0].init, sh))
+		    !ast_mentions(x->decls[0].init, acc) && !(tid && ast_mentions(x->decls[0].init, tid)) &&
+		    !ast_mentions(x->decls[0].init, sh))
 			continue;
 		const struct ast_expr *v = sum_into(x, acc);
-		if (!v || (tid && lift_mentions(v, tid)) || lift_mentions(v, sh) || lift_mentions(v, "threadIdx"))
+		if (!v || (tid && ast_mentions(v, tid)) || ast_mentions(v, sh) || ast_mentions(v, "threadIdx"))
 			return 0;
 		sums++;
 	}
@@ -411,10 +360,10 @@ rewrite_rows(const struct ast_function *k, const struct ast_stmt *const *lets, s
 	if (a->kind == AST_BLOCK && a->n_body == 1)
 		a = a->body[0];
 	if (a->kind != AST_EXPR || a->expr->kind != AST_ASSIGN || strcmp(a->expr->text, "=") != 0 ||
-	    lift_mentions(a->expr->kids[0], sh))
+	    ast_mentions(a->expr->kids[0], sh))
 		return 0;
 	struct ast_expr *v = replace_slot0(t, a->expr->kids[1], sh, acc);
-	if (v == a->expr->kids[1] || lift_mentions(v, sh))
+	if (v == a->expr->kids[1] || ast_mentions(v, sh))
 		return 0; /* it does not read the block's sum, or reads other slots */
 	/* int row = blockIdx.x * blockDim.x + threadIdx.x; */
 	struct ast_expr *gid = node(t, AST_BIN, "+", 2), *mul = node(t, AST_BIN, "*", 2);
@@ -468,7 +417,7 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 {
 	memset(t, 0, sizeof *t);
 	long block;
-	if (!is_num(block_dim, &block) || block < 2 || (block & (block - 1)) != 0)
+	if (!ast_int_value(block_dim, &block) || block < 2 || (block & (block - 1)) != 0)
 		return 0;
 	const struct ast_stmt *body = k->body;
 	const char *sh = NULL, *tid = NULL, *gid = NULL, *row = NULL;
@@ -488,11 +437,11 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 				sh = d->name;
 			else if (d->is_shared || d->is_array || ast_has_loop(s))
 				ok = 0;
-			else if (!tid && is_member(d->init, "threadIdx", "x"))
+			else if (!tid && ast_is_member(d->init, "threadIdx", "x"))
 				tid = d->name;
-			else if (!gid && !row && d->init && lift_is_global_index_dim(d->init, "x"))
+			else if (!gid && !row && d->init && ast_is_global_index(d->init, "x"))
 				gid = d->name, l.d[l.n++] = d, keep = 1;
-			else if (!gid && !row && is_member(d->init, "blockIdx", "x"))
+			else if (!gid && !row && ast_is_member(d->init, "blockIdx", "x"))
 				row = d->name;
 			else
 				l.d[l.n++] = d, keep = 1;
@@ -504,8 +453,8 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 	}
 	ok = ok && sh; /* no shared array: not the idiom */
 	for (size_t i = 0; i < l.n && ok; i++)
-		if (lift_mentions(l.d[i]->init, sh) || (tid && lift_mentions(l.d[i]->init, tid)) ||
-		    (strcmp(l.d[i]->name, gid ? gid : "") != 0 && lift_mentions(l.d[i]->init, "threadIdx")))
+		if (ast_mentions(l.d[i]->init, sh) || (tid && ast_mentions(l.d[i]->init, tid)) ||
+		    (strcmp(l.d[i]->name, gid ? gid : "") != 0 && ast_mentions(l.d[i]->init, "threadIdx")))
 			ok = 0;
 	/* a block per row: the strided column sum first */
 	const struct ast_stmt *loop = NULL;
@@ -514,8 +463,8 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 		loop = body->body[at++];
 		const struct ast_stmt *fill = at < n ? body->body[at] : NULL;
 		acc = fill && fill->kind == AST_EXPR && fill->expr->kind == AST_ASSIGN &&
-		      strcmp(fill->expr->text, "=") == 0 && strip(fill->expr->kids[1])->kind == AST_NAME
-		          ? strip(fill->expr->kids[1])->text : NULL;
+		      strcmp(fill->expr->text, "=") == 0 && ast_strip_casts(fill->expr->kids[1])->kind == AST_NAME
+		          ? ast_strip_casts(fill->expr->kids[1])->text : NULL;
 		double zero;
 		size_t q;
 		for (q = 0; acc && q < l.n && strcmp(l.d[q]->name, acc) != 0; q++)
@@ -534,18 +483,18 @@ lift_tree_rewrite(const struct ast_function *k, const struct ast_expr *block_dim
 		contrib = body->body[at]->expr->kids[1];
 		const struct ast_stmt *f = body->body[at + 3];
 		long z;
-		const struct ast_expr *c = f->kind == AST_IF && !f->otherwise ? strip(f->expr) : NULL;
+		const struct ast_expr *c = f->kind == AST_IF && !f->otherwise ? ast_strip_casts(f->expr) : NULL;
 		if (gid)
 			add = thread0_add(f, sh, tid);
 		else if (c && c->kind == AST_BIN && strcmp(c->text, "==") == 0 && is_tid(c->kids[0], tid) &&
-		         is_num(c->kids[1], &z) && z == 0)
+		         ast_int_value(c->kids[1], &z) && z == 0)
 			final = f->then;
 	}
 	int rc = 0;
 	if (final) {
 		rc = rewrite_rows(k, kept, n_kept, row, acc, loop, final, sh, t);
-	} else if (add && !lift_mentions(contrib, sh) && !(tid && lift_mentions(contrib, tid)) &&
-	           !lift_mentions(add->kids[0], sh)) {
+	} else if (add && !ast_mentions(contrib, sh) && !(tid && ast_mentions(contrib, tid)) &&
+	           !ast_mentions(add->kids[0], sh)) {
 		const struct ast_expr *guard = find_guard(contrib, gid, &l);
 		double past;
 		if (guard && value_past(contrib, guard, &l, &past) && past == 0) {

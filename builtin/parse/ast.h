@@ -28,4 +28,30 @@ int ast_assigns(const struct ast_expr *e, const char *name);
  * initializers, conditions, steps, launch arguments); 1 as soon as fn says 1. */
 int ast_walk_exprs(const struct ast_stmt *s, int (*fn)(const struct ast_expr *e, void *arg), void *arg);
 
+/* e without the casts around it ((int)(unsigned)x is x); NULL for NULL. */
+const struct ast_expr *ast_strip_casts(const struct ast_expr *e);
+/* Is e (casts aside) the name `name`?  0 for a NULL e or name. */
+int ast_is_name(const struct ast_expr *e, const char *name);
+/* Is e (casts aside) var.field, as in threadIdx.x? */
+int ast_is_member(const struct ast_expr *e, const char *var, const char *field);
+/* Is e (casts aside) a.dim * b.dim, in either order (blockIdx.x * blockDim.x)? */
+int ast_is_product(const struct ast_expr *e, const char *a, const char *b, const char *dim);
+/* Is e the global thread index in dim ("x", "y", "z"): blockIdx.D * blockDim.D +
+ * threadIdx.D, the terms and factors in either order, casts allowed? */
+int ast_is_global_index(const struct ast_expr *e, const char *dim);
+/* Is e (casts aside) an integer literal, all of it (suffixes u, l allowed)?
+ * Its value in *v. */
+int ast_int_value(const struct ast_expr *e, long *v);
+/* Is e (casts aside) a null pointer constant: 0, NULL, nullptr, __null? */
+int ast_is_null_pointer(const struct ast_expr *e);
+/* Does the name `name` occur anywhere in e? */
+int ast_mentions(const struct ast_expr *e, const char *name);
+/* Are a and b the same tree (kinds, spellings, operands)? */
+int ast_equal(const struct ast_expr *a, const struct ast_expr *b);
+/* The bound B of a guard on name: cond is `name OP B` or `B MIRROR name` (casts
+ * around name aside), as in i < n with "<", ">" or i >= n with ">=", "<=";
+ * NULL for another condition. */
+const struct ast_expr *ast_guard_bound(const struct ast_expr *cond, const char *name, const char *op,
+                                       const char *mirror);
+
 #endif
