@@ -22,7 +22,7 @@
 #include "config.h"
 #include "cache/cache.h"
 #include "cache/verify.h"
-#include "driver/pipeline.h"
+#include "plan/pipeline.h"
 #include "harness/screen.h"
 #include "driver/args.h"
 #include "analyzer/analyzer.h"
@@ -606,7 +606,7 @@ print_key(const struct key_opts *o, const struct egg_bundle *b)
 }
 
 /* `egg cache key [--explain] [--arch sm_XX] -- NVCC-ARGS... FILE.cu`: the keys
- * egg-cc computes for this compile, from the same pieces (driver/pipeline.h):
+ * egg-cc computes for this compile, from the same pieces (plan/pipeline.h):
  * the analyzer's bundles, nvcc's release, the code-generation flags, the target
  * architecture (--arch, else the build's first). */
 static int

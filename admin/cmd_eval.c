@@ -34,7 +34,7 @@
 #include "common/fsutil.h"
 #include "common/strvec.h"
 #include "common/util.h"
-#include "driver/progress.h"
+#include "plan/progress.h"
 #include "harness/gen.h"
 #include "harness/run.h"
 #include "harness/screen.h"

@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include "builtin/builtin.h"
-#include "builtin/check.h"
+#include "builtin/check/check.h"
 #include "common/bundle.h"
 #include "common/fsutil.h"
 #include "common/util.h"

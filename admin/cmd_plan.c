@@ -2,7 +2,7 @@
  * cmd_plan.c -- `egg plan --nvcc=NVCC --tmpdir=DIR [--egg-KEY=VALUE...] -- NVCC-ARGS...`
  *
  * The pipeline's entry point for egg-cc (driver/compile_annotated.c): prints the
- * plan (driver/pipeline.h) on stdout and everything meant for the user on stderr.
+ * plan (plan/pipeline.h) on stdout and everything meant for the user on stderr.
  * When the pipeline cannot run it says why in one warning and prints an empty plan
  * (which is how egg says "compile the reference"); exit status 0 whenever a plan
  * was printed.  It speaks as egg-cc, on whose behalf it runs.
@@ -15,7 +15,7 @@
 #include "common/strvec.h"
 #include "common/util.h"
 #include "driver/args.h"
-#include "driver/pipeline.h"
+#include "plan/pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  *   egg report [--json | --html DIR] [--cache]          records made from the cache
  *   egg report KEY [--full] [--lines N]                 one entry's transcript and result
  *
- * Report files are what egg-cc appends with --egg-report (driver/report.h).
+ * Report files are what egg-cc appends with --egg-report (plan/report.h).
  * A build appends a record per kernel every time, so records are merged: the
  * latest record of each key (of each source and kernel when there is no key)
  * stands for it, unless --all.  An argument that names an existing file is a
@@ -25,7 +25,7 @@
 #include "common/egg_config.h"
 #include "common/fsutil.h"
 #include "common/util.h"
-#include "driver/report.h"
+#include "plan/report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -6,5 +6,5 @@ egg_SOURCES = admin/egg.c admin/cmd_config.c admin/cmd_cache.c admin/cmd_analyze
 	admin/cmd_report.c admin/report_page.c admin/report_page.h \
 	admin/report_show.c admin/report_show.h
 egg_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-egg_LDADD = libeggpipeline.a libeggsearch.a libeggagents.a libeggdriver.a libeggbuiltin.a libeggharness.a libegganalyzer.a \
+egg_LDADD = libeggplan.a libeggsearch.a libeggagents.a libeggdriver.a libeggbuiltin.a libeggharness.a libegganalyzer.a \
 	$(CACHE_LDADD) $(LIBCLANG_LIBS) -lm

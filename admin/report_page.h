@@ -24,7 +24,7 @@ void report_page_escape(struct strbuf *sb, const char *s);
 char *report_page_kernel_path(size_t i, const char *kernel);
 
 /* One kernel's page: title is its name as the index shows it; record is its
- * egg-report record (a cJSON object, driver/report.h); e its cache entry or
+ * egg-report record (a cJSON object, plan/report.h); e its cache entry or
  * NULL, in which case no_entry says why the candidates, code and transcript
  * are missing. */
 char *report_page_kernel(const char *title, const void *record, const struct cache_entry *e,

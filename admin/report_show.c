@@ -16,7 +16,7 @@
 #include "admin/report_show.h"
 #include "common/strbuf.h"
 #include "common/util.h"
-#include "driver/report.h"
+#include "plan/report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

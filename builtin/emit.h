@@ -10,7 +10,7 @@
 #ifndef EGG_BUILTIN_EMIT_H
 #define EGG_BUILTIN_EMIT_H
 
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 #include "common/strbuf.h"
 
 /* One streamed access: buffer[inv + VAR] (inv NULL: buffer[VAR]), read or written

@@ -16,7 +16,7 @@
  */
 #include "config.h"
 #include "builtin/launch_check.h"
-#include "builtin/parse.h"
+#include "builtin/parse/parse.h"
 #include "common/util.h"
 
 #include <ctype.h>

@@ -1,23 +1,28 @@
-# builtin/: the builtin generator (lift, recipes, templates) -- issue 7.
+# builtin/: the builtin generator -- issue 7.  One folder per stage of its
+# pipeline (ARCHITECTURE.md): parse/ (the C subset), lift/ (the lifter and its
+# IR), recipes/ (+ templates/), keep/ (the paths that keep the reference's
+# code), check/ (the GPU check program); builtin.c drives them.
 noinst_LIBRARIES += libeggbuiltin.a
 libeggbuiltin_a_SOURCES = \
 	builtin/builtin.c builtin/builtin.h builtin/launch_check.c builtin/launch_check.h \
-	builtin/ir.c builtin/ir.h \
-	builtin/parse.c builtin/parse_lex.c builtin/parse.h builtin/parse_internal.h \
-	builtin/lift.c builtin/lift_expr.c builtin/lift_stmt.c builtin/lift_launcher.c \
-	builtin/lift_contract.c builtin/ir_contract.c \
-	builtin/lift_2d.c builtin/lift_copy.c builtin/affine.c builtin/affine.h \
-	builtin/lift_tree.c builtin/lift_tree.h \
-	builtin/lift_block.c builtin/lift_block.h builtin/lift_block_forms.c builtin/lift_block_internal.h \
-	builtin/lift_inline.c builtin/lift_inline.h \
-	builtin/lift.h builtin/lift_internal.h \
 	builtin/emit.c builtin/emit.h \
-	builtin/fuse.c builtin/fuse.h \
-	builtin/generic.c builtin/generic.h builtin/generic_internal.h \
-	builtin/fastdiv.c builtin/fastdiv.h \
-	builtin/butterfly.c builtin/butterfly.h \
-	builtin/refill.c builtin/refill.h \
-	builtin/check.c builtin/check.h \
+	builtin/parse/parse.c builtin/parse/parse_lex.c builtin/parse/parse.h \
+	builtin/parse/parse_internal.h builtin/parse/ast.c builtin/parse/ast.h \
+	builtin/lift/ir.c builtin/lift/ir.h builtin/lift/ir_contract.c \
+	builtin/lift/lift.c builtin/lift/lift_expr.c builtin/lift/lift_stmt.c \
+	builtin/lift/lift_launcher.c builtin/lift/lift_contract.c \
+	builtin/lift/lift_2d.c builtin/lift/lift_copy.c builtin/lift/affine.c builtin/lift/affine.h \
+	builtin/lift/lift_tree.c builtin/lift/lift_tree.h \
+	builtin/lift/lift_block.c builtin/lift/lift_block.h builtin/lift/lift_block_forms.c \
+	builtin/lift/lift_block_internal.h \
+	builtin/lift/lift_inline.c builtin/lift/lift_inline.h \
+	builtin/lift/lift.h builtin/lift/lift_internal.h \
+	builtin/lift/fuse.c builtin/lift/fuse.h \
+	builtin/keep/generic.c builtin/keep/generic.h builtin/keep/generic_internal.h \
+	builtin/keep/fastdiv.c builtin/keep/fastdiv.h \
+	builtin/keep/butterfly.c builtin/keep/butterfly.h \
+	builtin/keep/refill.c builtin/keep/refill.h \
+	builtin/check/check.c builtin/check/check.h \
 	builtin/recipes/recipe.h builtin/recipes/common.c builtin/recipes/common.h \
 	builtin/recipes/elementwise.c builtin/recipes/rows.c builtin/recipes/reduce.c \
 	builtin/recipes/rows_columns.c builtin/recipes/rows_columns.h \

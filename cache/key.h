@@ -13,7 +13,7 @@
  * generator is still a verified winner for the same inputs, so an upgrade of egg
  * keeps a filled cache's hits.  The generator is stored in the entry, and the
  * planner decides what to do with an entry of another generator (search mode:
- * a negative one is searched again; see driver/pipeline.c).
+ * a negative one is searched again; see plan/pipeline.c).
  *
  * Key text, format version CACHE_KEY_VERSION (any change to what is written or
  * how is a new version, so old entries simply stop matching):

@@ -43,7 +43,7 @@
  *                              the cache key hashes this (and never paths)
  *     "spans": { "pragma": [B, E], "definition": [B, E], "name": [B, E], "body": [B, E] } | null
  *                              byte offsets [B, E) in the main file as read from disk, for
- *                              the rewrite (driver/rewrite.h); not hashed.  A reader accepts
+ *                              the rewrite (plan/rewrite.h); not hashed.  A reader accepts
  *                              a bundle without this key (hand-written evaluation jobs).
  *   }
  *

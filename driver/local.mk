@@ -1,8 +1,7 @@
-# driver/: egg-cc, the nvcc drop-in.
+# driver/: egg-cc, the nvcc drop-in (libc only: what `egg plan` runs is plan/).
 noinst_LIBRARIES += libeggdriver.a
 libeggdriver_a_SOURCES = \
 	driver/invoke.c driver/invoke.h \
-	driver/rewrite.c driver/rewrite.h \
 	driver/args.c driver/args.h driver/nvcc-options.def \
 	driver/scan.c driver/scan.h \
 	driver/compile_annotated.c driver/compile_annotated.h \
@@ -35,27 +34,6 @@ check_PROGRAMS += tests/tools/args-dump
 tests_tools_args_dump_SOURCES = tests/tools/args-dump.c
 tests_tools_args_dump_LDADD = libeggdriver.a libeggcommon.a
 SUITES += tests/suites/args_vs_nvcc.bash
-
-# The pipeline `egg plan` runs for egg-cc: linked into egg only (libclang, the
-# cache, the harness), never into egg-cc.
-noinst_LIBRARIES += libeggpipeline.a
-libeggpipeline_a_SOURCES = driver/pipeline.c driver/pipeline.h \
-	driver/pipeline_search.c driver/pipeline_search.h \
-	driver/pipeline_verify.c driver/pipeline_verify.h \
-	driver/pipeline_regenerate.c driver/pipeline_regenerate.h \
-	driver/progress.c driver/progress.h \
-	driver/report.c driver/report.h
-libeggpipeline_a_CFLAGS = $(AM_CFLAGS) $(CJSON_CFLAGS)
-
-# The per-kernel report, `egg report` and the verify mode.
-SUITES += tests/suites/report.bash tests/suites/verify.bash
-EXTRA_DIST += tests/data/report/helpers.sh
-
-check_PROGRAMS += tests/unit/test_report
-tests_unit_test_report_SOURCES = tests/unit/test_report.c
-tests_unit_test_report_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
-tests_unit_test_report_LDADD = libeggpipeline.a $(CACHE_LDADD) $(CMOCKA_LIBS) -lm
-UNIT_TESTS += tests/unit/test_report
 
 check_PROGRAMS += tests/unit/test_interface
 tests_unit_test_interface_SOURCES = tests/unit/test_interface.c

@@ -32,7 +32,7 @@ clean-local-tests:
 check_PROGRAMS += tests/unit/test_rewrite
 tests_unit_test_rewrite_SOURCES = tests/unit/test_rewrite.c
 tests_unit_test_rewrite_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_rewrite_LDADD = $(UNIT_LDADD)
+tests_unit_test_rewrite_LDADD = libeggplan.a $(UNIT_LDADD)
 UNIT_TESTS += tests/unit/test_rewrite
 EXTRA_DIST += tests/data/pipeline/recorded-eval examples/seed/example-seed.egg.gz examples/seed/example-run-2026-12-03.txt examples/seed/reseed.sh
 EXTRA_DIST += tests/gpu/kernel-target/kernel.cu tests/gpu/kernel-target/main.cu tests/gpu/kernel-target/run.sh \

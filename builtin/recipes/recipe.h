@@ -10,7 +10,7 @@
 #define EGG_BUILTIN_RECIPE_H
 
 #include "builtin/emit.h"
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 #include "common/strbuf.h"
 
 struct recipe_job {

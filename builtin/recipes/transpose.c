@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "builtin/affine.h"
+#include "builtin/lift/affine.h"
 #include "builtin/recipes/grid2d.h"
 #include "common/util.h"
 

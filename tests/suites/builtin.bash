@@ -176,10 +176,12 @@ test_bad_jobs_and_missing_templates_are_reported() {
 	expect_file_contains u.err "usage: egg generate"
 }
 
-# The files whose change changes what is generated.
+# The files whose change changes what is generated: the C sources and headers of
+# every folder of builtin/ but check/ (the check program's writer) and tests/,
+# and the templates, in C order of their paths.
 generator_files() {
-	(cd "$EGG_SRCDIR" && ls builtin/*.c builtin/*.h builtin/recipes/*.c builtin/recipes/*.h \
-		builtin/templates/* | grep -v -e '^builtin/check\.' | LC_ALL=C sort)
+	(cd "$EGG_SRCDIR" && find builtin \( -path builtin/check -o -path builtin/tests \) -prune -o \
+		-type f \( -name '*.[ch]' -o -path 'builtin/templates/*' \) -print | LC_ALL=C sort)
 }
 
 test_builtin_version_changes_with_the_recipes() {

@@ -36,3 +36,22 @@ test_no_tracked_file_is_over_200_kb() {
 	awk '$1 > 200 * 1024' sizes >big
 	[ ! -s big ] || fail "tracked files over 200 KB: $(head -5 big | tr '\n' ' ')"
 }
+
+# ARCHITECTURE.md's table of folders is the layout (#22): every folder of C
+# sources outside the tests, benchmarks and examples has its row, and every row
+# names a folder that exists.
+test_architecture_md_has_a_row_for_every_source_folder_and_no_other() {
+	local d
+	sed -n 's/^| `\([^`]*\)\/` |.*/\1/p' "$EGG_SRCDIR/ARCHITECTURE.md" | sort -u >rows
+	[ -s rows ] || fail "no folder rows in ARCHITECTURE.md"
+	(cd "$EGG_SRCDIR" && find . \( -name '.?*' -o -path ./tests -o -path ./bench -o \
+		-path ./examples -o -path ./builtin/tests \) -prune -o -type f -name '*.[ch]' -print |
+		sed -n 's|^\./\(.*\)/[^/]*$|\1|p' | sort -u) >folders
+	[ -s folders ] || fail "no source folders found"
+	while read -r d; do
+		grep -qxF "$d" rows || fail "$d/ holds sources but has no row in ARCHITECTURE.md"
+	done <folders
+	while read -r d; do
+		[ -d "$EGG_SRCDIR/$d" ] || fail "ARCHITECTURE.md has a row for $d/, which does not exist"
+	done <rows
+}

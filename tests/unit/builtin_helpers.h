@@ -8,7 +8,7 @@
 #define EGG_TESTS_BUILTIN_HELPERS_H
 
 #include "builtin/builtin.h"
-#include "builtin/lift.h"
+#include "builtin/lift/lift.h"
 #include "common/fsutil.h"
 #include "common/util.h"
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
-#include "builtin/lift.h"
-#include "builtin/parse.h"
+#include "builtin/lift/lift.h"
+#include "builtin/parse/parse.h"
 #include "common/util.h"
 
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
-#include "builtin/fuse.h"
+#include "builtin/lift/fuse.h"
 #include "common/util.h"
 
 #include <stdlib.h>

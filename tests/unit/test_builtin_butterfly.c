@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "builtin/butterfly.h"
+#include "builtin/keep/butterfly.h"
 #include "tests/unit/builtin_data.h"
 #include "tests/unit/builtin_helpers.h"
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
-#include "builtin/lift.h"
+#include "builtin/lift/lift.h"
 #include "common/util.h"
 #include "tests/unit/builtin_data.h"
 #include "tests/unit/builtin_helpers.h"
@@ -529,6 +529,28 @@ code_the_generic_path_cannot_edit_gets_none_with_a_reason(void **state)
 	builtin_output_release(&o);
 }
 
+/* A block size the launcher hands to a function by address (an occupancy query
+ * sets it) is not the number it was declared with: the generic path keeps the
+ * launch as written instead of tuning a block it does not know. */
+static void
+a_block_size_whose_address_escapes_is_not_taken_for_its_initializer(void **state)
+{
+	(void)state;
+	static const char launch[] = "    hist_kernel<<<(n + threads - 1) / threads, threads>>>(x, hist, n);\n";
+	char *fixed = egg_xasprintf("    int threads = 256;\n%s", launch);
+	char *chosen = egg_xasprintf("    int threads = 256;\n    choose_block(&threads);\n%s", launch);
+	struct builtin_output o = generate_variant(hist_body, fixed);
+	assert_int_equal(o.n_candidates, 4); /* as written, and blocks of 128, 512, 1024 */
+	builtin_output_release(&o);
+	o = generate_variant(hist_body, chosen);
+	assert_int_equal(o.n_candidates, 1);
+	assert_string_equal(o.candidates[0].label, "generic restrict");
+	assert_null(strstr(o.candidates[0].source, "__launch_bounds__"));
+	builtin_output_release(&o);
+	free(fixed);
+	free(chosen);
+}
+
 static void
 a_kernel_target_keeps_its_name_with_restrict(void **state)
 {
@@ -562,6 +584,7 @@ main(void)
 		cmocka_unit_test(the_unroll_hint_goes_before_loops_only_never_into_comments_or_strings),
 		cmocka_unit_test(the_generic_path_edits_only_what_is_safe),
 		cmocka_unit_test(code_the_generic_path_cannot_edit_gets_none_with_a_reason),
+		cmocka_unit_test(a_block_size_whose_address_escapes_is_not_taken_for_its_initializer),
 		cmocka_unit_test(a_kernel_target_keeps_its_name_with_restrict),
 	};
 	return cmocka_run_group_tests(tests, builtin_test_setup, NULL);

@@ -1,5 +1,5 @@
 /*
- * test_builtin_fastdiv.c -- division by a launch's scalar (builtin/fastdiv.c):
+ * test_builtin_fastdiv.c -- division by a launch's scalar (builtin/keep/fastdiv.c):
  * which kernel parameters may be passed as egg_div<T>, and that the generic and
  * butterfly paths pass exactly those, with the template in front.  A parameter
  * qualifies only when it is an integer scalar that some / or % divides by and
@@ -15,9 +15,9 @@
 
 #include <string.h>
 
-#include "builtin/fastdiv.h"
-#include "builtin/generic.h"
-#include "builtin/parse.h"
+#include "builtin/keep/fastdiv.h"
+#include "builtin/keep/generic.h"
+#include "builtin/parse/parse.h"
 #include "common/util.h"
 #include "tests/unit/builtin_helpers.h"
 

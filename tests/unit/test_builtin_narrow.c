@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "builtin/emit.h"
-#include "builtin/ir.h"
+#include "builtin/lift/ir.h"
 
 static void
 a_point_of_four_float_lanes_is_sixteen_bytes_of_every_type(void **state)

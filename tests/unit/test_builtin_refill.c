@@ -1,6 +1,6 @@
 /*
  * test_builtin_refill.c -- lane refill on the builtin generator's generic path
- * (builtin/refill.c): an element-wise kernel whose per-element work is a loop
+ * (builtin/keep/refill.c): an element-wise kernel whose per-element work is a loop
  * with a data-dependent trip count gets persistent-lane candidates with ONE
  * loop per lane (the collatz bundle and its variants: the return guard, a for
  * loop, several declarators), and every kernel outside the shape is refused
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "builtin/refill.h"
+#include "builtin/keep/refill.h"
 #include "common/fsutil.h"
 #include "tests/unit/builtin_helpers.h"
 #include "tests/unit/builtin_data.h"

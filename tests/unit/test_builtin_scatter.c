@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "builtin/builtin.h"
-#include "builtin/lift.h"
+#include "builtin/lift/lift.h"
 #include "common/util.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_report.c -- report records (driver/report.h): the numbers taken from an
+ * test_report.c -- report records (plan/report.h): the numbers taken from an
  * evaluation result for each kind of outcome, records made from cache entries,
  * and appending (whole lines, a clear error for a path that cannot be opened).
  */
@@ -12,7 +12,7 @@
 
 #include "common/fsutil.h"
 #include "common/util.h"
-#include "driver/report.h"
+#include "plan/report.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

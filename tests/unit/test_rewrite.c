@@ -12,7 +12,7 @@
 
 #include "common/fsutil.h"
 #include "common/util.h"
-#include "driver/rewrite.h"
+#include "plan/rewrite.h"
 
 #include <stdio.h>
 #include <stdlib.h>

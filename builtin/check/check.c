@@ -1,0 +1,290 @@
+/*
+ * check.c -- writes the GPU check program for one bundle (see check.h).
+ *
+ * It is a development and CI aid, not the evaluation harness: one workload,
+ * fixed seeds, one correctness trial per candidate and a simple timing (warm-up,
+ * then the mean of 20 runs between CUDA events).  Outputs are poisoned (all bits
+ * set: NaN for floats) before every checked run so an unwritten element fails.
+ */
+#include "config.h"
+
+#include "builtin/check/check.h"
+#include "builtin/parse/parse.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+is_bound(const struct egg_bundle *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_workloads && i < 1; i++)
+		for (size_t j = 0; j < b->workloads[i].n_bindings; j++)
+			if (strcmp(b->workloads[i].bindings[j].name, name) == 0)
+				return 1;
+	return 0;
+}
+
+/* The candidate with the target's name (in its header) renamed to NAME__egg_cK. */
+static void
+renamed(const struct egg_bundle *b, const struct builtin_output *o, size_t k, struct strbuf *out)
+{
+	const char *src = o->candidates[k].source, *h = NULL;
+	/* the generic path (no program) keeps the target's text up to its name */
+	const char *at = o->program ? NULL : strstr(b->target, b->name), *from = b->target;
+	for (const char *c = b->target; at && c < at; c++) /* past the namespaces it opens */
+		if (*c == '{')
+			from = c + 1;
+	while (at && from < at && isspace((unsigned char)*from))
+		from++;
+	char *header = o->program ? egg_xstrdup(o->program->header) :
+	               egg_xstrndup(from, at ? (size_t)(at - from) + strlen(b->name) : 0);
+	for (const char *s = strstr(src, header); s; s = strstr(s + 1, header))
+		h = s;
+	free(header);
+	const char *name = h ? strstr(h, b->name) : NULL;
+	while (name && ((name[strlen(b->name)] != '(' && name[strlen(b->name)] != ' ') ||
+	                (name > h && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))))
+		name = strstr(name + 1, b->name);
+	if (!name) { /* cannot happen: the header is the target's own */
+		strbuf_addstr(out, src);
+		return;
+	}
+	strbuf_add(out, src, (size_t)(name - src));
+	strbuf_addf(out, "%s__egg_c%zu", b->name, k);
+	strbuf_addstr(out, name + strlen(b->name));
+}
+
+static void
+call_at(const struct egg_bundle *b, const char *fn, const char *suffix, const char *offset,
+        struct strbuf *out)
+{
+	if (b->kind == BUNDLE_KERNEL)
+		strbuf_addf(out, "%s<<<(%s), (%s), (%s)>>>(", fn, b->launch_grid ? b->launch_grid : "1",
+		            b->launch_block ? b->launch_block : "256",
+		            b->launch_smem ? b->launch_smem : "0");
+	else
+		strbuf_addf(out, "%s(", fn);
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		int optional = p->is_pointer && bundle_param_is_optional(b, p->name);
+		strbuf_addf(out, "%s%s%s%s", i ? ", " : "", optional ? "(egg_absent ? nullptr : " : "",
+		            p->is_pointer ? "d_" : "", p->name);
+		if (p->is_pointer)
+			strbuf_addf(out, "%s%s%s", suffix, offset, optional ? ")" : "");
+	}
+	strbuf_addstr(out, ")");
+}
+
+static void
+call(const struct egg_bundle *b, const char *fn, const char *suffix, struct strbuf *out)
+{
+	call_at(b, fn, suffix, "", out);
+}
+
+/* Copies every output of the run on suffix's buffers (at offset) to DST_name. */
+static void
+fetch_outputs(const struct egg_bundle *b, const char *dst, const char *suffix, const char *offset,
+              const char *indent, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		if (p->is_pointer && (p->role == ROLE_OUT || p->role == ROLE_INOUT))
+			strbuf_addf(out, "%sEGG_CK(cudaMemcpy(%s_%s, d_%s%s%s, n_%s * sizeof(%s), "
+			            "cudaMemcpyDeviceToHost));\n", indent, dst, p->name, p->name, suffix, offset,
+			            p->name, p->elem_type);
+	}
+}
+
+/* The namespaces of the target, from its qualified name: open and close wrap
+ * a candidate where the target stands, qual names it from file scope. */
+static void
+target_scope(const struct egg_bundle *b, struct strbuf *open, struct strbuf *close, struct strbuf *qual)
+{
+	char *ns = bundle_namespace(b);
+	ast_ns_below("", ns, open, close, qual);
+	free(ns);
+}
+
+/* " (bias = NULL, ...)": the optional pointers (a workload leaves them NULL),
+ * which the program checks with and without; "" when there are none. */
+static void
+optional_label(const struct egg_bundle *b, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n_params; i++)
+		if (b->params[i].is_pointer && bundle_param_is_optional(b, b->params[i].name))
+			strbuf_addf(out, "%s%s = NULL", out->len ? ", " : " (", b->params[i].name);
+	if (out->len)
+		strbuf_addch(out, ')');
+}
+
+void
+check_program(const struct egg_bundle *b, const struct builtin_output *o, struct strbuf *out)
+{
+	struct strbuf ns_open = STRBUF_INIT, ns_close = STRBUF_INIT, qual = STRBUF_INIT;
+	target_scope(b, &ns_open, &ns_close, &qual);
+	char *ref = egg_xasprintf("%s%s", qual.buf, b->name);
+	strbuf_addf(out, "/* egg builtin GPU check for %s (generated by egg generate --check-program; %s) */\n",
+	            b->name, BUILTIN_VERSION);
+	for (size_t i = 0; i < b->n_includes; i++)
+		strbuf_addf(out, "#include %s\n", b->includes[i]);
+	strbuf_addstr(out, "#include <cuda_runtime.h>\n#include <math.h>\n#include <stdio.h>\n"
+	                   "#include <stdlib.h>\n#include <string.h>\n\n");
+	strbuf_addf(out, "%s\n%s\n", b->closure ? b->closure : "", b->target ? b->target : "");
+	for (size_t k = 0; k < o->n_candidates; k++) {
+		strbuf_addf(out, "/* candidate %zu: %s */\n%s", k, o->candidates[k].label, ns_open.buf);
+		renamed(b, o, k, out);
+		strbuf_addf(out, "\n%s", ns_close.buf);
+	}
+	strbuf_addstr(out,
+		"#define EGG_CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \\\n"
+		"\tprintf(\"CHECK-ERROR %s: %s\\n\", #x, cudaGetErrorString(e_)); exit(1); } } while (0)\n"
+		"static unsigned egg_seed = 12345u;\n"
+		"static double egg_rand(void) { egg_seed = egg_seed * 1664525u + 1013904223u;"
+		" return (double)(egg_seed >> 8) / 16777216.0 * 2.0 - 1.0; }\n"
+		"template <class T> static void egg_fill(T *h, size_t n) { for (size_t i = 0; i < n; i++)"
+		" h[i] = (T)egg_rand(); }\n"
+		"static __attribute__((unused)) void egg_fill(int *h, size_t n) { for (size_t i = 0; i < n; i++)"
+		" h[i] = (int)((egg_rand() + 1.0) * 500.0); }\n"
+		"template <class T> static double egg_err(const T *r, const T *c, size_t n, double rtol,"
+		" double atol, int *ok) {\n"
+		"\tdouble m = 0;\n\tfor (size_t i = 0; i < n; i++) {\n"
+		"\t\tdouble a = (double)r[i], d = fabs((double)c[i] - a);\n"
+		"\t\tif (a != a && (double)c[i] != (double)c[i]) continue; /* both unwritten (0xff) or NaN: the harness's rule */\n"
+		"\t\tif (!(d <= atol + rtol * fabs(a))) *ok = 0;\n"
+		"\t\tif (d != d) d = INFINITY;\n\t\tif (d > m) m = d;\n\t}\n\treturn m;\n}\n\n"
+		"int main(void)\n{\n");
+	/* workload bindings: parameters get their own type, clause locals long long */
+	if (b->n_workloads > 0)
+		for (size_t j = 0; j < b->workloads[0].n_bindings; j++) {
+			const struct bundle_binding *w = &b->workloads[0].bindings[j];
+			const struct bundle_param *p = bundle_find_param(b, w->name);
+			if (p && p->is_pointer)
+				continue; /* left NULL: every check runs with and without it */
+			strbuf_addf(out, "\t%s %s = (%s);\n", p && !p->is_pointer ? p->type : "const long long",
+			            w->name, w->value);
+		}
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		if (!p->is_pointer) {
+			if (!is_bound(b, p->name))
+				strbuf_addf(out, "\t%s %s = 1;\n", p->type, p->name);
+			continue;
+		}
+		strbuf_addf(out, "\tconst size_t n_%s = (size_t)(%s);\n", p->name, p->extent ? p->extent : "1");
+		strbuf_addf(out, "\t%s *h_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *g_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *r_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *m_%s = (%s *)malloc(n_%s * sizeof(%s) + 1);\n", p->elem_type, p->name,
+		            p->elem_type, p->name, p->elem_type);
+		strbuf_addf(out, "\tegg_fill(h_%s, n_%s);\n", p->name, p->name);
+		if (p->range_lo && p->range_hi) /* range(x, LO, HI): indices the kernel may follow */
+			strbuf_addf(out, "\tfor (size_t i = 0; i < n_%s; i++) {\n"
+			                 "\t\tconst long long lo = (%s), hi = (%s);\n"
+			                 "\t\tlong long v = lo + (long long)((egg_rand() + 1.0) / 2.0 * (double)(hi - lo));\n"
+			                 "\t\th_%s[i] = (%s)(v < hi ? v : lo);\n\t}\n",
+			            p->name, p->range_lo, p->range_hi, p->name, p->elem_type);
+		strbuf_addf(out, "\t%s *d_%s_r, *d_%s_c;\n", p->elem_type, p->name, p->name);
+		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_r, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
+		strbuf_addf(out, "\tEGG_CK(cudaMalloc(&d_%s_c, n_%s * sizeof(%s) + 16));\n", p->name, p->name, p->elem_type);
+	}
+	/* reset: inputs from the host copy, outputs poisoned, at the offset the
+	 * next call uses (off 1: the misaligned run reads one element further, so
+	 * an inout buffer's last element must be restored there too) */
+	strbuf_addstr(out, "\tauto egg_reset = [&](int cand, int off) {\n");
+	for (size_t i = 0; i < b->n_params; i++) {
+		const struct bundle_param *p = &b->params[i];
+		if (!p->is_pointer)
+			continue;
+		if (p->role == ROLE_IN || p->role == ROLE_INOUT)
+			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy((cand ? d_%s_c : d_%s_r) + off, h_%s, n_%s * sizeof(%s),"
+			                 " cudaMemcpyHostToDevice));\n", p->name, p->name, p->name, p->name, p->elem_type);
+		else
+			strbuf_addf(out, "\t\tEGG_CK(cudaMemset((cand ? d_%s_c : d_%s_r) + off, 0xff, n_%s * sizeof(%s)));\n",
+			            p->name, p->name, p->name, p->elem_type);
+	}
+	strbuf_addstr(out, "\t};\n\tcudaEvent_t egg_e0, egg_e1;\n\tEGG_CK(cudaEventCreate(&egg_e0));\n"
+	                   "\tEGG_CK(cudaEventCreate(&egg_e1));\n\tfloat egg_ms;\n");
+	/* with optional pointers: everything below once with them, once without */
+	struct strbuf absent = STRBUF_INIT;
+	optional_label(b, &absent);
+	const char *fmt_absent = absent.len ? "%s" : "";
+	struct strbuf arg_absent = STRBUF_INIT;
+	if (absent.len) {
+		strbuf_addstr(out, "\tfor (int egg_absent = 0; egg_absent < 2; egg_absent++) {\n");
+		strbuf_addf(&arg_absent, ", egg_absent ? \"%s\" : \"\"", absent.buf);
+	}
+	/* the reference once for the expected outputs (kept in r_), then its timing */
+	strbuf_addstr(out, "\tegg_reset(0, 0);\n\t");
+	call(b, ref, "_r", out);
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
+	fetch_outputs(b, "r", "_r", "", "\t", out);
+	/* and once with every pointer one element off 16-byte alignment (the scalar paths) */
+	strbuf_addstr(out, "\tegg_reset(0, 1);\n\t");
+	call_at(b, ref, "_r", " + 1", out);
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaGetLastError());\n\tEGG_CK(cudaDeviceSynchronize());\n");
+	fetch_outputs(b, "m", "_r", " + 1", "\t", out);
+	strbuf_addstr(out, "\tfor (int egg_k = 0; egg_k < 3; egg_k++) ");
+	call(b, ref, "_r", out);
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaEventRecord(egg_e0));\n\tfor (int egg_k = 0; egg_k < 20; egg_k++) ");
+	call(b, ref, "_r", out);
+	strbuf_addstr(out, ";\n\tEGG_CK(cudaEventRecord(egg_e1));\n\tEGG_CK(cudaEventSynchronize(egg_e1));\n"
+	                   "\tEGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));\n"
+	                   "\tconst double egg_ref_ms = egg_ms / 20.0;\n");
+	for (size_t k = 0; k < o->n_candidates; k++) {
+		char *fn = egg_xasprintf("%s%s__egg_c%zu", qual.buf, b->name, k);
+		strbuf_addf(out, "\tdo {\n\t\tint ok = 1;\n\t\tdouble err = 0;\n\t\tegg_reset(1, 0);\n\t\t");
+		call(b, fn, "_c", out);
+		strbuf_addf(out, ";\n\t\tcudaError_t egg_x = cudaGetLastError();\n"
+		                 "\t\tif (egg_x == cudaSuccess)\n\t\t\tegg_x = cudaDeviceSynchronize();\n"
+		                 "\t\tif (egg_x != cudaSuccess) {\n"
+		                 "\t\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=0 max_err=inf correct=no %%s%s (error: %%s)\\n\", "
+		                 "\"%s\", %zu, egg_ref_ms, \"%s\"%s, cudaGetErrorString(egg_x));\n\t\t\tbreak;\n\t\t}\n",
+		            fmt_absent, b->name, k, o->candidates[k].label, arg_absent.buf);
+		for (size_t i = 0; i < b->n_params; i++) {
+			const struct bundle_param *p = &b->params[i];
+			if (!p->is_pointer || (p->role != ROLE_OUT && p->role != ROLE_INOUT))
+				continue;
+			strbuf_addf(out, "\t\tEGG_CK(cudaMemcpy(g_%s, d_%s_c, n_%s * sizeof(%s), cudaMemcpyDeviceToHost));\n",
+			            p->name, p->name, p->name, p->elem_type);
+			strbuf_addf(out, "\t\t{ double e = egg_err(r_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
+			            p->name, p->name, p->name, b->rtol ? b->rtol : "1e-4", b->atol ? b->atol : "1e-5");
+		}
+		strbuf_addstr(out, "\t\tegg_reset(1, 1);\n\t\t");
+		call_at(b, fn, "_c", " + 1", out);
+		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaGetLastError());\n\t\tEGG_CK(cudaDeviceSynchronize());\n");
+		fetch_outputs(b, "g", "_c", " + 1", "\t\t", out);
+		for (size_t i = 0; i < b->n_params; i++) {
+			const struct bundle_param *p = &b->params[i];
+			if (p->is_pointer && (p->role == ROLE_OUT || p->role == ROLE_INOUT))
+				strbuf_addf(out, "\t\t{ double e = egg_err(m_%s, g_%s, n_%s, %s, %s, &ok); if (e > err) err = e; }\n",
+				            p->name, p->name, p->name, b->rtol ? b->rtol : "1e-4", b->atol ? b->atol : "1e-5");
+		}
+		strbuf_addstr(out, "\t\tfor (int egg_k = 0; egg_k < 3; egg_k++) ");
+		call(b, fn, "_c", out);
+		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaEventRecord(egg_e0));\n\t\tfor (int egg_k = 0; egg_k < 20; egg_k++) ");
+		call(b, fn, "_c", out);
+		strbuf_addstr(out, ";\n\t\tEGG_CK(cudaEventRecord(egg_e1));\n\t\tEGG_CK(cudaEventSynchronize(egg_e1));\n"
+		                   "\t\tEGG_CK(cudaEventElapsedTime(&egg_ms, egg_e0, egg_e1));\n");
+		strbuf_addf(out, "\t\tprintf(\"CHECK %%-16s %%2d ref_ms=%%.4f cand_ms=%%.4f max_err=%%.3g correct=%%s %%s%s\\n\", "
+		                 "\"%s\", %zu, egg_ref_ms, egg_ms / 20.0, err, ok ? \"yes\" : \"no\", \"%s\"%s);\n\t} while (0);\n",
+		            fmt_absent, b->name, k, o->candidates[k].label, arg_absent.buf);
+		free(fn);
+	}
+	if (o->n_candidates == 0)
+		strbuf_addf(out, "\tprintf(\"CHECK %%-16s -- ref_ms=%%.4f no candidates: %%s\\n\", \"%s\", egg_ref_ms, "
+		                 "\"not lifted\");\n", b->name);
+	if (absent.len)
+		strbuf_addstr(out, "\t}\n");
+	strbuf_release(&absent);
+	strbuf_release(&arg_absent);
+	strbuf_addstr(out, "\treturn 0;\n}\n");
+	free(ref);
+	strbuf_release(&ns_open);
+	strbuf_release(&ns_close);
+	strbuf_release(&qual);
+}
