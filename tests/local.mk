@@ -14,10 +14,10 @@ tests_unit_test_bundle_CFLAGS = $(UNIT_CFLAGS) $(CJSON_CFLAGS)
 tests_unit_test_bundle_LDADD = libeggbundle.a $(UNIT_LDADD) $(CJSON_LIBS)
 UNIT_TESTS += tests/unit/test_bundle
 
-SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/ci_deps.bash tests/suites/install.bash tests/suites/pipeline.bash tests/suites/interface.bash \
+SUITES += tests/suites/driver_forms.bash tests/suites/examples.bash tests/suites/docs.bash tests/suites/ci_deps.bash tests/suites/runner.bash tests/suites/install.bash tests/suites/pipeline.bash tests/suites/interface.bash \
 	tests/suites/compiler_launcher.bash
 
-EXTRA_DIST += tests/run tests/suites/lib.bash tests/tools/edit-entry.py $(SUITES)
+EXTRA_DIST += tests/run tests/durations.hint tests/suites/lib.bash tests/tools/edit-entry.py $(SUITES)
 
 check-local: $(check_PROGRAMS) egg-cc egg
 	@EGG_BUILDDIR=$(abs_top_builddir) EGG_SRCDIR=$(abs_top_srcdir) \
