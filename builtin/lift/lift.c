@@ -299,6 +299,39 @@ interior_stores_in_place(const struct ir_stage *st, int rows, int atomics)
 	return ok && stores > 0 ? 0 : -1;
 }
 
+/* The kernel's body with each declaration of several names at its top level
+ * (int row = ..., col = ...;) as one declaration per name, in order, as C reads
+ * them, so that each thread index and bound is seen on its own.  The new
+ * statements share the originals' parts; free *flat's body and *parts after. */
+static const struct ast_stmt *
+one_name_per_declaration(const struct ast_stmt *body, struct ast_stmt *flat, struct ast_stmt **parts)
+{
+	size_t n = 0, m = 0, j = 0;
+	*parts = NULL;
+	for (size_t i = 0; i < body->n_body; i++)
+		n += body->body[i]->kind == AST_DECL && body->body[i]->n_decls > 1 ? body->body[i]->n_decls : 1;
+	if (n == body->n_body)
+		return body;
+	*flat = *body;
+	flat->body = egg_xcalloc(n, sizeof *flat->body);
+	flat->n_body = n;
+	*parts = egg_xcalloc(n, sizeof **parts);
+	for (size_t i = 0; i < body->n_body; i++) {
+		struct ast_stmt *s = body->body[i];
+		if (s->kind != AST_DECL || s->n_decls < 2) {
+			flat->body[j++] = s;
+			continue;
+		}
+		for (size_t d = 0; d < s->n_decls; d++) {
+			(*parts)[m] = *s;
+			(*parts)[m].decls = &s->decls[d];
+			(*parts)[m].n_decls = 1;
+			flat->body[j++] = &(*parts)[m++];
+		}
+	}
+	return flat;
+}
+
 int
 lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_function *k,
             const struct lift_arg *args, size_t n_args, char *const *grid, struct strbuf *why)
@@ -310,7 +343,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 		if (!args[i].buffer)
 			b->expr = ir_expr_new(IR_VAR, args[i].scalar);
 	}
-	const struct ast_stmt *body = k->body;
+	struct ast_stmt flat = { 0 }, *parts;
+	const struct ast_stmt *body = one_name_per_declaration(k->body, &flat, &parts);
 	const char *gid = NULL, *gid_y = NULL;
 	const char *plane[3] = { NULL, NULL, NULL }; /* int c = blockIdx.y (z): a plane of the grid */
 	const struct ast_expr *bound = NULL, *bound_y = NULL;
@@ -526,6 +560,8 @@ lift_kernel(struct ir_program *p, const struct ast_unit *u, const struct ast_fun
 	free(c.env);
 	free(c.stores);
 	ir_block_free(&pre);
+	free(flat.body);
+	free(parts);
 	if (c.failed || !st.n) {
 		if (!c.failed)
 			strbuf_addstr(why, "the bound could not be lifted");

@@ -244,6 +244,42 @@ index_shapes_outside_the_families_stay_or_are_refused(void **state)
 	                          "kernel tk\nstage 0 map ", "store out");
 }
 
+/* Thread indices declared together (int x = ..., y = ...;, in either order), as
+ * C allows, lift as they do declared one by one: a transpose and a 2-D map get
+ * the description they get from the one-by-one form. */
+static void
+thread_indices_declared_together_lift_as_declared_one_by_one(void **state)
+{
+	(void)state;
+	static const char *const together[] = {
+		"  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;\n",
+		"  int y = blockIdx.y * blockDim.y + threadIdx.y, x = blockIdx.x * blockDim.x + threadIdx.x;\n",
+	};
+	static const char *const guarded[] = {
+		"  if (x < cols && y < rows) out[x * rows + y] = v[y * cols + x];\n}\n",
+		"  if (y < rows && x < cols) out[y * cols + x] = 2.0f * v[y * cols + x] + 1.0f;\n}\n",
+	};
+	const char *params = "const int *idx:in, const float *v:in, float *out:out, int rows:scalar, int cols:scalar";
+	const char *launcher = "void f(const int *idx, const float *v, float *out, int rows, int cols) {\n"
+	                       GRID_LAUNCH("(idx, v, out, rows, cols)");
+	for (size_t g = 0; g < 2; g++) {
+		char *one = egg_xasprintf("__global__ void k(const int *idx, const float *v, float *out, int rows, int cols) {\n"
+		                          XY "%s", guarded[g]);
+		char *want = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, one, launcher));
+		assert_true(egg_str_starts(want, "launcher f\nstage 0 "));
+		for (size_t t = 0; t < 2; t++) {
+			char *k = egg_xasprintf("__global__ void k(const int *idx, const float *v, float *out, int rows, int cols) {\n"
+			                        "%s%s", together[t], guarded[g]);
+			char *got = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k, launcher));
+			assert_string_equal(got, want);
+			free(got);
+			free(k);
+		}
+		free(want);
+		free(one);
+	}
+}
+
 static void
 transpose_candidates_stage_through_padded_tiles(void **state)
 {
@@ -355,6 +391,7 @@ main(void)
 		cmocka_unit_test(skipped_borders_keep_their_elements),
 		cmocka_unit_test(affine_forms_tell_the_layouts_apart),
 		cmocka_unit_test(index_shapes_outside_the_families_stay_or_are_refused),
+		cmocka_unit_test(thread_indices_declared_together_lift_as_declared_one_by_one),
 		cmocka_unit_test(transpose_candidates_stage_through_padded_tiles),
 		cmocka_unit_test(tiles_beyond_shared_memory_are_not_emitted),
 		cmocka_unit_test(stencil_candidates_read_taps_from_a_haloed_tile),
