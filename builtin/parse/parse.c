@@ -1080,6 +1080,9 @@ parse_unit(const char *text, struct strbuf *err)
 	for (size_t i = 0; i < p.n_macros; i++) {
 		free(p.macros[i].name);
 		free(p.macros[i].toks);
+		for (size_t j = 0; j < p.macros[i].n_params; j++)
+			free(p.macros[i].params[j]);
+		free(p.macros[i].params);
 	}
 	free(p.macros);
 	free(p.toks);

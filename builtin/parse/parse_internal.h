@@ -1,6 +1,6 @@
 /*
  * parse_internal.h -- what the parser's two files share (parse_lex.c: the
- * allocation pool, errors and the tokenizer with object-like macros; parse.c:
+ * allocation pool, errors and the tokenizer with its macros; parse.c:
  * the recursive descent).
  */
 #ifndef EGG_BUILTIN_PARSE_INTERNAL_H
@@ -26,6 +26,12 @@ struct macro {
 	char *name;
 	struct token *toks;
 	size_t n;
+	/* a function-like macro (#define IDX(r, c) ((r) * cols + (c))): its
+	 * parameters' names; only one whose body is an expression without calls,
+	 * # or ## is kept (see parse_lex.c) */
+	int function;
+	char **params;
+	size_t n_params;
 };
 
 /* A function template of the unit: its parameters and the tokens of its

@@ -280,6 +280,45 @@ thread_indices_declared_together_lift_as_declared_one_by_one(void **state)
 	}
 }
 
+/* Indices written through function-like macros (#define IDX(r, c) ((r) * cols
+ * + (c)), one macro using another, a ceiling division in the launcher) lift as
+ * the same code written out; a macro whose body calls a function (a checking
+ * macro) or pastes tokens is left a call, which is not lifted, as before. */
+static void
+function_like_macros_expand_where_their_body_is_an_expression(void **state)
+{
+	(void)state;
+	const char *params = "const int *idx:in, const float *v:in, float *out:out, int rows:scalar, int cols:scalar";
+	const char *launcher = "void f(const int *idx, const float *v, float *out, int rows, int cols) {\n"
+	                       GRID_LAUNCH("(idx, v, out, rows, cols)");
+	const char *sig = "__global__ void k(const int *idx, const float *v, float *out, int rows, int cols) {\n" XY;
+	char *plain = egg_xasprintf("%s  if (y < rows && x < cols) out[x * rows + y] = 2.0f * v[y * cols + x];\n}\n", sig);
+	char *want = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, plain, launcher));
+	assert_true(egg_str_starts(want, "launcher f\nstage 0 transpose "));
+	char *macros = egg_xasprintf("#define IDX(r, c) ((r) * cols + (c))\n#define AT(p, r, c) p[IDX(r, c)]\n"
+	                             "#define SCALE (2.0f)\n"
+	                             "%s  if (y < rows && x < cols) out[x * rows + y] = SCALE * AT(v, y, x);\n}\n", sig);
+	char *got = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, macros, launcher));
+	assert_string_equal(got, want);
+	free(got);
+	static const char *const kept[] = {
+		"#define LOAD(p, i) __ldg_f(p, i)\n",   /* calls a function */
+		"#define LOAD(p, i) p##_x[i]\n",        /* pastes */
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *k = egg_xasprintf("%s%s  if (y < rows && x < cols) out[x * rows + y] = 2.0f * LOAD(v, y * cols + x);\n}\n",
+		                        kept[i], sig);
+		got = describe(make_bundle(BUNDLE_LAUNCHER, "f", params, k, launcher));
+		if (!egg_str_starts(got, "not lifted: ") || !strstr(got, "LOAD"))
+			fail_msg("expected LOAD kept as a call and refused, got: %s", got);
+		free(got);
+		free(k);
+	}
+	free(macros);
+	free(want);
+	free(plain);
+}
+
 static void
 transpose_candidates_stage_through_padded_tiles(void **state)
 {
@@ -392,6 +431,7 @@ main(void)
 		cmocka_unit_test(affine_forms_tell_the_layouts_apart),
 		cmocka_unit_test(index_shapes_outside_the_families_stay_or_are_refused),
 		cmocka_unit_test(thread_indices_declared_together_lift_as_declared_one_by_one),
+		cmocka_unit_test(function_like_macros_expand_where_their_body_is_an_expression),
 		cmocka_unit_test(transpose_candidates_stage_through_padded_tiles),
 		cmocka_unit_test(tiles_beyond_shared_memory_are_not_emitted),
 		cmocka_unit_test(stencil_candidates_read_taps_from_a_haloed_tile),
