@@ -352,6 +352,9 @@ test_a_build_stopped_during_a_search_leaves_no_temporary_directory_and_no_evalua
 	expect_eq "$(cat stop.rc)" 143 "exit status after SIGTERM"
 	evaluator_is_gone
 	rm -f "$T"/eval*.pid
+	# a runner started in the background of a script ignores SIGINT from its start,
+	# and so does everything it starts (set -m cannot undo that): egg-cc too
+	[ -z "$(trap -p INT)" ] || skip "SIGINT is ignored in this run (the test runner was started in the background)"
 	stop_mid_search INT
 	expect_eq "$(cat stop.rc)" 130 "exit status after SIGINT"
 	evaluator_is_gone
