@@ -35,31 +35,30 @@ struct tile {
 	int tf32;       /* TF32 tensor cores, only under precision(...): 1 wmma (8 warps of 64x32),
 	                 * 2 mma.sync m16n8k8 with cp.async stages (templates/gemm_mma.cu) */
 	int stages;     /* > 0: the cp.async kernel (templates/gemm_async.cu) with that many stages */
-	int split_only; /* only for a split k, which the cp.async kernels do not take */
 };
 
 /* auto picks among the first, third and fourth */
 static const struct tile tiles[] = {
-	{ 128, 128, 8, 8, 8, 1, 0, 0, 0 },  /* 256 threads: large outputs */
-	{ 128, 64, 8, 8, 8, 1, 0, 0, 0 },   /* 128 threads */
-	{ 64, 64, 16, 4, 4, 1, 0, 0, 0 },   /* 256 threads: medium */
-	{ 32, 32, 16, 4, 4, 1, 0, 0, 0 },   /* 64 threads: small outputs, many blocks */
-	{ 128, 128, 8, 8, 8, 2, 0, 0, 1 },  /* two blocks per SM (a few spilled registers) */
-	{ 128, 128, 16, 8, 8, 1, 0, 0, 1 }, /* half the barriers, twice the shared memory */
-	{ 128, 128, 16, 0, 0, 1, 1, 0, 0 }, /* TF32 wmma */
-	{ 64, 128, 8, 8, 8, 1, 0, 0, 0 },   /* 128 threads: few rows (a convolution's output channels) */
-	{ 64, 256, 8, 8, 8, 1, 0, 0, 0 },   /* 256 threads: the same, wider */
+	{ .bm = 128, .bn = 128, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 1 },  /* 256 threads: large outputs */
+	{ .bm = 128, .bn = 64, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 1 },   /* 128 threads */
+	{ .bm = 64, .bn = 64, .bk = 16, .tm = 4, .tn = 4, .min_blocks = 1 },   /* 256 threads: medium */
+	{ .bm = 32, .bn = 32, .bk = 16, .tm = 4, .tn = 4, .min_blocks = 1 },   /* 64 threads: small outputs, many blocks */
+	{ .bm = 128, .bn = 128, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 2 },  /* two blocks per SM (a few spilled registers) */
+	{ .bm = 128, .bn = 128, .bk = 16, .tm = 8, .tn = 8, .min_blocks = 1 }, /* half the barriers, twice the shared memory */
+	{ .bm = 128, .bn = 128, .bk = 16, .min_blocks = 1, .tf32 = 1 }, /* TF32 wmma */
+	{ .bm = 64, .bn = 128, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 1 },   /* 128 threads: few rows (a convolution's output channels) */
+	{ .bm = 64, .bn = 256, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 1 },   /* 256 threads: the same, wider */
 	/* cp.async pipelines (not for a split k, whose copies would be gathers);
 	 * 8x16 outputs per thread: 128 FMAs to 6 shared reads per k */
-	{ 128, 128, 8, 8, 8, 1, 0, 4, 0 },  /* 8 warps of 32x64 */
-	{ 128, 128, 8, 8, 16, 2, 0, 4, 0 }, /* 4 warps of 64x64, two blocks per SM */
-	{ 128, 128, 16, 8, 16, 2, 0, 3, 0 }, /* the same, half the barriers */
-	{ 128, 256, 8, 8, 16, 1, 0, 3, 0 }, /* 8 warps */
-	{ 128, 64, 8, 8, 16, 4, 0, 4, 0 },  /* 2 warps: narrow outputs (N = 768), more blocks per wave */
-	{ 128, 64, 8, 8, 8, 2, 0, 4, 0 },   /* 4 warps, narrow */
+	{ .bm = 128, .bn = 128, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 1, .stages = 4 },  /* 8 warps of 32x64 */
+	{ .bm = 128, .bn = 128, .bk = 8, .tm = 8, .tn = 16, .min_blocks = 2, .stages = 4 }, /* 4 warps of 64x64, two blocks per SM */
+	{ .bm = 128, .bn = 128, .bk = 16, .tm = 8, .tn = 16, .min_blocks = 2, .stages = 3 }, /* the same, half the barriers */
+	{ .bm = 128, .bn = 256, .bk = 8, .tm = 8, .tn = 16, .min_blocks = 1, .stages = 3 }, /* 8 warps */
+	{ .bm = 128, .bn = 64, .bk = 8, .tm = 8, .tn = 16, .min_blocks = 4, .stages = 4 },  /* 2 warps: narrow outputs (N = 768), more blocks per wave */
+	{ .bm = 128, .bn = 64, .bk = 8, .tm = 8, .tn = 8, .min_blocks = 2, .stages = 4 },   /* 4 warps, narrow */
 	/* TF32 mma.sync, 8 warps of 2 x 4 */
-	{ 128, 128, 16, 0, 0, 1, 2, 4, 0 },
-	{ 128, 256, 16, 0, 0, 1, 2, 3, 0 },
+	{ .bm = 128, .bn = 128, .bk = 16, .min_blocks = 1, .tf32 = 2, .stages = 4 },
+	{ .bm = 128, .bn = 256, .bk = 16, .min_blocks = 1, .tf32 = 2, .stages = 3 },
 };
 #define N_TILES (sizeof tiles / sizeof *tiles)
 #define N_POINTS (N_TILES + 1) /* point 0: auto */
@@ -289,10 +288,6 @@ emit_stage(struct recipe_job *job, const struct ir_stage *st, size_t pt, struct 
 			strbuf_addf(why, "the gemm recipe is fp32 only (operand %s)", ops[i]);
 			return -1;
 		}
-	}
-	if (pt > 0 && tiles[pt - 1].split_only && !k->a.split && !k->b.split) {
-		strbuf_addstr(why, "the cp.async kernels take this tile's place when k is not split");
-		return -1;
 	}
 	if (pt > 0 && tiles[pt - 1].stages && (k->a.split || k->b.split)) {
 		strbuf_addstr(why, "the cp.async kernels copy chunks of an operand, and a split k gathers them element by element");

@@ -22,6 +22,17 @@ build_candidate() {
 	g++ -std=c++20 -Og -I"$EMU" -DEGG_EMU_SM_COUNT=132 -D"$1" -DCAND="\"$T/$2\"" "$DRIVER" -o "$3"
 }
 
+# index_of BUNDLE LABEL: the index of BUNDLE's first candidate whose label starts
+# with LABEL (the tests name the tiles they check, not their places in the list,
+# which change when a tile is added)
+index_of() {
+	"$EGG" generate "$DATA/$1.json" >"$1.json" || fail "generate $1"
+	local k
+	k=$(jq -r --arg p "$2" '[.candidates[].label | startswith($p)] | index(true)' "$1.json")
+	[ "$k" != null ] || fail "$1 has no candidate labelled '$2...': $(jq -c '[.candidates[].label]' "$1.json")"
+	echo "$k"
+}
+
 # emulate BUNDLE CASE K: builds candidate K of BUNDLE as ./BUNDLE.K
 emulate() {
 	"$EGG" generate "$DATA/$1.json" >"$1.json" || fail "generate $1"
@@ -98,11 +109,15 @@ test_a_wrong_candidate_is_caught() {
 # The cp.async candidates (templates/gemm_async.cu) on the stand-in, where a copy
 # is a plain load and store (no __CUDA_ARCH__), so that the tiles, the stages'
 # indices, the transposing copies, the zero fill at the edges and the banded
-# block order are what is checked.  Candidates 7.. of a bundle without a
-# precision clause: 7 128x128 8x8, 8 128x128 8x16, 9 the same with k steps of 16,
-# 10 128x256 8x16, 11 128x64 8x16, 12 128x64 8x8.  (A rows k-contiguous: copied
-# element by element, transposed; B rows n-contiguous: 16-byte copies, hence
-# vec=1 when aligned.)
+# block order are what is checked, named by their labels' starts below.
+# (A rows k-contiguous: copied element by element, transposed; B rows
+# n-contiguous: 16-byte copies, hence vec=1 when aligned.)
+A128x128_8x8='gemm async tile=128x128x8 thread=8x8 '
+A128x128_8x16='gemm async tile=128x128x8 thread=8x16 '
+A128x128x16_8x16='gemm async tile=128x128x16 thread=8x16 '
+A128x256='gemm async tile=128x256x8 thread=8x16 '
+A128x64_8x16='gemm async tile=128x64x8 thread=8x16 '
+A128x64_8x8='gemm async tile=128x64x8 thread=8x8 '
 async_labels() {
 	local k
 	for k in "$@"; do
@@ -112,18 +127,20 @@ async_labels() {
 }
 
 test_pipelined_candidates_compute_the_product_at_edge_sizes() {
-	local k
-	for k in 7 10 12; do
+	local k l
+	for l in "$A128x128_8x8" "$A128x256" "$A128x64_8x8"; do
+		k=$(index_of gemm_awkward "$l") || return 1
 		# (and nine bands of tile rows, a ragged last one)
-		edge_sizes $k 1100 65 45 0
+		edge_sizes "$k" 1100 65 45 0
 		BUNDLE=gemm_awkward async_labels $k
 	done
 }
 
-# async_runs BUNDLE CASE K RUN...: candidate K of BUNDLE, a cp.async one, built
-# and run with each RUN ("VEC ARGS...", as run takes them)
+# async_runs BUNDLE CASE LABEL RUN...: BUNDLE's candidate labelled LABEL..., a
+# cp.async one, built and run with each RUN ("VEC ARGS...", as run takes them)
 async_runs() {
-	local b=$1 c=$2 k=$3 r
+	local b=$1 c=$2 k r
+	k=$(index_of "$b" "$3") || return 1
 	shift 3
 	emulate "$b" "$c" "$k"
 	BUNDLE=$b async_labels "$k"
@@ -134,23 +151,25 @@ async_runs() {
 }
 
 test_pipelined_candidates_in_transposed_and_weight_layouts_with_epilogues_compute_right() {
-	async_runs gemm_tn_alpha_beta CASE_TN 8 "0 77 65 45" "1 300 96 64"
+	async_runs gemm_tn_alpha_beta CASE_TN "$A128x128_8x16" "0 77 65 45" "1 300 96 64"
 	# both operands k-contiguous: every copy transposes, none is 16 bytes
-	async_runs gemm_flat_nt CASE_FLAT 11 "0 77 300 45" "0 96 68 36"
-	async_runs linear_gelu_odd CASE_LIN 9 "0 33 1 5" "0 130 68 36"
+	async_runs gemm_flat_nt CASE_FLAT "$A128x64_8x16" "0 77 300 45" "0 96 68 36"
+	async_runs linear_gelu_odd CASE_LIN "$A128x128x16_8x16" "0 33 1 5" "0 130 68 36"
 }
 
 test_pipelined_batched_products_compute_each_matrix() {
-	async_runs bmm_odd CASE_BMM 8 "0 3 77 65 45" "1 2 64 64 32"
-	async_runs bmm_odd CASE_BMM 11 "0 3 77 65 45" "1 2 64 64 32"
+	async_runs bmm_odd CASE_BMM "$A128x128_8x16" "0 3 77 65 45" "1 2 64 64 32"
+	async_runs bmm_odd CASE_BMM "$A128x64_8x16" "0 3 77 65 45" "1 2 64 64 32"
 }
 
 test_a_pipelined_candidate_without_its_barrier_is_caught() {
 	# a stage refilled while other threads still read it: the barrier of the k
 	# loop removed, the stand-in's threads run past each other and the product is wrong
-	emulate gemm_awkward CASE_AW 8
-	sed '/egg_cp_wait<ST - 2>();/{n;s/__syncthreads();/(void)0;/;}' gemm_awkward.8.h >broken.h
-	cmp -s broken.h gemm_awkward.8.h && fail "the breakage did not apply"
+	local k
+	k=$(index_of gemm_awkward "$A128x128_8x16") || return 1
+	emulate gemm_awkward CASE_AW "$k"
+	sed '/egg_cp_wait<ST - 2>();/{n;s/__syncthreads();/(void)0;/;}' "gemm_awkward.$k.h" >broken.h
+	cmp -s broken.h "gemm_awkward.$k.h" && fail "the breakage did not apply"
 	build_candidate CASE_AW broken.h broken || fail "broken candidate does not build"
 	./broken 300 260 40 0 >b.out 2>&1 && fail "a product without its barrier passed: $(cat b.out)"
 	expect_file_contains b.out "BAD"
@@ -182,8 +201,17 @@ bench_cases_compile() {
 	done
 }
 
-test_bench_gemm_cases_give_candidates_that_compile() {
-	bench_cases_compile matmul:gemm linear_relu:gemm bmm:gemm
+# (one test per case: the three cases' 45 candidates take about 100 s on 2 cores)
+test_bench_matmul_gives_gemm_candidates_that_compile() {
+	bench_cases_compile matmul:gemm
+}
+
+test_bench_linear_relu_gives_gemm_candidates_that_compile() {
+	bench_cases_compile linear_relu:gemm
+}
+
+test_bench_bmm_gives_gemm_candidates_that_compile() {
+	bench_cases_compile bmm:gemm
 }
 
 test_bench_scatter_and_unliftable_cases_give_candidates_that_compile() {
@@ -195,13 +223,14 @@ test_bench_scatter_and_unliftable_cases_give_candidates_that_compile() {
 # fragments (inside __device__ helpers) pass it and compile.
 test_the_harness_screen_lets_the_cp_async_and_mma_candidates_through() {
 	command -v "$REAL_NVCC" >/dev/null 2>&1 || [ -x "$REAL_NVCC" ] || skip "no nvcc"
-	"$EGG" generate "$DATA/gemm_tf32.json" >tf.json || fail "generate"
-	local k
-	for k in 9 14; do
-		jq -r ".candidates[$k].source" tf.json >c$k.cu
+	local k a m
+	a=$(index_of gemm_tf32 "$A128x128_8x16") || return 1
+	m=$(index_of gemm_tf32 'gemm tf32 mma') || return 1
+	for k in "$a" "$m"; do
+		jq -r ".candidates[$k].source" gemm_tf32.json >c$k.cu
 		grep -q 'asm volatile("cp.async' c$k.cu || fail "candidate $k has no cp.async"
 		run_cmd ev$k "$EGG" eval "$DATA/gemm_tf32.json" --candidate c$k.cu --compile-only --arch sm_90 --nvcc "$REAL_NVCC"
 		expect_file_contains ev$k.out '"verdict":	"compiled"'
 	done
-	grep -q 'mma.sync.aligned.m16n8k8' c14.cu || fail "candidate 14 is not the mma.sync one"
+	grep -q 'mma.sync.aligned.m16n8k8' "c$m.cu" || fail "candidate $m is not the mma.sync one"
 }
