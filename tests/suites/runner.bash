@@ -46,3 +46,19 @@ test_results_print_in_the_order_given_and_the_last_line_counts_them() {
 	expect_eq "$(grep -E '^(PASS|FAIL): ' r.out | cut -d' ' -f2 | tr '\n' ' ')" "fake/test_a fake/test_b fake/test_c " "result order"
 	expect_eq "$(tail -n1 r.out)" "2 passed, 1 failed" "last line"
 }
+
+test_help_prints_the_usage_and_a_mistyped_option_or_file_runs_nothing() {
+	fake_tree
+	run_cmd h bash "$EGG_SRCDIR/tests/run" --help
+	expect_eq "$(cat h.rc)" 0 "--help exit status"
+	expect_eq "$(head -n 1 h.out)" "usage: tests/run [-j N] [--filter=REGEX] UNIT_BINARY... -- SUITE_FILE..." "usage line"
+	: >order
+	# before the fix, a mistyped option was taken for a test binary and "ran" as a failed job
+	EGG_SRCDIR=$T/src EGG_TEST_LOGDIR=$T/logs run_cmd o bash "$EGG_SRCDIR/tests/run" --filtr=a -- src/tests/suites/fake.bash
+	expect_eq "$(cat o.rc)" 2 "a mistyped option's exit status"
+	expect_file_contains o.err "unknown option '--filtr=a'"
+	EGG_SRCDIR=$T/src EGG_TEST_LOGDIR=$T/logs run_cmd m bash "$EGG_SRCDIR/tests/run" -- src/tests/suites/fake.bash src/tests/suites/nosuch.bash
+	expect_eq "$(cat m.rc)" 2 "a missing suite file's exit status"
+	expect_file_contains m.err "no test binary or suite file 'src/tests/suites/nosuch.bash'"
+	expect_eq "$(cat order)" "" "jobs run"
+}
