@@ -8,16 +8,8 @@
  * the user's build down: egg-cc notices and compiles the reference.
  *
  * The plan is a small line protocol on the planner's stdout (its stderr is the
- * user's: progress lines and warnings go straight there):
- *     egg-plan 1
- *     rewrite<TAB>INPUT-INDEX<TAB>PATH-OF-REWRITTEN-SOURCE
- *     fail<TAB>REASON        (EGG_STRICT: an annotation could not be used)
- *     report<TAB>PATH        the report that waits for this compile's outcome
- *     export<TAB>INPUT-INDEX<TAB>SYMBOL   a strong external symbol the source defines
- *     known<TAB>INPUT-INDEX<TAB>SYMBOL    a name the source declares
- *     end
- * The export and known lines of an input follow its rewrite line.  After the
- * rewritten compile, its object (or shared library) is held to them
+ * user's: progress lines and warnings go straight there), plan_protocol.h.
+ * After the rewritten compile, its object (or shared library) is held to them
  * (interface.h): a lost or foreign symbol is a fallback to the reference, so a
  * winner never changes what the user's other objects link against.
  * The rewritten source has the input's own basename, so nvcc derives the same
@@ -36,7 +28,7 @@
  * is the user's own, and nvcc's messages say so).  Either way the report, when
  * one is configured, gets records that say which code was compiled: the planner
  * leaves them in the temporary directory, as planned and as fallbacks, and
- * egg-cc appends the set that came true (compile_annotated.h).
+ * egg-cc appends the set that came true (plan_protocol.h).
  */
 #include "config.h"
 #include "driver/compile_annotated.h"
@@ -98,34 +90,45 @@ plan_release(struct plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Parses the planner's output; -1 with a reason when it is not a complete plan. */
+/* The fields of line after "KEYWORD<TAB>", or NULL when line is not a KEYWORD line. */
+static char *
+field(char *line, const char *keyword)
+{
+	size_t n = strlen(keyword);
+	return strncmp(line, keyword, n) == 0 && line[n] == '\t' ? line + n + 1 : NULL;
+}
+
+/* Parses the planner's output (plan_protocol.h); -1 with a reason when it is not a
+ * complete plan. */
 static int
 plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
-	if (!line || strcmp(line, "egg-plan 1") != 0) {
-		strbuf_addstr(err, "the planner's answer does not start with 'egg-plan 1'");
+	if (!line || strcmp(line, PLAN_HEADER) != 0) {
+		strbuf_addstr(err, "the planner's answer does not start with '" PLAN_HEADER "'");
 		return -1;
 	}
 	int ended = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		if (strcmp(line, "end") == 0) {
+		char *rest;
+		if (strcmp(line, PLAN_END) == 0) {
 			ended = 1;
 			break;
 		}
-		if (egg_str_starts(line, "fail\t")) {
+		if ((rest = field(line, PLAN_FAIL))) {
 			if (!p->fail)
-				p->fail = egg_xstrdup(line + 5);
+				p->fail = egg_xstrdup(rest);
 			continue;
 		}
-		if (egg_str_starts(line, "report\t") && line[7]) {
+		if ((rest = field(line, PLAN_REPORT)) && *rest) {
 			free(p->report);
-			p->report = egg_xstrdup(line + 7);
+			p->report = egg_xstrdup(rest);
 			continue;
 		}
-		int is_export = egg_str_starts(line, "export\t"), is_known = egg_str_starts(line, "known\t");
-		if (is_export || is_known) {
-			char *idx = line + (is_export ? 7 : 6), *name = strchr(idx, '\t'), *end;
+		char *ex = field(line, PLAN_EXPORT), *kn = field(line, PLAN_KNOWN);
+		if (ex || kn) {
+			int is_export = ex != NULL;
+			char *idx = ex ? ex : kn, *name = strchr(idx, '\t'), *end;
 			if (name)
 				*name++ = '\0';
 			unsigned long i = strtoul(idx, &end, 10);
@@ -141,8 +144,8 @@ plan_parse(char *text, const struct args *a, struct plan *p, struct strbuf *err)
 			strvec_push(is_export ? &r->exports : &r->known, name);
 			continue;
 		}
-		char *idx = NULL, *path = NULL;
-		if (!egg_str_starts(line, "rewrite\t") || !(idx = line + 8) || !(path = strchr(idx, '\t'))) {
+		char *idx = field(line, PLAN_REWRITE), *path = idx ? strchr(idx, '\t') : NULL;
+		if (!path) {
 			strbuf_addf(err, "the planner's answer has an unknown line '%.60s'", line);
 			return -1;
 		}

@@ -4,7 +4,7 @@ libeggdriver_a_SOURCES = \
 	driver/invoke.c driver/invoke.h \
 	driver/args.c driver/args.h driver/nvcc-options.def \
 	driver/scan.c driver/scan.h \
-	driver/compile_annotated.c driver/compile_annotated.h \
+	driver/compile_annotated.c driver/compile_annotated.h driver/plan_protocol.h \
 	driver/interface.c driver/interface.h
 
 bin_PROGRAMS += egg-cc

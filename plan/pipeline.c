@@ -23,7 +23,7 @@
 #include "builtin/builtin.h"
 #include "plan/pipeline_regenerate.h"
 #include "plan/pipeline_search.h"
-#include "driver/compile_annotated.h"
+#include "driver/plan_protocol.h"
 #include "plan/pipeline_verify.h"
 #include "plan/progress.h"
 #include "plan/report.h"
@@ -703,7 +703,7 @@ rewrite_input(const struct plan_ctx *c, size_t index, const char *path, struct k
 			*written = NULL;
 			rc = -1;
 		} else {
-			strbuf_addf(plan, "rewrite\t%zu\t%s\n", index, *written);
+			strbuf_addf(plan, PLAN_REWRITE "\t%zu\t%s\n", index, *written);
 		}
 		strbuf_release(&out);
 		free(base);
@@ -814,7 +814,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	args_preprocessor_flags(req->args, &clang_args);
 	int strict = egg_config_bool(req->cfg, "strict");
 	int debug = egg_config_bool(req->cfg, "debug");
-	strbuf_addstr(plan, "egg-plan 1\n");
+	strbuf_addstr(plan, PLAN_HEADER "\n");
 	int rc = 0;
 	for (size_t i = 0; i < args_input_count(req->args) && rc == 0; i++) {
 		const struct args_input *in = args_input_at(req->args, i);
@@ -838,7 +838,7 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 			analyzer_diags_as_errors(&res.diags);
 		fputs(res.diags.buf, stderr);
 		if (strict && res.n_bundles < res.n_pragmas)
-			strbuf_addf(plan, "fail\t%s: an annotation could not be used (EGG_STRICT)\n", in->path);
+			strbuf_addf(plan, PLAN_FAIL "\t%s: an annotation could not be used (EGG_STRICT)\n", in->path);
 		struct kernel_plan *kp = egg_xcalloc(res.n_bundles ? res.n_bundles : 1, sizeof *kp);
 		for (size_t b = 0; b < res.n_bundles; b++) {
 			kp[b].bundle = res.bundles[b];
@@ -855,9 +855,9 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 		} else if (plan->len > plan_len) {
 			/* the interface the rewritten object must keep (compile_annotated.c) */
 			for (size_t s = 0; s < res.exports.n; s++)
-				strbuf_addf(plan, "export\t%zu\t%s\n", i, res.exports.v[s]);
+				strbuf_addf(plan, PLAN_EXPORT "\t%zu\t%s\n", i, res.exports.v[s]);
 			for (size_t s = 0; s < res.known.n; s++)
-				strbuf_addf(plan, "known\t%zu\t%s\n", i, res.known.v[s]);
+				strbuf_addf(plan, PLAN_KNOWN "\t%zu\t%s\n", i, res.known.v[s]);
 		}
 		for (size_t b = 0; b < res.n_bundles; b++)
 			tally_kernel(&c, &kp[b]);
@@ -881,8 +881,8 @@ pipeline_plan(const struct pipeline_request *req, struct strbuf *plan, struct st
 	}
 	progress_summary(&c.tally);
 	if (c.report_pending && !c.report_failed)
-		strbuf_addf(plan, "report\t%s\n", egg_config_get(req->cfg, "report"));
-	strbuf_addstr(plan, "end\n");
+		strbuf_addf(plan, PLAN_REPORT "\t%s\n", egg_config_get(req->cfg, "report"));
+	strbuf_addstr(plan, PLAN_END "\n");
 	strvec_clear(&c.archs);
 	strvec_clear(&clang_args);
 	free(release);

@@ -6,11 +6,7 @@
  * may fail in any of those ways without touching the user's build -- its answer is
  * only a plan, which egg-cc applies or ignores.
  *
- * The plan (printed on stdout) is the line protocol of compile_annotated.c:
- *     egg-plan 1
- *     rewrite<TAB>INPUT-INDEX<TAB>PATH      one per input whose code changes
- *     fail<TAB>REASON                       strict mode: stop the build
- *     end
+ * The plan (printed on stdout) is the line protocol of driver/plan_protocol.h.
  * Everything for the user (diagnostics, progress, warnings) goes to stderr.
  */
 #ifndef EGG_PIPELINE_H

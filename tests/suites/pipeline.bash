@@ -112,6 +112,30 @@ test_planner_failure_compiles_the_reference_with_one_warning() {
 	expect_eq "$(winners_in kernels.o)" 0 "winners linked"
 }
 
+# A planner that answers something that is not a whole plan (driver/plan_protocol.h):
+# each answer gives one warning naming what is wrong, the reference compiled, no
+# winner linked, and the build succeeds.
+test_a_planner_answer_that_is_not_a_whole_plan_compiles_the_reference_with_one_warning() {
+	setup_example
+	local n=0 answer why
+	while IFS='|' read -r answer why; do
+		n=$((n + 1))
+		printf '#!/bin/sh\nprintf "%s"\n' "$answer" >planner$n && chmod +x planner$n
+		EGG_PLANNER=$T/planner$n run_cmd p$n "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k$n.o ||
+			fail "answer $n ($answer) broke the build: $(cat p$n.err)"
+		expect_file_lines p$n.err 1
+		expect_file_contains p$n.err "$why"
+		expect_eq "$(winners_in k$n.o)" 0 "winners linked after answer $n"
+	done <<'ANSWERS'
+garbage\\nend\\n|does not start with 'egg-plan 1'
+egg-plan 1\\nrewrite\\t0\\tx.cu\\n|is incomplete
+egg-plan 1\\nrewrote\\t0\\tx.cu\\nend\\n|has an unknown line 'rewrote
+egg-plan 1\\nrewrite\\t7\\tx.cu\\nend\\n|names input '7', which does not exist
+egg-plan 1\\nexport\\t0\\tf\\nend\\n|names a symbol of input '0', which it does not rewrite
+ANSWERS
+	expect_eq "$n" 5 "answers tried"
+}
+
 test_bad_annotation_warns_in_compiler_format_and_builds_the_reference() {
 	setup_example
 	sed -i 's/in(x\[rows \* cols\]) out(y\[rows \* cols\])/in(xs[rows * cols]) out(y[rows * cols])/' kernels.cu
