@@ -277,13 +277,16 @@ gemm_recipe_emits_every_tile(void **state)
 	(void)state;
 	struct builtin_output o = generate(load("gemm_awkward", NULL));
 	assert_null(o.not_lifted);
-	assert_int_equal(o.n_candidates, 13);
+	assert_int_equal(o.n_candidates, 15);
 	assert_string_equal(o.candidates[0].label, "gemm auto tile");
 	assert_string_equal(o.candidates[1].label, "gemm tile=128x128x8 thread=8x8 tpb=256");
-	assert_string_equal(o.candidates[7].label, "gemm async tile=128x128x8 thread=8x8 tpb=256 stages=4");
-	assert_string_equal(o.candidates[8].label,
+	/* the plain kernel's two-blocks-per-SM and k-by-16 tiles, for every product (builtin-34) */
+	assert_string_equal(o.candidates[5].label, "gemm tile=128x128x8 thread=8x8 tpb=256 blocks/sm=2");
+	assert_string_equal(o.candidates[6].label, "gemm tile=128x128x16 thread=8x8 tpb=256");
+	assert_string_equal(o.candidates[9].label, "gemm async tile=128x128x8 thread=8x8 tpb=256 stages=4");
+	assert_string_equal(o.candidates[10].label,
 	                    "gemm async tile=128x128x8 thread=8x16 tpb=128 stages=4 blocks/sm=2");
-	assert_non_null(strstr(o.candidates[8].source, "__launch_bounds__(128, 2)"));
+	assert_non_null(strstr(o.candidates[10].source, "__launch_bounds__(128, 2)"));
 	for (size_t i = 0; i < o.n_candidates; i++) {
 		const char *s = o.candidates[i].source;
 		int async = strncmp(o.candidates[i].label, "gemm async ", 11) == 0;
@@ -299,14 +302,14 @@ gemm_recipe_emits_every_tile(void **state)
 		assert_int_equal(strstr(s, "cp.async.cg.shared.global") != NULL, async);
 	}
 	/* stages past 48 KiB of shared memory ask for it first */
-	assert_string_equal(o.candidates[9].label,
+	assert_string_equal(o.candidates[11].label,
 	                    "gemm async tile=128x128x16 thread=8x16 tpb=128 stages=3 blocks/sm=2");
-	assert_non_null(strstr(o.candidates[9].source, "cudaFuncAttributeMaxDynamicSharedMemorySize, 50688);"));
-	const char *attr = strstr(o.candidates[9].source, "(void)cudaFuncSetAttribute(");
+	assert_non_null(strstr(o.candidates[11].source, "cudaFuncAttributeMaxDynamicSharedMemorySize, 50688);"));
+	const char *attr = strstr(o.candidates[11].source, "(void)cudaFuncSetAttribute(");
 	assert_non_null(attr);
-	assert_true(attr < strstr(o.candidates[9].source, "<true><<<dim3("));
-	assert_non_null(strstr(o.candidates[9].source, ", 128, 50688>>>("));
-	assert_null(strstr(o.candidates[7].source, "cudaFuncSetAttribute"));
+	assert_true(attr < strstr(o.candidates[11].source, "<true><<<dim3("));
+	assert_non_null(strstr(o.candidates[11].source, ", 128, 50688>>>("));
+	assert_null(strstr(o.candidates[9].source, "cudaFuncSetAttribute"));
 	/* auto: three tiles chosen on the SM count */
 	assert_non_null(strstr(o.candidates[0].source, "egg_builtin_sm_count()"));
 	assert_non_null(strstr(o.candidates[0].source, "_k2<false>"));
@@ -322,16 +325,16 @@ gemm_recipe_emits_every_tile(void **state)
 	builtin_output_release(&o);
 	/* TF32 tensor cores only under a precision clause that allows them */
 	o = generate(load("gemm_tf32", NULL));
-	assert_int_equal(o.n_candidates, 16);
-	assert_string_equal(o.candidates[5].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
-	assert_non_null(strstr(o.candidates[5].source, "wmma::precision::tf32"));
-	assert_string_equal(o.candidates[14].label, "gemm tf32 mma tile=128x128x16 tpb=256 stages=4");
-	assert_string_equal(o.candidates[15].label, "gemm tf32 mma tile=128x256x16 tpb=256 stages=3");
+	assert_int_equal(o.n_candidates, 18);
+	assert_string_equal(o.candidates[7].label, "gemm tf32 wmma tile=128x128x16 tpb=256");
+	assert_non_null(strstr(o.candidates[7].source, "wmma::precision::tf32"));
+	assert_string_equal(o.candidates[16].label, "gemm tf32 mma tile=128x128x16 tpb=256 stages=4");
+	assert_string_equal(o.candidates[17].label, "gemm tf32 mma tile=128x256x16 tpb=256 stages=3");
 	for (size_t i = 0; i < o.n_candidates; i++) {
-		if (i != 5)
+		if (i != 7)
 			assert_null(strstr(o.candidates[i].source, "wmma::"));
 		assert_int_equal(strstr(o.candidates[i].source, "mma.sync.aligned.m16n8k8.row.col.f32.tf32") != NULL,
-		                 i >= 14);
+		                 i >= 16);
 	}
 	builtin_output_release(&o);
 	o = generate(load("bmm_odd", NULL));
