@@ -1003,9 +1003,9 @@ test_optional_pointers_and_outputs_lift_and_their_candidates_are_correct_with_an
 	expect_file_contains opt_matmul.json 'acc float val_0 = ((bias != nullptr) ? bias[row] : 0.0f)'
 	run_cmd e "$EMU_CHECK" "$T/emu" opt_matmul.cu opt_bias_gelu.cu opt_residual.cu opt_norm_stats.cu
 	[ "$(cat e.rc)" -eq 0 ] || fail "wrong or failed: $(grep -v 'correct=yes' e.out | head -c 2000)"
-	expect_eq "$(grep -c 'correct=yes' e.out)" 104 "candidates checked"
+	expect_eq "$(grep -c 'correct=yes' e.out)" 108 "candidates checked"
 	expect_eq "$(grep -c 'correct=yes.*(mean = NULL, rstd = NULL)$' e.out)" 17 "candidates checked without the statistics"
-	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 24 "candidates checked without the bias"
+	expect_eq "$(grep -c 'correct=yes.*(bias = NULL)$' e.out)" 26 "candidates checked without the bias"
 	expect_eq "$(grep -c 'correct=yes.*(inp2 = NULL)$' e.out)" 11 "candidates checked without the residual"
 }
 
