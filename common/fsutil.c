@@ -4,6 +4,7 @@
 #include "config.h"
 #include "common/fsutil.h"
 #include "common/strbuf.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -168,6 +169,51 @@ fs_join(const char *dir, const char *name)
 	if (n && dir[n - 1] == '/')
 		return egg_xasprintf("%s%s", dir, name);
 	return egg_xasprintf("%s/%s", dir, name);
+}
+
+/* The components of an absolute path: "/a//b/./c" gives a, b, c.  -1 on a
+ * relative path or a ".." component. */
+static int
+path_components(const char *path, struct strvec *out)
+{
+	if (path[0] != '/')
+		return -1;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (n && !(n == 1 && p[0] == '.'))
+			strvec_push_owned(out, egg_xstrndup(p, n));
+		p += n;
+	}
+	return 0;
+}
+
+char *
+fs_relative_path(const char *dir, const char *path)
+{
+	struct strvec d = STRVEC_INIT, f = STRVEC_INIT;
+	char *rel = NULL;
+	if (path_components(dir, &d) == 0 && path_components(path, &f) == 0) {
+		size_t common = 0;
+		while (common < d.n && common < f.n && strcmp(d.v[common], f.v[common]) == 0)
+			common++;
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = common; i < d.n; i++)
+			strbuf_addstr(&sb, sb.len ? "/.." : "..");
+		for (size_t i = common; i < f.n; i++) {
+			if (sb.len)
+				strbuf_addch(&sb, '/');
+			strbuf_addstr(&sb, f.v[i]);
+		}
+		rel = sb.len ? strbuf_detach(&sb) : egg_xstrdup(".");
+		strbuf_release(&sb);
+	}
+	strvec_clear(&d);
+	strvec_clear(&f);
+	return rel;
 }
 
 int

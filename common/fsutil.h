@@ -37,6 +37,11 @@ int fs_mkdir_p(const char *path, mode_t mode);
 char *fs_basename(const char *path);
 char *fs_dirname(const char *path);
 char *fs_join(const char *dir, const char *name);
+/* path (absolute) spelled relative to dir (absolute), as a compiler launcher
+ * with a base directory (ccache's base_dir) writes it: "sub/f.cu", "../x/f.cu",
+ * "." for dir itself.  Lexical: NULL when either is not absolute or holds a
+ * ".." component. */
+char *fs_relative_path(const char *dir, const char *path);
 
 /* 1 if path is a regular file the user may execute. */
 int fs_is_executable(const char *path);

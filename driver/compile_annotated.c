@@ -37,6 +37,7 @@
 #include "common/child.h"
 #include "common/log.h"
 #include "common/strbuf.h"
+#include "common/strvec.h"
 #include "common/util.h"
 
 #include <dirent.h>
@@ -251,7 +252,22 @@ add_make_escaped(struct strbuf *sb, const char *s)
 	}
 }
 
-/* Replaces the rewritten source's path by the user's in a depfile. */
+/* 1 if the depfile's text at [hit, hit + n) is a whole prerequisite: after the
+ * start, a blank or a line's end, and before a blank, a line's end or a colon. */
+static int
+whole_prerequisite(const char *text, const char *hit, size_t n)
+{
+	char before = hit > text ? hit[-1] : ' ', after = hit[n];
+	int escaped = hit - text >= 2 && hit[-2] == '\\';
+	return (before == ' ' || before == '\t' || before == '\n') && !(before == ' ' && escaped) &&
+	       (after == '\0' || after == ' ' || after == '\t' || after == '\n' || after == '\\' ||
+	        after == ':' || after == '\r');
+}
+
+/* Replaces the rewritten source by the user's in a depfile, whichever way the
+ * compiler spelled it: as egg gave it (absolute), or relative to the working
+ * directory, as nvcc behind a launcher with a base directory writes it (ccache
+ * with base_dir rewrites the paths under it, the depfile's too). */
 static void
 fix_depfile(const char *depfile, const char *tmp_src, const char *user_src)
 {
@@ -259,20 +275,41 @@ fix_depfile(const char *depfile, const char *tmp_src, const char *user_src)
 	size_t len;
 	if (fs_read_file(depfile, 64 << 20, &text, &len) < 0)
 		return;
-	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT, out = STRBUF_INIT;
-	add_make_escaped(&from, tmp_src);
-	add_make_escaped(&to, user_src);
-	const char *p = text, *hit;
-	while ((hit = strstr(p, from.buf))) {
-		strbuf_add(&out, p, (size_t)(hit - p));
-		strbuf_addstr(&out, to.buf);
-		p = hit + from.len;
+	struct strvec forms = STRVEC_INIT;
+	strvec_push(&forms, tmp_src);
+	char *cwd = getcwd(NULL, 0);
+	const char *pwd = getenv("PWD");
+	const char *dirs[] = { cwd, pwd && *pwd == '/' && cwd && fs_same_file(pwd, cwd) ? pwd : NULL };
+	for (size_t d = 0; d < 2; d++) {
+		char *rel = dirs[d] ? fs_relative_path(dirs[d], tmp_src) : NULL;
+		if (rel)
+			strvec_push_owned(&forms, rel);
 	}
-	strbuf_addstr(&out, p);
+	free(cwd);
+	struct strbuf to = STRBUF_INIT, out = STRBUF_INIT;
+	add_make_escaped(&to, user_src);
+	strbuf_add(&out, text, len);
+	for (size_t f = 0; f < forms.n; f++) {
+		struct strbuf from = STRBUF_INIT, next = STRBUF_INIT;
+		add_make_escaped(&from, forms.v[f]);
+		const char *p = out.buf, *hit;
+		while ((hit = strstr(p, from.buf))) {
+			strbuf_add(&next, p, (size_t)(hit - p));
+			if (whole_prerequisite(out.buf, hit, from.len))
+				strbuf_addstr(&next, to.buf);
+			else
+				strbuf_add(&next, hit, from.len);
+			p = hit + from.len;
+		}
+		strbuf_addstr(&next, p);
+		strbuf_release(&out);
+		out = next;
+		strbuf_release(&from);
+	}
 	if (out.len != len || memcmp(out.buf, text, len) != 0)
 		if (fs_write_atomic(depfile, out.buf, out.len) < 0)
 			egg_warn("cannot correct the dependency file %s: %s", depfile, strerror(errno));
-	strbuf_release(&from);
+	strvec_clear(&forms);
 	strbuf_release(&to);
 	strbuf_release(&out);
 	free(text);

@@ -92,6 +92,25 @@ test_depfile_names_the_users_source_not_egg_s_temporary_copy() {
 	expect_file_lacks kernels.d "egg-cc."
 }
 
+# nvcc behind ccache with a base directory (a common CI setup) writes the paths
+# under it relative to the working directory, the rewritten copy's too: the
+# depfile still names the user's source.
+test_depfile_names_the_users_source_when_nvcc_runs_behind_ccache_with_a_base_directory() {
+	command -v ccache >/dev/null 2>&1 || skip "no ccache"
+	setup_example
+	mkdir launcher
+	printf '#!/bin/sh\nCCACHE_DIR=%s CCACHE_BASEDIR=%s exec ccache %s "$@"\n' \
+		"$T/ccache" "$T" "$(readlink -f "$REAL_NVCC")" >launcher/nvcc
+	chmod +x launcher/nvcc
+	EGG_CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")") PATH=$T/launcher:$PATH \
+		EGG_EVAL_COMMAND=$RECORDED run_cmd r "$EGG_CC" -O3 -arch=sm_90 -MD -c kernels.cu -o kernels.o ||
+		fail "compile failed: $(cat r.err)"
+	expect_eq "$(winners_in kernels.o)" 3 "winners linked"
+	head -1 kernels.d | grep -q '^kernels.o : kernels.cu' || fail "depfile: $(head -2 kernels.d)"
+	expect_file_contains kernels.d "kernels.h"
+	expect_file_lacks kernels.d "rewritten"
+}
+
 test_rewritten_source_keeps_file_and_line_for_the_users_code() {
 	setup_example
 	# An error in the user's own code, below the annotated functions: nvcc's

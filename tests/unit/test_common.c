@@ -122,6 +122,23 @@ fs_path_pieces(void **state)
 	assert_string_equal(s = fs_join("a", "b"), "a/b"), free(s);
 }
 
+/* as ccache with base_dir writes a path under the working directory */
+static void
+fs_relative_path_spells_a_path_from_a_directory(void **state)
+{
+	char *s;
+	assert_string_equal(s = fs_relative_path("/tmp/t", "/tmp/t/cache/k.cu"), "cache/k.cu"), free(s);
+	assert_string_equal(s = fs_relative_path("/tmp/t/", "/tmp/t//cache/./k.cu"), "cache/k.cu"), free(s);
+	assert_string_equal(s = fs_relative_path("/tmp/t/w", "/tmp/u/k.cu"), "../../u/k.cu"), free(s);
+	assert_string_equal(s = fs_relative_path("/tmp/tt", "/tmp/t/k.cu"), "../t/k.cu"), free(s);
+	assert_string_equal(s = fs_relative_path("/", "/k.cu"), "k.cu"), free(s);
+	assert_string_equal(s = fs_relative_path("/a/b", "/a/b"), "."), free(s);
+	assert_null(fs_relative_path("t", "/tmp/k.cu"));
+	assert_null(fs_relative_path("/tmp", "k.cu"));
+	assert_null(fs_relative_path("/tmp/../x", "/tmp/k.cu"));
+	(void)state;
+}
+
 static void
 fs_find_in_path_skips_the_excluded_file(void **state)
 {
@@ -159,6 +176,7 @@ main(void)
 		cmocka_unit_test(fs_read_file_reports_missing_and_too_big),
 		cmocka_unit_test(fs_mkdir_p_creates_nested_and_accepts_existing),
 		cmocka_unit_test(fs_path_pieces),
+		cmocka_unit_test(fs_relative_path_spells_a_path_from_a_directory),
 		cmocka_unit_test(fs_find_in_path_skips_the_excluded_file),
 	};
 	return cmocka_run_group_tests_name("common", tests, NULL, NULL);
