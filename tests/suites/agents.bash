@@ -13,6 +13,8 @@ suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the scripted model server"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 # serve BACKEND FIXTURE_FILE: the scripted server with that fixture, and the
 # recorded evaluator, the source prompts and nvcc for egg-cc.
@@ -20,7 +22,7 @@ serve() {
 	start_server "$1" "$(cat "$2")"
 	export EGG_EVAL_COMMAND=$DATA/fixture-eval FIXTURE_EVAL_LOG=$T/evals
 	export EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	cp "$DATA/scale.cu" .
 }
 
@@ -102,7 +104,7 @@ PY
 # and GPU (a negative entry of another generator is searched again).
 test_the_cache_key_is_the_same_for_every_generator_and_prompt_set() {
 	export EGG_BACKEND=openai EGG_MODEL=test-model EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	cp "$DATA/scale.cu" .
 	k1=$("$EGG" cache key -- -O3 -arch=sm_90 -c scale.cu 2>&1) || fail "$k1"
 	cp -r "$EGG_SRCDIR/prompts" myprompts

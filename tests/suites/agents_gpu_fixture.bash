@@ -11,6 +11,8 @@ suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v python3 >/dev/null || { echo "python3 is needed for the scripted model server"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 # The code blocks of the fixture's answers, one file per distinct block, named
 # after its "variant:" line, in code/.
@@ -36,7 +38,7 @@ test_every_code_answer_compiles_for_sm_90_but_the_seed_with_the_typo() {
 	"$EGG" analyze "$DIR/softmax.cu" >bundles.json || fail "egg analyze failed"
 	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))[0], sys.stdout)' \
 		bundles.json >bundle.json
-	PATH=$(dirname "$REAL_NVCC"):$PATH run_cmd ev "$EGG" eval --local --compile-only --arch sm_90 \
+	PATH=$NVCC_DIR:$PATH run_cmd ev "$EGG" eval --local --compile-only --arch sm_90 \
 		bundle.json $(printf -- '--candidate code/%s ' $(ls code)) || fail "$(cat ev.err)"
 	python3 - ev.out >verdicts <<'PY' || fail "unreadable result: $(head -c 300 ev.out)"
 import json, os, sys
@@ -49,7 +51,7 @@ b1.cu compiled c.cu compiled map.cu compiled mem.cu compiled tile.cu compiled " 
 }
 
 test_fixture_drives_a_whole_search_to_a_linked_winner() {
-	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$(dirname "$REAL_NVCC"):$PATH \
+	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$NVCC_DIR:$PATH \
 		EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
 		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_LOG=$T/evals \
 		run_cmd r "$DIR/run.sh" "$T/log" || fail "run.sh failed: $(grep -v ^PASS r.out)"
@@ -73,7 +75,7 @@ test_fixture_drives_a_whole_search_to_a_linked_winner() {
 # code answers get the verdicts their compiles give without being compiled
 # again: the two tests above compile each of them.)
 test_fixture_fallbacks_answer_an_extra_debug_round() {
-	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$(dirname "$REAL_NVCC"):$PATH \
+	PATH=$(dirname "$EGG_CC"):$(dirname "$EGG"):$NVCC_DIR:$PATH \
 		EGG_PROMPTS_DIR=$EGG_SRCDIR/prompts EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
 		EGG_EVAL_COMMAND=$DIR/cpu-eval CPU_EVAL_WRONG=a1 CPU_EVAL_NO_COMPILE=1 CPU_EVAL_LOG=$T/evals \
 		run_cmd r "$DIR/run.sh" "$T/log"

@@ -237,7 +237,7 @@ sig_run() {
 	local cmd=("$REAL_NVCC")
 	[ "$side" == egg ] && cmd=("$EGG_CC")
 	set -m
-	PATH=$(dirname "$REAL_NVCC"):$PATH "${cmd[@]}" -c slow.cu -o slow.o 2>"$T/$side.err" &
+	PATH=$NVCC_DIR:$PATH "${cmd[@]}" -c slow.cu -o slow.o 2>"$T/$side.err" &
 	pid=$!
 	set +m
 	for i in $(seq 1 600); do
@@ -315,7 +315,7 @@ stop_mid_search() {
 	mkdir -p "$T/tmp"
 	set -m # a background job of a script ignores SIGINT otherwise
 	TMPDIR=$T/tmp EGG_EVAL_COMMAND=$T/hang-eval EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
-		PATH=$(dirname "$REAL_NVCC"):$PATH "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o 2>stop.err &
+		PATH=$NVCC_DIR:$PATH "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o 2>stop.err &
 	local pid=$! i
 	set +m
 	for i in $(seq 1 300); do
@@ -378,7 +378,7 @@ test_stale_temporary_directories_of_killed_builds_are_swept() {
 	touch -d '2 days ago' "$T/tmp/egg-cc.old1" "$T/tmp/unrelated.old"
 	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h} .
 	TMPDIR=$T/tmp EGG_MODE=cache EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates \
-		PATH=$(dirname "$REAL_NVCC"):$PATH run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o ||
+		PATH=$NVCC_DIR:$PATH run_cmd r "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o k.o ||
 		fail "$(cat r.err)"
 	[ ! -e "$T/tmp/egg-cc.old1" ] || fail "a day-old egg-cc directory was not swept"
 	[ -d "$T/tmp/egg-cc.fresh1" ] || fail "a live build's directory was swept"

@@ -337,7 +337,7 @@ test_a_skipped_remote_is_asked_again_after_the_skip_period() {
 test_timeout_in_egg_conf_applies_to_remotes_in_a_build() {
 	[ -x "$REAL_NVCC" ] || skip "no nvcc"
 	stalled_remote
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	cat >k.cu <<'CU'
 __global__ void twice_k(const float *x, float *y, int n)
 {

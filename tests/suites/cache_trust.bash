@@ -10,6 +10,8 @@ suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v python3 >/dev/null || { echo "no python3"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 RECORDED=$EGG_SRCDIR/tests/data/pipeline/recorded-eval
 export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
@@ -17,7 +19,7 @@ export EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 # search_example: the example's three winners, found by a recorded search, in
 # the cache.
 search_example() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h} .
 	EGG_EVAL_COMMAND=$RECORDED "$EGG_CC" -O3 -arch=sm_90 -c kernels.cu -o first.o 2>first.err ||
 		fail "the search build failed: $(cat first.err)"

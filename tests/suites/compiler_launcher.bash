@@ -8,7 +8,7 @@ suite_probe() {
 }
 
 setup_seeded() { # the example and the seed's three winners in the cache
-	export PATH=$(dirname "$REAL_NVCC"):$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+	export PATH=$NVCC_DIR:$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 	export EGG_MODE=cache
 	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h,main.cu} .
 	gzip -dc "$EGG_SRCDIR/examples/seed/example-seed.egg.gz" >seed.egg && "$EGG" cache import seed.egg >/dev/null || fail "import failed"

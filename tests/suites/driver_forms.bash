@@ -71,6 +71,6 @@ test_missing_nvcc_gives_one_clear_error() {
 
 test_version_is_nvccs_own() {
 	"$REAL_NVCC" --version >want.out
-	PATH=$(dirname "$REAL_NVCC"):$PATH run_cmd r "$EGG_CC" --version
+	PATH=$NVCC_DIR:$PATH run_cmd r "$EGG_CC" --version
 	expect_same_file r.out want.out
 }

@@ -42,7 +42,7 @@ eq_prepare() {
 	cp -R "$EQ_DATA/src/." .
 	chmod -R u+w . # make distcheck's source tree is read-only
 	if [ -n "${eq_setup//[[:space:]]/}" ]; then
-		PATH=$(dirname "$REAL_NVCC"):$PATH eval "$eq_setup" >"$T/setup.log" 2>&1 ||
+		PATH=$NVCC_DIR:$PATH eval "$eq_setup" >"$T/setup.log" 2>&1 ||
 			fail "setup '$eq_setup' failed: $(head -c 300 "$T/setup.log")"
 		mkdir "$T/setup" && cp -R . "$T/setup/"
 	fi

@@ -6,6 +6,8 @@
 suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 copy_example() {
 	mkdir -p "$1"
@@ -14,10 +16,10 @@ copy_example() {
 
 test_example_builds_with_make_and_nvcc_set_to_egg_cc() {
 	copy_example ex
-	PATH=$(dirname "$REAL_NVCC"):$PATH run_cmd r make -C ex NVCC="$EGG_CC" demo ||
+	PATH=$NVCC_DIR:$PATH run_cmd r make -C ex NVCC="$EGG_CC" demo ||
 		fail "make failed: $(cat r.err)"
 	[ -x ex/demo ] || fail "no demo executable"
-	PATH=$(dirname "$REAL_NVCC"):$PATH make -C ex NVCC="$REAL_NVCC" clean demo >/dev/null 2>&1 ||
+	PATH=$NVCC_DIR:$PATH make -C ex NVCC="$REAL_NVCC" clean demo >/dev/null 2>&1 ||
 		fail "plain nvcc build failed"
 }
 
@@ -39,7 +41,7 @@ test_make_demo_links_every_winner_of_the_seed_without_a_gpu() {
 	local want
 	want=$(gzip -dc "$EGG_SRCDIR/examples/seed/example-seed.egg.gz" | grep -c '"outcome":"winner"')
 	[ "$want" -ge 1 ] || fail "the seed has no winner"
-	PATH=$(dirname "$REAL_NVCC"):$PATH EGG_MODE=cache run_cmd r make -s -C "$EGG_BUILDDIR" demo DEMO_DIR="$T/demo" ||
+	PATH=$NVCC_DIR:$PATH EGG_MODE=cache run_cmd r make -s -C "$EGG_BUILDDIR" demo DEMO_DIR="$T/demo" ||
 		fail "make demo failed: $(tail -5 r.err) $(tail -5 r.out)"
 	expect_eq "$(wc -l <"$T/demo/linked.txt")" "$want" "winners linked by make demo"
 	expect_file_contains r.out "with a winner"

@@ -19,7 +19,7 @@ has_gpu() {
 }
 
 test_harness_for_every_example_bundle_compiles_for_sm_90() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	for b in scale softmax saxpy_kernel gather half copy; do
 		run_cmd "$b" "$EGG" eval "$DATA/$b.json" --compile-only --arch sm_90 --flag -O3
 		expect_eq "$(cat "$b.rc")" 0 "$b: exit status ($(head -c 600 "$b.err"))"
@@ -37,7 +37,7 @@ test_harness_for_every_example_bundle_compiles_for_sm_90() {
 
 test_float64_twin_is_built_for_float_outputs_and_left_out_where_it_cannot_be() {
 	share_prepared_objects # scale.json's reference, compiled once for these tests
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	run_cmd scale "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --keep --workdir w1
 	expect_eq "$(json scale.out 'r["reference"]["float64"]')" compiled "scale: twin"
 	expect_eq "$(nm w1/cand0.exe | grep -c ' T egg_entry_ref_.*_f64$')" 1 "scale: twin linked"
@@ -523,7 +523,7 @@ test_eval_flops_expression_reaches_the_program_per_workload() {
 # evaluates one bundle many times), under the same secret entry name; a changed
 # header or flag compiles them again.
 test_reference_objects_are_reused_until_a_header_or_a_flag_changes() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	mkdir -p src
 	printf '#define SCALE_BY 2.0f\n' >src/defs.h
 	python3 - "$DATA/scale.json" "$PWD/src/scale.cu" >hdr.json <<'PY'

@@ -26,7 +26,7 @@ HC_EXPECTED=$EGG_SRCDIR/tests/data/analyzer/expected
 compile_case() {
 	local dir=$1 n=$2 min=$3 k
 	shift 3
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	(cd "$dir" && "$EGG" analyze "$@" "$n.cu") >"$n.json" 2>"$n.aerr" || fail "$n: analyze failed: $(head -c 300 "$n.aerr")"
 	k=$(jq length "$n.json")
 	[ "$k" -ge "$min" ] || fail "$n.cu gives $k bundles: $(head -c 300 "$n.aerr")"
@@ -43,7 +43,7 @@ compile_case() {
 # (the bundle alone, ref.o, must define its target); any failure fails the test.
 compile_bundles() {
 	local n=$1 i k name bad=()
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	k=$(jq length "$n.json")
 	for ((i = 0; i < k; i++)); do
 		jq ".[$i]" "$n.json" >"$n.$i.bundle.json"

@@ -44,10 +44,10 @@ AC_SUBST([NVCC])
 AC_OUTPUT
 AC
 	(cd proj && autoconf) || fail "autoconf failed on a configure.ac using EGG_PROG_NVCC"
-	(cd proj && PATH=$T/bin:$(dirname "$REAL_NVCC"):$PATH ./configure >c.out 2>&1) || fail "configure failed"
+	(cd proj && PATH=$T/bin:$NVCC_DIR:$PATH ./configure >c.out 2>&1) || fail "configure failed"
 	grep -q "^NVCC='$T/bin/egg-cc $REAL_NVCC'" proj/config.log ||
 		fail "NVCC is not egg-cc in front of nvcc: $(grep '^NVCC=' proj/config.log)"
-	(cd proj && PATH=$T/bin:$(dirname "$REAL_NVCC"):$PATH ./configure --disable-egg >c.out 2>&1) || fail "configure failed"
+	(cd proj && PATH=$T/bin:$NVCC_DIR:$PATH ./configure --disable-egg >c.out 2>&1) || fail "configure failed"
 	grep -q "^NVCC='$REAL_NVCC'" proj/config.log ||
 		fail "--disable-egg did not give plain nvcc: $(grep '^NVCC=' proj/config.log)"
 }
@@ -75,7 +75,7 @@ AC_OUTPUT
 AC
 	(cd proj && ACLOCAL_PATH=$T/p/share/aclocal autoreconf -fi) >ar.log 2>&1 || fail "autoreconf: $(cat ar.log)"
 	grep -q 'with-cuda' proj/configure || fail "configure does not offer --with-cuda: the macro was not found"
-	local path=$T/bin:$(dirname "$REAL_NVCC"):/usr/bin:/bin
+	local path=$T/bin:$NVCC_DIR:/usr/bin:/bin
 	(cd proj && PATH=$path ./configure >c1.out 2>&1) || fail "configure: $(cat proj/c1.out)"
 	expect_eq "$(sed -n "s/^NVCC='\(.*\)'$/\1/p" proj/config.log)" "$T/bin/egg-cc $REAL_NVCC" "NVCC"
 	(cd proj && PATH=$path ./configure --with-cuda="$T/cuda" >c2.out 2>&1) || fail "configure: $(cat proj/c2.out)"

@@ -11,6 +11,8 @@ suite_probe() {
 	command -v nm >/dev/null || { echo "no nm (binutils)"; return 1; }
 	command -v python3 >/dev/null || { echo "no python3"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 RECORDED=$EGG_SRCDIR/tests/data/pipeline/recorded-eval
 export EGG_EVAL_COMMAND=$RECORDED EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
@@ -65,7 +67,7 @@ c_linkage_is_kept() { # FORM
 	nm kernels.o >k.nm
 	grep -q ' T .*egg_winner__softmax_forward' k.nm || fail "the winner is not linked"
 	grep -q ' T softmax_forward$' k.nm || fail "softmax_forward lost its C linkage: $(grep softmax_forward k.nm)"
-	"$REAL_NVCC" -O3 -arch=sm_90 -c kernels.cu -o ref.o || fail "nvcc on the reference"
+	"$NVCC_DIR/nvcc" -O3 -arch=sm_90 -c kernels.cu -o ref.o || fail "nvcc on the reference"
 	expect_eq "$(strong_symbols kernels.o | tr '\n' ' ')" "$(strong_symbols ref.o | tr '\n' ' ')" \
 		"strong external symbols of egg's object against nvcc's"
 	c_caller
@@ -143,7 +145,7 @@ CU
 	! grep -q warning r.err || fail "egg fell back: $(grep warning r.err)"
 	nm -C k.o >k.nm
 	grep -q ' T egg_winner__scale' k.nm || fail "no winner linked: $(cat r.err)"
-	"$REAL_NVCC" -O3 -arch=sm_90 -c k.cu -o ref.o || fail "nvcc on the reference"
+	"$NVCC_DIR/nvcc" -O3 -arch=sm_90 -c k.cu -o ref.o || fail "nvcc on the reference"
 	expect_eq "$(strong_symbols k.o | tr '\n' ' ')" "$(strong_symbols ref.o | tr '\n' ' ')" \
 		"strong external symbols of egg's object against nvcc's"
 	cat >main.cu <<'CU'
@@ -171,7 +173,7 @@ falls_back_on_interface() { # PYTHON_EXPR WHY
 	expect_file_contains r.err "compiling the reference"
 	nm kernels.o >k.nm
 	! grep -q egg_winner k.nm || fail "a winner was linked after the fallback"
-	"$REAL_NVCC" -O3 -arch=sm_90 -c kernels.cu -o ref.o || fail "nvcc on the reference"
+	"$NVCC_DIR/nvcc" -O3 -arch=sm_90 -c kernels.cu -o ref.o || fail "nvcc on the reference"
 	expect_eq "$(strong_symbols kernels.o | tr '\n' ' ')" "$(strong_symbols ref.o | tr '\n' ' ')" \
 		"strong external symbols after the fallback against nvcc's"
 }

@@ -1,7 +1,8 @@
 # lib.bash -- helpers for egg's shell test suites (in the manner of ccache's
 # test/suites).  A suite is tests/suites/NAME.bash defining functions test_*,
 # each named for the behaviour it proves; optional suite_probe prints a reason
-# and returns non-zero to skip the whole suite (a missing tool, no GPU).
+# and returns non-zero to skip the whole suite (a missing tool, no GPU); optional
+# suite_setup runs before each test, in its directory.
 # Each test runs in a fresh bash, in a fresh temporary directory $T, with
 # EGG_CACHE_DIR and HOME inside it so no test sees the user's state.  What the
 # tests of one run may share (work whose result depends only on its inputs, such
@@ -11,6 +12,9 @@
 EGG_CC=$EGG_BUILDDIR/egg-cc
 EGG=$EGG_BUILDDIR/egg
 REAL_NVCC=${EGG_TEST_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+# where the tests' builds find nvcc: a test puts it first on PATH (share_nvcc_compiles
+# puts the shared one there)
+NVCC_DIR=$(dirname "$REAL_NVCC")
 
 fail() { echo "SUITE-REASON: $*"; exit 1; }
 skip() { echo "SUITE-REASON: $*"; exit 77; }
@@ -91,6 +95,36 @@ share_prepared_objects() {
 		ln -sfn "$EGG_TEST_RUN_DIR/prepared" "$EGG_CACHE_DIR/gpu/prepared"
 }
 
+# share_nvcc_compiles: nvcc, first on PATH, through ccache, its cache shared by the
+# run's tests (EGG_TEST_RUN_DIR/nvcc), so that a file several tests build the
+# same way (the example through egg-cc, a bundle's candidates in the harness) is
+# compiled once per run.  ccache keys a compile by the compiler, its arguments
+# and the content of the source and of every header it read (paths under TMPDIR
+# taken relative to the working directory, so that tests in different
+# directories share), and gives back the object and nvcc's output byte for byte;
+# a compile that fails is never kept.  egg would take the toolkit's headers from
+# where its nvcc lies, so EGG_CUDA_HOME names the real toolkit.  A suite whose
+# tests build the same things calls it from suite_setup; a test that watches
+# nvcc's runs keeps the real one.  Without tests/run, ccache or with
+# EGG_TEST_SHARE_NVCC=0, nothing changes.
+share_nvcc_compiles() {
+	[ -n "${EGG_TEST_RUN_DIR:-}" ] && [ "${EGG_TEST_SHARE_NVCC:-1}" != 0 ] || return 0
+	local cc dir=$EGG_TEST_RUN_DIR/nvcc real tmp
+	cc=$(command -v ccache) && real=$(readlink -f "$REAL_NVCC") && [ -x "$real" ] || return 0
+	if [ ! -x "$dir/bin/nvcc" ]; then
+		mkdir -p "$dir/bin" "$dir/cache" && tmp=$(mktemp "$dir/bin/.nvcc.XXXXXX") || return 0
+		cat >"$tmp" <<SH
+#!/bin/sh
+# nvcc through ccache, for one run of egg's tests (tests/suites/lib.bash)
+export CCACHE_DIR='$dir/cache' CCACHE_CONFIGPATH='$dir/ccache.conf' CCACHE_BASEDIR='${TMPDIR:-/tmp}'
+exec '$cc' '$real' "\$@"
+SH
+		: >"$dir/ccache.conf" && chmod +x "$tmp" && mv -f "$tmp" "$dir/bin/nvcc" || { rm -f "$tmp"; return 0; }
+	fi
+	NVCC_DIR=$dir/bin
+	export PATH=$dir/bin:$PATH EGG_CUDA_HOME=${EGG_CUDA_HOME:-$(dirname "$(dirname "$real")")}
+}
+
 EDIT_ENTRY=$EGG_SRCDIR/tests/tools/edit-entry.py
 
 # tamper_cached_winner NAME PYTHON_EXPR: replaces the source of every winner of
@@ -115,6 +149,7 @@ suite_run() {
 			skip "$why"
 		fi
 	fi
+	! declare -F suite_setup >/dev/null || suite_setup
 	set -o pipefail
 	"$t"
 	local rc=$?

@@ -7,11 +7,13 @@
 suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 RECORDED=$EGG_SRCDIR/tests/data/pipeline/recorded-eval
 
 setup_example() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
+	export PATH=$NVCC_DIR:$PATH EGG_BUILTIN_TEMPLATES=$EGG_SRCDIR/builtin/templates
 	cp "$EGG_SRCDIR"/examples/{kernels.cu,kernels.h,main.cu} .
 }
 
@@ -179,7 +181,7 @@ test_strict_mode_fails_the_build_on_a_bad_annotation() {
 # launcher in a header (found through -I and a nested include) is one warning at
 # the pragma, naming the header, and the object is nvcc's; strict mode fails.
 test_an_annotation_in_an_included_header_is_one_warning_naming_the_header() {
-	export PATH=$(dirname "$REAL_NVCC"):$PATH
+	export PATH=$NVCC_DIR:$PATH
 	mkdir -p inc/deep
 	printf '#pragma once\n#include <deep/k.cuh>\n' >inc/near.cuh
 	cat >inc/deep/k.cuh <<'CU'

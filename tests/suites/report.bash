@@ -7,6 +7,8 @@ suite_probe() {
 	[ -x "$REAL_NVCC" ] || { echo "no nvcc"; return 1; }
 	command -v python3 >/dev/null || { echo "no python3"; return 1; }
 }
+# the compiles several tests repeat, done once per run (lib.bash)
+suite_setup() { share_nvcc_compiles; }
 
 source "$EGG_SRCDIR/tests/data/report/helpers.sh"
 
