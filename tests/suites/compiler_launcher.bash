@@ -29,10 +29,12 @@ SH
 	: >launcher/calls
 }
 
-# nvcc writes its temporary file's name (tmpxft_PID...) into the object; the rest must match
+# nvcc writes its temporary file's name (tmpxft_PID_COUNTER-N_...) into the
+# object; the rest must match.  The counter is not always 0 (a run on a fresh
+# clone saw 00000001 in one of two builds of the same file, nothing else apart).
 same_object_but_nvcc_temp_name() { # A B
-	LC_ALL=C sed 's/tmpxft_[0-9a-f]\{8\}_/tmpxft_XXXXXXXX_/g' "$1" >"$1.masked"
-	LC_ALL=C sed 's/tmpxft_[0-9a-f]\{8\}_/tmpxft_XXXXXXXX_/g' "$2" >"$2.masked"
+	LC_ALL=C sed 's/tmpxft_[0-9a-f]\{8\}_[0-9a-f]\{8\}-/tmpxft_XXXXXXXX_XXXXXXXX-/g' "$1" >"$1.masked"
+	LC_ALL=C sed 's/tmpxft_[0-9a-f]\{8\}_[0-9a-f]\{8\}-/tmpxft_XXXXXXXX_XXXXXXXX-/g' "$2" >"$2.masked"
 	cmp -s "$1.masked" "$2.masked"
 }
 
