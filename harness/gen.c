@@ -272,35 +272,46 @@ gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
 
 /* What turns the reference into its float64 twin: float is spelled double, and
  * every float math function and intrinsic becomes its double form (a float one
- * called with a double would round the argument back to float). */
+ * called with a double would round the argument back to float).  Those of two
+ * or three arguments go through functions of doubles: a float literal stays
+ * float in the twin, and fmax(double, float) would be <cmath>'s promoting
+ * template, a host function the kernel cannot call ("fmaxf(x, 0.0f)"). */
+#define GEN_F64_2(name, fn) \
+	"static __host__ __device__ inline double " name "(double a, double b) { return " fn "(a, b); }\n"
 static const char gen_f64_prelude[] =
 	"#line 1 \"egg-float64\"\n"
 	"static __host__ __device__ inline double egg_saturate64(double x)\n"
 	"{ return x >= 1 ? 1 : x > 0 ? x : 0; }\n"
+	GEN_F64_2("egg_fmax64", "fmax") GEN_F64_2("egg_fmin64", "fmin") GEN_F64_2("egg_fmod64", "fmod")
+	GEN_F64_2("egg_pow64", "pow") GEN_F64_2("egg_atan264", "atan2")
+	GEN_F64_2("egg_remainder64", "remainder") GEN_F64_2("egg_hypot64", "hypot")
+	GEN_F64_2("egg_copysign64", "copysign") GEN_F64_2("egg_fdim64", "fdim")
+	"static __host__ __device__ inline double egg_fma64(double a, double b, double c)"
+	" { return fma(a, b, c); }\n"
 	"#define float double\n"
 	"#define expf exp\n#define exp2f exp2\n#define exp10f exp10\n#define expm1f expm1\n"
 	"#define logf log\n#define log2f log2\n#define log10f log10\n#define log1pf log1p\n"
 	"#define sqrtf sqrt\n#define rsqrtf rsqrt\n#define cbrtf cbrt\n#define rcbrtf rcbrt\n"
-	"#define powf pow\n#define sinf sin\n#define cosf cos\n#define tanf tan\n"
+	"#define powf egg_pow64\n#define sinf sin\n#define cosf cos\n#define tanf tan\n"
 	"#define sincosf sincos\n#define sinpif sinpi\n#define cospif cospi\n"
 	"#define sinhf sinh\n#define coshf cosh\n#define tanhf tanh\n#define asinf asin\n"
-	"#define acosf acos\n#define atanf atan\n#define atan2f atan2\n#define asinhf asinh\n"
+	"#define acosf acos\n#define atanf atan\n#define atan2f egg_atan264\n#define asinhf asinh\n"
 	"#define acoshf acosh\n#define atanhf atanh\n#define erff erf\n#define erfcf erfc\n"
 	"#define erfinvf erfinv\n#define erfcinvf erfcinv\n#define normcdff normcdf\n"
 	"#define normcdfinvf normcdfinv\n#define lgammaf lgamma\n#define tgammaf tgamma\n"
-	"#define fabsf fabs\n#define fmaxf fmax\n#define fminf fmin\n#define fmodf fmod\n"
-	"#define remainderf remainder\n#define floorf floor\n#define ceilf ceil\n"
+	"#define fabsf fabs\n#define fmaxf egg_fmax64\n#define fminf egg_fmin64\n#define fmodf egg_fmod64\n"
+	"#define remainderf egg_remainder64\n#define floorf floor\n#define ceilf ceil\n"
 	"#define roundf round\n#define truncf trunc\n#define rintf rint\n"
 	"#define nearbyintf nearbyint\n#define lrintf lrint\n#define llrintf llrint\n"
-	"#define lroundf lround\n#define llroundf llround\n#define fmaf fma\n"
-	"#define hypotf hypot\n#define copysignf copysign\n#define ldexpf ldexp\n"
-	"#define frexpf frexp\n#define scalbnf scalbn\n#define fdimf fdim\n"
+	"#define lroundf lround\n#define llroundf llround\n#define fmaf egg_fma64\n"
+	"#define hypotf egg_hypot64\n#define copysignf egg_copysign64\n#define ldexpf ldexp\n"
+	"#define frexpf frexp\n#define scalbnf scalbn\n#define fdimf egg_fdim64\n"
 	"#define __expf exp\n#define __exp10f exp10\n#define __logf log\n#define __log2f log2\n"
 	"#define __log10f log10\n#define __sinf sin\n#define __cosf cos\n#define __tanf tan\n"
-	"#define __powf pow\n#define __sincosf sincos\n"
+	"#define __powf egg_pow64\n#define __sincosf sincos\n"
 	"#define __fdividef(a, b) ((a) / (b))\n#define __fdiv_rn(a, b) ((a) / (b))\n"
 	"#define __fmul_rn(a, b) ((a) * (b))\n#define __fadd_rn(a, b) ((a) + (b))\n"
-	"#define __fsub_rn(a, b) ((a) - (b))\n#define __fmaf_rn(a, b, c) fma(a, b, c)\n"
+	"#define __fsub_rn(a, b) ((a) - (b))\n#define __fmaf_rn(a, b, c) egg_fma64(a, b, c)\n"
 	"#define __frcp_rn(a) (1.0 / (a))\n#define __fsqrt_rn(a) sqrt(a)\n"
 	"#define __frsqrt_rn(a) rsqrt(a)\n#define __saturatef(a) egg_saturate64(a)\n";
 

@@ -53,6 +53,13 @@ compile_bundles() {
 		if ! jq -e '.status == "ok" and ([.candidates[].verdict] == ["compiled"])' "$n.$i.result.json" >/dev/null; then
 			bad+=("$n.$i: $(jq -c '[.message, .candidates[0].message]' "$n.$i.result.json" 2>/dev/null | head -c 300)")
 		# the bundle alone (ref.cu: its includes, closure and target) defines the target
+		# the float64 twin (what a candidate's float results are measured against)
+		# compiles wherever the harness writes one (it writes none without a float
+		# output or where a float vector type's layout rules it out): a twin that
+		# fails only leaves the check weaker, silently, so the corpus holds it to it
+		elif jq -e '.reference.float64 == "the float64 version does not compile"' \
+			"$n.$i.result.json" >/dev/null; then
+			bad+=("$n.$i: float64 twin: $(jq -r '.reference.float64' "$n.$i.result.json" | head -c 200)")
 		elif ! nm -C "w.$n.$i/ref.o" >"$n.$i.syms" ||
 			! grep -Eq " [TtW] (.*[: ])?$name([(<].*)?$" "$n.$i.syms"; then
 			bad+=("$n.$i: the bundle compiled alone does not define $name")
