@@ -218,6 +218,14 @@ eval_generate(struct eval_job *job, const char *dir)
 	if (ok && fs_write_atomic(mainp, text.buf, text.len) < 0)
 		strbuf_addf(&err, "cannot write %s: %s", mainp, strerror(errno)), ok = 0;
 	free(mainp);
+	if (ok) {
+		char *rtp = fs_join(dir, "runtime.cu");
+		strbuf_reset(&text);
+		gen_runtime(&text);
+		if (fs_write_atomic(rtp, text.buf, text.len) < 0)
+			strbuf_addf(&err, "cannot write %s: %s", rtp, strerror(errno)), ok = 0;
+		free(rtp);
+	}
 	rc = ok ? 0 : 1;
 out:
 	if (rc)

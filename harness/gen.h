@@ -1,7 +1,7 @@
 /*
  * gen.h -- writes the source of an evaluation program from a bundle.
  *
- * An evaluation program is three kinds of translation unit, compiled separately
+ * An evaluation program is four kinds of translation unit, compiled separately
  * and linked (harness/run.c does that):
  *
  *   ref.cu    the bundle's includes, closure and target inside an anonymous
@@ -13,8 +13,10 @@
  *   main.cu   the parameter table, one setup function per workload (the clause
  *             expressions compiled as C++ with the scalar parameters in scope, and
  *             the closure's macros and constants: gen_closure_decls),
- *             the declarations of the two entry points, and harness/runtime.cuh
- *             (checks, timing, JSON output).  It never sees either definition.
+ *             the declarations of the two entry points, and main, which hands
+ *             them to the runtime.  It never sees either definition.
+ *   runtime.cu harness/runtime.cuh (checks, timing, JSON output), the same for
+ *             every bundle: compiled once per toolchain and flags.
  *
  * A pointer parameter a workload leaves NULL (workload(..., bias = NULL)) gets
  * no buffer in that workload: both contenders are called with NULL there, nothing
@@ -67,6 +69,10 @@
 #include "common/bundle.h"
 #include "common/strbuf.h"
 
+/* The most parameters a target may have for the harness (a kernel's are far
+ * fewer: CUDA passes at most 32 KB of them). */
+#define GEN_MAX_PARAMS 256
+
 /* The entry point every candidate TU defines. */
 #define GEN_CAND_ENTRY "egg_entry_cand"
 
@@ -108,6 +114,10 @@ size_t gen_size_bindings(const struct egg_bundle *b, int *size);
 /* How many probe calls main.cu checks after the named workloads (0, 2 + 2n, or
  * twice that where the workloads leave different pointers NULL). */
 size_t gen_n_probes(const struct egg_bundle *b);
+
+/* Appends runtime.cu: the half of every evaluation program that does not depend
+ * on the bundle (harness/runtime.cuh), linked with main.o, whose main calls it. */
+void gen_runtime(struct strbuf *out);
 
 /* Appends the probe program: the same runtime with no bundle; run with --probe
  * (device description) or --ceilings (also copy bandwidth and FMA rate). */

@@ -20,6 +20,12 @@
  * salt (prepared/salt, 0600, random) and the sources, so that it is stable for
  * the object and unknown to code that cannot read the cache.
  *
+ * The runtime's object (runtime.o: harness/runtime.cuh, the half of every
+ * program that depends on no bundle) is kept the same way, in an entry of its
+ * own keyed by nvcc, the flags, the architecture and its source
+ * (prepared_begin_runtime), so that it is compiled once for all the bundles a
+ * project's build evaluates; it holds no secret.
+ *
  * Entries are written whole into a temporary directory and renamed into place;
  * at most PREPARED_MAX are kept (the least recently used go).  Any failure here
  * only means compiling as if nothing were kept.
@@ -50,6 +56,9 @@
 
 static const char *const prepared_files[] = { "ref.o", "ref.log", "main.o", "main.log", NULL };
 static const char *const prepared_f64_files[] = { "ref64.o", "ref64.log", NULL };
+static const char *const prepared_stems[] = { "ref", "main", "ref64", NULL };
+static const char *const runtime_files[] = { "runtime.o", "runtime.log", NULL };
+static const char *const runtime_stems[] = { "runtime", NULL };
 
 static void
 add_field(struct strbuf *t, const char *name, const char *value)
@@ -58,6 +67,21 @@ add_field(struct strbuf *t, const char *name, const char *value)
 	if (value)
 		strbuf_addstr(t, value);
 	strbuf_addch(t, '\n');
+}
+
+/* What every entry's key holds of the toolchain: nvcc (its path, size and
+ * modification time), the flags and the architecture. */
+static void
+add_toolchain(struct strbuf *t, const char *nvcc, char *const *flags, size_t n_flags,
+              const char *arch)
+{
+	struct stat st;
+	add_field(t, "nvcc", nvcc);
+	if (stat(nvcc, &st) == 0)
+		strbuf_addf(t, "nvcc-id %lld %lld\n", (long long)st.st_size, (long long)st.st_mtime);
+	for (size_t i = 0; i < n_flags; i++)
+		add_field(t, "flag", flags[i]);
+	add_field(t, "arch", arch);
 }
 
 char *
@@ -101,6 +125,9 @@ prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
                const char *ref0, const char *main0, const char *ref64_0)
 {
 	memset(p, 0, sizeof *p);
+	p->files = prepared_files;
+	p->stems = prepared_stems;
+	p->min_rules = 2; /* the twin's may be missing */
 	p->root = fs_join(cache, "prepared");
 	if (fs_mkdir_p(p->root, 0700) < 0)
 		return -1;
@@ -108,14 +135,8 @@ prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
 	if (!salt)
 		return -1;
 	struct strbuf t = STRBUF_INIT;
-	struct stat st;
 	strbuf_addstr(&t, "egg-prepared 2\n");
-	add_field(&t, "nvcc", nvcc);
-	if (stat(nvcc, &st) == 0)
-		strbuf_addf(&t, "nvcc-id %lld %lld\n", (long long)st.st_size, (long long)st.st_mtime);
-	for (size_t i = 0; i < n_flags; i++)
-		add_field(&t, "flag", flags[i]);
-	add_field(&t, "arch", arch);
+	add_toolchain(&t, nvcc, flags, n_flags, arch);
 	add_field(&t, "ref", ref0);
 	add_field(&t, "main", main0);
 	add_field(&t, "ref64", ref64_0);
@@ -129,6 +150,29 @@ prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
 	hex[16] = '\0';
 	p->nonce = egg_xstrdup(hex);
 	free(salt);
+	strbuf_release(&t);
+	return 0;
+}
+
+int
+prepared_begin_runtime(struct prepared *p, const char *cache, const char *nvcc,
+                       char *const *flags, size_t n_flags, const char *arch,
+                       const char *runtime)
+{
+	memset(p, 0, sizeof *p);
+	p->files = runtime_files;
+	p->stems = runtime_stems;
+	p->min_rules = 1;
+	p->root = fs_join(cache, "prepared");
+	if (fs_mkdir_p(p->root, 0700) < 0)
+		return -1;
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addstr(&t, "egg-prepared-runtime 1\n");
+	add_toolchain(&t, nvcc, flags, n_flags, arch);
+	add_field(&t, "runtime", runtime);
+	char hex[EGG_SHA256_HEX_LEN + 1];
+	egg_sha256_hex(t.buf, t.len, hex);
+	p->pre_key = egg_xstrdup(hex);
 	strbuf_release(&t);
 	return 0;
 }
@@ -201,8 +245,8 @@ prepared_lookup(struct prepared *p)
 	}
 	free(manifest);
 	free(mpath);
-	for (int i = 0; rc == 1 && prepared_files[i]; i++) {
-		char *f = fs_join(p->entry, prepared_files[i]);
+	for (int i = 0; rc == 1 && p->files[i]; i++) {
+		char *f = fs_join(p->entry, p->files[i]);
 		rc = access(f, R_OK) == 0;
 		free(f);
 	}
@@ -215,9 +259,9 @@ prepared_lookup(struct prepared *p)
  * files; the twin's, where it failed, has the reference's #include lines):
  * "SHA256 PATH" lines, paths made absolute.  0, or -1 (nothing can be kept). */
 static int
-prepared_manifest(const char *dir, struct strbuf *out)
+prepared_manifest(const struct prepared *p, const char *dir, struct strbuf *out)
 {
-	static const char *const stems[] = { "ref", "main", "ref64", NULL };
+	const char *const *stems = p->stems;
 	struct strvec deps = STRVEC_INIT;
 	size_t dl = strlen(dir);
 	int ok = 1, n_rules = 0;
@@ -232,7 +276,7 @@ prepared_manifest(const char *dir, struct strbuf *out)
 		free(path);
 	}
 	char cwd[4096];
-	if (n_rules < 2 || !getcwd(cwd, sizeof cwd))
+	if (n_rules < p->min_rules || !getcwd(cwd, sizeof cwd))
 		ok = 0;
 	for (size_t i = 0; ok && i < deps.n; i++) {
 		const char *f = deps.v[i];
@@ -284,13 +328,15 @@ copy_files(const char *from, const char *to, const char *const *names)
 int
 prepared_fetch(struct prepared *p, const char *dir, int *have_f64)
 {
-	if (copy_files(p->entry, dir, prepared_files) < 0)
+	if (copy_files(p->entry, dir, p->files) < 0)
 		return -1;
-	char *mark = fs_join(p->entry, "ref64.o");
-	*have_f64 = access(mark, R_OK) == 0;
-	free(mark);
-	if (*have_f64 && copy_files(p->entry, dir, prepared_f64_files) < 0)
-		return -1;
+	if (have_f64) {
+		char *mark = fs_join(p->entry, "ref64.o");
+		*have_f64 = access(mark, R_OK) == 0;
+		free(mark);
+		if (*have_f64 && copy_files(p->entry, dir, prepared_f64_files) < 0)
+			return -1;
+	}
 	/* the entry was used: the least recently used go first */
 	utimes(p->entry, NULL);
 	return 0;
@@ -355,8 +401,8 @@ prepared_store(struct prepared *p, const char *dir, int have_f64)
 	}
 	struct strbuf m = STRBUF_INIT;
 	char *mpath = fs_join(tmp, "deps");
-	int ok = prepared_manifest(dir, &m) == 0 && fs_write_atomic(mpath, m.buf, m.len) == 0 &&
-	         copy_files(dir, tmp, prepared_files) == 0 &&
+	int ok = prepared_manifest(p, dir, &m) == 0 && fs_write_atomic(mpath, m.buf, m.len) == 0 &&
+	         copy_files(dir, tmp, p->files) == 0 &&
 	         (!have_f64 || copy_files(dir, tmp, prepared_f64_files) == 0);
 	free(mpath);
 	strbuf_release(&m);

@@ -1,7 +1,8 @@
 /*
  * prepared.h -- the reference's objects (ref.o, ref64.o, main.o), kept under the
  * GPU cache directory and reused by every evaluation of the same bundle with the
- * same toolchain (see prepared.c for the key and the secret entry name).
+ * same toolchain (see prepared.c for the key and the secret entry name), and the
+ * runtime's object (runtime.o), reused by every evaluation with that toolchain.
  *
  * Use: prepared_begin with the sources generated under a placeholder entry name
  * (it gives the nonce the real sources are then generated with); write them;
@@ -17,19 +18,28 @@
 struct prepared {
 	char *root;    /* CACHE/prepared */
 	char *pre_key; /* of the sources, toolchain and flags: the entry's name */
-	char *nonce;   /* 16 hex digits: the reference's entry point name */
+	char *nonce;   /* 16 hex digits: the reference's entry point name (a bundle's) */
 	char *entry;   /* root/pre_key */
+	const char *const *files; /* what the entry holds */
+	const char *const *stems; /* whose STEM.d the manifest is made of */
+	int min_rules;            /* of those, how many must have been written */
 };
 
 /* 0 with p->nonce set, or -1 (no cache directory, no salt). */
 int prepared_begin(struct prepared *p, const char *cache, const char *nvcc,
                    char *const *flags, size_t n_flags, const char *arch,
                    const char *ref0, const char *main0, const char *ref64_0);
+/* The same for the runtime's object (runtime.o and runtime.log, compiled from
+ * the source runtime): 0, or -1.  Lookup, fetch (have_f64 NULL), store (its
+ * have_f64 ignored) and release as for a bundle's. */
+int prepared_begin_runtime(struct prepared *p, const char *cache, const char *nvcc,
+                           char *const *flags, size_t n_flags, const char *arch,
+                           const char *runtime);
 /* 1 a complete entry whose included files are unchanged, 0 none (store one
  * after compiling). */
 int prepared_lookup(struct prepared *p);
 /* Copies the entry's objects and logs into dir; *have_f64 says whether the
- * twin compiled.  0, or -1 (compile them then). */
+ * twin compiled (a bundle's entry).  0, or -1 (compile them then). */
 int prepared_fetch(struct prepared *p, const char *dir, int *have_f64);
 /* Keeps dir's ref.o, main.o (and ref64.o when have_f64) with their logs and
  * the files their .d files name; nothing where those cannot be read. */

@@ -578,6 +578,85 @@ run_gen_reference(struct run_ctx *c, const char *entry, struct strbuf *ref, stru
 	return 0;
 }
 
+/* main.cu holds no device code, and its CUDA compile is nvcc's fixed cost
+ * (~1.5 s: cudafe++, cicc and ptxas over an empty device side); as host C++
+ * (nvcc -x c++) it takes ~0.15 s.  The two can differ only where the code tests
+ * the compiler (__CUDACC__, __NVCC__, __CUDA_ARCH__ ...), so main.cu is first
+ * compiled as host code where it includes no header of the user's (a quoted
+ * #include, which might) and its text (the closure's macros and conditionals)
+ * names no such macro; where that compile fails, or elsewhere, as CUDA.  The
+ * reference's "main" says which.  A library's device-side headers (a path:
+ * <cub/cub.cuh>, <cuda/pipeline>; a .cuh; cooperative groups) fail as host code
+ * after seconds of parsing, so they go to CUDA at once; which headers do is only
+ * a question of time, never of the outcome. */
+static int
+run_main_is_host_code(const struct egg_bundle *b, const char *mainsrc)
+{
+	for (size_t i = 0; i < b->n_includes; i++) {
+		const char *h = b->includes[i];
+		size_t n = strlen(h);
+		if (h[0] != '<' || strchr(h, '/') || (n > 5 && strcmp(h + n - 5, ".cuh>") == 0) ||
+		    egg_str_starts(h, "<cooperative_groups"))
+			return 0;
+	}
+	return !strstr(mainsrc, "__CUDA") && !strstr(mainsrc, "__NVCC");
+}
+
+static int
+run_compile_main(struct run_ctx *c, const char *mainsrc, const char *arch_flag, int keep,
+                 cJSON *r, char **log)
+{
+	if (run_main_is_host_code(c->b, mainsrc)) {
+		if (run_compile_as(c, "main", arch_flag, keep, 1, log) == 0) {
+			cJSON_AddStringToObject(r, "main", "host");
+			return 0;
+		}
+		free(*log);
+		*log = NULL;
+	}
+	if (run_compile(c, "main", arch_flag, keep, log) < 0)
+		return -1;
+	cJSON_AddStringToObject(r, "main", "cuda");
+	return 0;
+}
+
+/* Generates runtime.cu and compiles it, or takes its object from an earlier
+ * evaluation with the same toolchain and flags (prepared.h); the reference's
+ * "runtime" says which.  0, or -1 with the status set. */
+static int
+run_prepare_runtime(struct run_ctx *c, cJSON *r, const char *arch_flag)
+{
+	struct strbuf src = STRBUF_INIT, err = STRBUF_INIT;
+	struct prepared pp;
+	char *path = egg_xasprintf("%s/runtime.cu", c->dir), *log = NULL;
+	int rc = -1, keep, reused;
+	gen_runtime(&src);
+	keep = prepared_begin_runtime(&pp, c->cache, c->nvcc, c->flags.v, c->flags.n, c->arch,
+	                              src.buf) == 0;
+	if (run_write(path, src.buf, &err) < 0) {
+		run_set_status(c, "error", err.buf);
+		goto out;
+	}
+	reused = keep && prepared_lookup(&pp) == 1 && prepared_fetch(&pp, c->dir, NULL) == 0;
+	if (!reused && run_compile(c, "runtime", arch_flag, keep, &log) < 0) {
+		cJSON_AddStringToObject(r, "runtime_compile_log", log);
+		run_set_status(c, "error", "the harness's runtime does not compile with the build's "
+		               "flags (see reference.runtime_compile_log)");
+		goto out;
+	}
+	cJSON_AddStringToObject(r, "runtime", reused ? "reused" : "compiled");
+	if (keep && !reused)
+		prepared_store(&pp, c->dir, 0);
+	rc = 0;
+out:
+	prepared_release(&pp);
+	free(log);
+	free(path);
+	strbuf_release(&src);
+	strbuf_release(&err);
+	return rc;
+}
+
 /* Generates and compiles ref.cu, ref64.cu and main.cu, or takes their objects
  * from an earlier evaluation of the same bundle (prepared.h).  The twin's failure
  * only leaves it out, and the reference's "float64" says what came of it.  0, or
@@ -645,7 +724,7 @@ run_prepare_reference(struct run_ctx *c)
 	}
 	free(log);
 	log = NULL;
-	if (!reused && run_compile(c, "main", arch_flag, keep, &log) < 0) {
+	if (!reused && run_compile_main(c, mainsrc.buf, arch_flag, keep, r, &log) < 0) {
 		cJSON_AddStringToObject(r, "main_compile_log", log);
 		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "
 		               "harness (see reference.main_compile_log)");
@@ -655,7 +734,7 @@ run_prepare_reference(struct run_ctx *c)
 	cJSON_AddStringToObject(r, "objects", reused ? "reused" : "compiled");
 	if (keep && !reused)
 		prepared_store(&pp, c->dir, c->have_f64);
-	rc = 0;
+	rc = run_prepare_runtime(c, r, arch_flag);
 out:
 	prepared_release(&pp);
 	free(log);

@@ -5,7 +5,7 @@
  * For each candidate: screen (harness/screen.h), generate (harness/gen.h),
  * compile with the build's nvcc and flags for the GPU's architecture (with
  * -Xptxas -v: registers, shared memory, spills per kernel), link with the
- * reference and main, run in its own process group with a time limit and no
+ * reference, main and the runtime, run in its own process group with a time limit and no
  * secrets in its environment, under the per-GPU lock, and read the program's
  * JSON.  One program per candidate, so a candidate that crashes, hangs or
  * poisons its CUDA context loses only itself.  With no candidate, the reference
@@ -18,7 +18,11 @@
  *     "target": NAME, "arch": "sm_90" | null, "nvcc": PATH, "flags": [...],
  *     "seed": N, "device": {name, uuid, cc, sm_count, memory_bytes, l2_bytes, ...} | null,
  *     "ceilings": {copy_gbs, fma_gflops, ...} | null,
- *     "reference": { "compile_log": TEXT, "resources": [RES...] } | null,
+ *     "reference": { "compile_log": TEXT, "resources": [RES...],
+ *                    "float64": how its float64 twin fared,
+ *                    "objects": "compiled" | "reused" (ref.o, ref64.o, main.o),
+ *                    "main": "host" | "cuda" (how main.cu compiled, when it did),
+ *                    "runtime": "compiled" | "reused" (runtime.o) } | null,
  *     "candidates": [ { "name": NAME,
  *         "verdict": "pass" | "slower" | "wrong" | "rejected" | "compile_error" |
  *                    "cuda_error" | "crash" | "timeout" | "error" | "compiled" |

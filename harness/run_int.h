@@ -56,6 +56,8 @@ char *run_read_tail(const char *path, size_t max);
 int run_write(const char *path, const char *text, struct strbuf *err);
 int run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **log);
 int run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, char **log);
+int run_compile_as(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, int host,
+                   char **log);
 int run_link(struct run_ctx *c, const char *stem, int self, char **log);
 void run_demangle(struct run_ctx *c, cJSON *resources);
 int run_launch(struct run_ctx *c, const char *exe, struct strvec *args, const char *stem,

@@ -4,9 +4,14 @@
  * harness/gen.c writes main.cu as: a table describing the bundle's parameters,
  * one setup function per workload (the clause expressions compiled with the scalar
  * parameters in scope), the two entry points it may call (the reference's, under a
- * name the candidate cannot know, and the candidate's), then this file.  The
- * reference and the candidate live in other translation units; this one only sees
- * their entry points, so it cannot leak one into the other.
+ * name the candidate cannot know, and the candidate's), and a main that hands
+ * all of that (an egg_program, local to main) to egg_runtime_main here.  This
+ * file is its own translation unit, runtime.cu (gen_runtime: the shared types,
+ * then this text), the same for every bundle, so that it is compiled once per
+ * toolchain and flags and kept (prepared.h), not once per bundle; the probe
+ * program alone puts both halves in one unit.  The reference and the candidate
+ * live in other translation units; main only passes their entry points, so
+ * neither can reach the other.
  *
  * What it does, in order (every step can end the program with a JSON verdict):
  *   1. find the GPU (none: status "no_gpu", exit 3);
@@ -85,6 +90,9 @@
 #ifndef EGG_FMA_ITERS
 #define EGG_FMA_ITERS 16384
 #endif
+/* The bundle's half of the program: its name, parameter table, workloads'
+ * setup and entry points (egg_program, harness/gen.c), from main. */
+static const egg_program *g_prog;
 /* 0 with --no-guards: exact allocations, for compute-sanitizer's memcheck */
 static size_t g_guard = EGG_GUARD;
 
@@ -176,14 +184,14 @@ egg_finish(int code, const char *status, const char *message)
 	else
 		egg_add(&o, "null");
 	egg_add(&o, ",\"target\":");
-	egg_add_str(&o, EGG_TARGET_NAME);
+	egg_add_str(&o, g_prog->name);
 	egg_add(&o, ",\"seed\":%llu,\"self_check\":%s,\"device\":%s", g_seed,
 	        g_self_check ? "true" : "false", g_device.s ? g_device.s : "null");
 	egg_add(&o, ",\"checks\":[%s],\"timings\":[%s]%s", g_checks.s ? g_checks.s : "",
 	        g_timings.s ? g_timings.s : "", g_misc.s ? g_misc.s : "");
 	if (g_probing) {
 		egg_add(&o, ",\"domain\":{\"probes\":%d,\"checked\":%d,\"skipped\":[%s],\"stopped\":",
-		        EGG_N_PROBES, g_probes_checked, g_probe_skips.s ? g_probe_skips.s : "");
+		        g_prog->n_probes, g_probes_checked, g_probe_skips.s ? g_probe_skips.s : "");
 		if (g_probe_stop[0])
 			egg_add_str(&o, g_probe_stop);
 		else
@@ -381,10 +389,10 @@ egg_default_tolerance(int t, double *rtol, double *atol)
 	default: *rtol = 0; *atol = 0; return;
 	}
 	double pr = 0, pa = 0;
-	if (EGG_PRECISION == 1) { pr = 1e-2; pa = 1e-2; }      /* tf32 */
-	else if (EGG_PRECISION == 2) { pr = 5e-2; pa = 5e-2; } /* bf16 */
-	else if (EGG_PRECISION == 3) { pr = 1e-2; pa = 1e-2; } /* fp16 */
-	if (t != EGG_T_F64 || EGG_PRECISION) {
+	if (g_prog->precision == 1) { pr = 1e-2; pa = 1e-2; }      /* tf32 */
+	else if (g_prog->precision == 2) { pr = 5e-2; pa = 5e-2; } /* bf16 */
+	else if (g_prog->precision == 3) { pr = 1e-2; pa = 1e-2; } /* fp16 */
+	if (t != EGG_T_F64 || g_prog->precision) {
 		*rtol = fmax(*rtol, pr);
 		*atol = fmax(*atol, pa);
 	}
@@ -636,31 +644,31 @@ struct egg_buf {
 	size_t off;             /* dev[c] lies this many bytes past an aligned allocation */
 };
 
-static egg_buf g_buf[EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static egg_buf g_buf[EGG_MAX_PARAMS];
 static int g_offset_bases; /* this probe offsets the contenders' base pointers */
 /* the guards' bytes around each contender's buffers (0xFF: NaN for every float
  * type); a probe's two reference runs use different ones */
 static unsigned char g_guard_fill[2] = { 0xFF, 0xFF };
 static egg_wl g_wl;
-static void *g_args[3][EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static void *g_args[3][EGG_MAX_PARAMS];
 struct egg_slot {
 	alignas(16) unsigned char b[16];
 };
-static egg_slot g_scalar64[EGG_N_PARAMS > 0 ? EGG_N_PARAMS : 1];
+static egg_slot g_scalar64[EGG_MAX_PARAMS];
 static unsigned char *g_flush;
 static size_t g_flush_bytes;
 
 static int
 egg_is_output(int p)
 {
-	return egg_params[p].role == EGG_ROLE_OUT || egg_params[p].role == EGG_ROLE_INOUT;
+	return g_prog->params[p].role == EGG_ROLE_OUT || g_prog->params[p].role == EGG_ROLE_INOUT;
 }
 
 static int
 egg_is_input(int p)
 {
-	return egg_params[p].role == EGG_ROLE_IN || egg_params[p].role == EGG_ROLE_INOUT ||
-	       egg_params[p].role == EGG_ROLE_TEMP;
+	return g_prog->params[p].role == EGG_ROLE_IN || g_prog->params[p].role == EGG_ROLE_INOUT ||
+	       g_prog->params[p].role == EGG_ROLE_TEMP;
 }
 
 static unsigned char *
@@ -677,10 +685,10 @@ egg_dev_alloc(size_t bytes)
 static void
 egg_alloc_workload(void)
 {
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		memset(b, 0, sizeof *b);
-		if (!egg_params[p].is_pointer) {
+		if (!g_prog->params[p].is_pointer) {
 			g_args[0][p] = g_args[1][p] = g_wl.scalar[p];
 			continue;
 		}
@@ -692,13 +700,13 @@ egg_alloc_workload(void)
 		b->used = 1;
 		if (g_wl.count[p] < 0)
 			egg_failf(5, "harness_error", "the extent of %s is negative (%lld)",
-			          egg_params[p].name, g_wl.count[p]);
-		b->n = (size_t)g_wl.count[p] * (size_t)egg_params[p].lanes;
-		b->bytes = b->n * egg_type_size(egg_params[p].type);
+			          g_prog->params[p].name, g_wl.count[p]);
+		b->n = (size_t)g_wl.count[p] * (size_t)g_prog->params[p].lanes;
+		b->bytes = b->n * egg_type_size(g_prog->params[p].type);
 		/* a probe with offset bases: one element past cudaMalloc's alignment, or
 		 * the alignment aligned(...) declares */
-		b->off = !g_offset_bases ? 0 : egg_params[p].align ? (size_t)egg_params[p].align
-		         : egg_type_size(egg_params[p].type) * (size_t)egg_params[p].lanes;
+		b->off = !g_offset_bases ? 0 : g_prog->params[p].align ? (size_t)g_prog->params[p].align
+		         : egg_type_size(g_prog->params[p].type) * (size_t)g_prog->params[p].lanes;
 		for (int c = 0; c < 2; c++) {
 			b->dev[c] = egg_dev_alloc(b->bytes + b->off) + b->off;
 			g_args[c][p] = &b->dev[c];
@@ -712,7 +720,7 @@ egg_alloc_workload(void)
 static void
 egg_free_workload(void)
 {
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
@@ -733,7 +741,7 @@ egg_free_workload(void)
 static void
 egg_prepare(int c, int poison)
 {
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
@@ -754,11 +762,11 @@ egg_call_on(int who, int set)
 {
 	const egg_launch *l = &g_wl.launch;
 	if (who == 0)
-		EGG_CAND_ENTRY(g_args[set], l);
+		g_prog->cand(g_args[set], l);
 	else
-		EGG_REF_ENTRY(g_args[set], l);
+		g_prog->ref(g_args[set], l);
 	cudaError_t e = cudaGetLastError();
-	for (int p = 0; e == cudaSuccess && p < EGG_N_PARAMS; p++)
+	for (int p = 0; e == cudaSuccess && p < g_prog->n_params; p++)
 		if (g_buf[p].snap[set])
 			e = cudaMemcpy(g_buf[p].snap[set], g_buf[p].dev[set], g_buf[p].bytes,
 			               cudaMemcpyDeviceToDevice);
@@ -802,11 +810,6 @@ egg_call_checked(int c, const char *where)
  * largest magnitude of it everywhere, with NaN and Inf at the same places;
  * otherwise the float reference stays the judge. */
 
-#ifdef EGG_REF64_ENTRY
-static void (*const egg_ref64)(void *const *, const egg_launch *) = EGG_REF64_ENTRY;
-#else
-static void (*const egg_ref64)(void *const *, const egg_launch *) = NULL;
-#endif
 static int g_f64_state; /* this trial: 0 not run, 1 ran, -1 failed */
 static char g_f64_why[300];
 
@@ -816,13 +819,13 @@ egg_run_f64(void)
 	if (g_f64_state)
 		return g_f64_state > 0;
 	g_f64_state = -1;
-	if (!egg_ref64) {
+	if (!g_prog->ref64) {
 		snprintf(g_f64_why, sizeof g_f64_why, "the reference has no float64 version");
 		return 0;
 	}
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
-		int f32 = egg_params[p].type == EGG_T_F32;
+		int f32 = g_prog->params[p].type == EGG_T_F32;
 		if (g_wl.absent[p]) {
 			g_args[2][p] = &b->dev64; /* NULL */
 			continue;
@@ -848,7 +851,7 @@ egg_run_f64(void)
 	EGG_CK(cudaDeviceSynchronize());
 	egg_launch l = g_wl.launch;
 	l.smem *= 2; /* a kernel's dynamic shared floats are doubles there */
-	egg_ref64(g_args[2], &l);
+	g_prog->ref64(g_args[2], &l);
 	cudaError_t e = cudaGetLastError();
 	if (e == cudaSuccess)
 		e = cudaDeviceSynchronize();
@@ -881,7 +884,7 @@ egg_run_compare(int p, unsigned char poison, const double *want64, double rtol, 
 	memset(s, 0, sizeof *s);
 	s->first_bad = ~0ull;
 	EGG_CK(cudaMemcpy(g_scratch, s, sizeof *s, cudaMemcpyHostToDevice));
-	egg_compare_kernel<<<egg_grid(b->n), 256>>>(egg_params[p].type, b->snap[0], b->snap[1],
+	egg_compare_kernel<<<egg_grid(b->n), 256>>>(g_prog->params[p].type, b->snap[0], b->snap[1],
 	                                            want64, b->n, poison, rtol, atol, slack,
 	                                            (egg_cmp_stats *)g_scratch);
 	egg_get_stats(s);
@@ -901,7 +904,7 @@ egg_dev_value(int t, const unsigned char *p, size_t i)
 static void
 egg_tolerance(int p, double *rtol, double *atol)
 {
-	egg_default_tolerance(egg_params[p].type, rtol, atol);
+	egg_default_tolerance(g_prog->params[p].type, rtol, atol);
 	if (g_wl.rtol >= 0)
 		*rtol = g_wl.rtol;
 	if (g_wl.atol >= 0)
@@ -913,7 +916,7 @@ static int
 egg_compare(int p, unsigned char poison)
 {
 	egg_buf *b = &g_buf[p];
-	int t = egg_params[p].type;
+	int t = g_prog->params[p].type;
 	double rtol, atol;
 	egg_tolerance(p, &rtol, &atol);
 	egg_cmp_stats s;
@@ -946,11 +949,11 @@ egg_compare(int p, unsigned char poison)
 	}
 	if (s.bad && !g_why[0])
 		snprintf(g_why, sizeof g_why, "%s: %llu of %zu elements wrong (%llu unwritten, %llu "
-		         "non-finite), the first at index %lld: got %.9g, want %.9g%s", egg_params[p].name,
+		         "non-finite), the first at index %lld: got %.9g, want %.9g%s", g_prog->params[p].name,
 		         s.bad, b->n, s.unwritten, s.nonfinite, first_bad, got_bad, want_bad,
 		         f64_trusted ? " (the reference evaluated in float64)" : "");
 	egg_add(&g_checks, "{\"name\":");
-	egg_add_str(&g_checks, egg_params[p].name);
+	egg_add_str(&g_checks, g_prog->params[p].name);
 	egg_add(&g_checks, ",\"elements\":%zu,\"max_abs\":", b->n);
 	egg_add_num(&g_checks, egg_bits_double(s.max_abs));
 	egg_add(&g_checks, ",\"max_rel\":");
@@ -989,22 +992,22 @@ egg_compare(int p, unsigned char poison)
 static int
 egg_check_integrity(int c, const char **what)
 {
-	for (int p = 0; g_guard && p < EGG_N_PARAMS; p++) {
+	for (int p = 0; g_guard && p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used)
 			continue;
 		if (egg_dev_differ(b->dev[c] - g_guard, NULL, g_guard_fill[c], g_guard) ||
 		    egg_dev_differ(b->dev[c] + b->bytes, NULL, g_guard_fill[c], g_guard)) {
-			*what = egg_params[p].name;
+			*what = g_prog->params[p].name;
 			return 0;
 		}
 	}
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
-		if (!b->used || egg_params[p].role != EGG_ROLE_IN)
+		if (!b->used || g_prog->params[p].role != EGG_ROLE_IN)
 			continue;
 		if (egg_dev_differ(b->dev[c], b->orig, 0, b->bytes)) {
-			*what = egg_params[p].name;
+			*what = g_prog->params[p].name;
 			return -1;
 		}
 	}
@@ -1018,30 +1021,30 @@ static int g_n_checks;
 static void
 egg_label(int w, char *buf, size_t size)
 {
-	int n, named = w < EGG_N_WORKLOADS;
+	int n, named = w < g_prog->n_workloads;
 	if (named)
 		n = snprintf(buf, size, "workload %d", w);
 	else
-		n = snprintf(buf, size, "probe %d (", w - EGG_N_WORKLOADS);
+		n = snprintf(buf, size, "probe %d (", w - g_prog->n_workloads);
 	const char *sep = "";
-	for (int p = 0; p < EGG_N_PARAMS && n > 0 && (size_t)n < size; p++) {
+	for (int p = 0; p < g_prog->n_params && n > 0 && (size_t)n < size; p++) {
 		if (g_wl.absent[p]) {
 			n += snprintf(buf + n, size - (size_t)n, "%s%s = NULL", named ? (*sep ? sep : " (") : sep,
-			              egg_params[p].name);
+			              g_prog->params[p].name);
 			sep = ", ";
 			continue;
 		}
-		if (named || egg_params[p].is_pointer)
+		if (named || g_prog->params[p].is_pointer)
 			continue;
-		double v = egg_get(egg_params[p].type, g_wl.scalar[p], 0);
-		if (egg_params[p].type == EGG_T_I64)
-			n += snprintf(buf + n, size - (size_t)n, "%s%s = %lld", sep, egg_params[p].name,
+		double v = egg_get(g_prog->params[p].type, g_wl.scalar[p], 0);
+		if (g_prog->params[p].type == EGG_T_I64)
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %lld", sep, g_prog->params[p].name,
 			              (long long)*(const int64_t *)g_wl.scalar[p]);
-		else if (egg_params[p].type == EGG_T_U64)
-			n += snprintf(buf + n, size - (size_t)n, "%s%s = %llu", sep, egg_params[p].name,
+		else if (g_prog->params[p].type == EGG_T_U64)
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %llu", sep, g_prog->params[p].name,
 			              (unsigned long long)*(const uint64_t *)g_wl.scalar[p]);
 		else
-			n += snprintf(buf + n, size - (size_t)n, "%s%s = %.9g", sep, egg_params[p].name, v);
+			n += snprintf(buf + n, size - (size_t)n, "%s%s = %.9g", sep, g_prog->params[p].name, v);
 		sep = ", ";
 	}
 	if (named && *sep && n > 0 && (size_t)n < size)
@@ -1054,14 +1057,14 @@ egg_label(int w, char *buf, size_t size)
 static void
 egg_fill_inputs(unsigned long long seed)
 {
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		if (!b->used || !egg_is_input(p))
 			continue;
 		double lo = g_wl.lo[p], hi = g_wl.hi[p];
 		if (!g_wl.has_range[p])
-			egg_default_range(egg_params[p].type, &lo, &hi);
-		egg_fill_kernel<<<egg_grid(b->n), 256>>>(egg_params[p].type, b->orig, b->n, lo, hi,
+			egg_default_range(g_prog->params[p].type, &lo, &hi);
+		egg_fill_kernel<<<egg_grid(b->n), 256>>>(g_prog->params[p].type, b->orig, b->n, lo, hi,
 		                                         egg_mix(seed + 7919ull * (unsigned)p));
 		EGG_CK(cudaGetLastError());
 	}
@@ -1080,7 +1083,7 @@ egg_record_outputs(int w, int trial, unsigned long long seed, const char *label,
 	egg_add_str(&g_checks, label);
 	egg_add(&g_checks, ",\"buffers\":[");
 	int pass = 1, first = 1;
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		if (!g_buf[p].used || !egg_is_output(p))
 			continue;
 		if (!first)
@@ -1134,10 +1137,10 @@ egg_check_trial(int w, int trial)
 	/* Work still running when the call returned (on a stream the caller's
 	 * stream does not wait for) shows as outputs that changed after the snapshot. */
 	const char *late = NULL;
-	for (int p = 0; !late && p < EGG_N_PARAMS; p++) {
+	for (int p = 0; !late && p < g_prog->n_params; p++) {
 		egg_buf *b = &g_buf[p];
 		if (b->snap[0] && egg_dev_differ(b->dev[0], b->snap[0], 0, b->bytes))
-			late = egg_params[p].name;
+			late = g_prog->params[p].name;
 	}
 	int pass = egg_record_outputs(w, trial, seed, label, poison);
 	const char *what = NULL;
@@ -1170,9 +1173,9 @@ static double
 egg_wl_bytes(void)
 {
 	double t = 0;
-	for (int p = 0; p < EGG_N_PARAMS; p++)
-		if (egg_params[p].is_pointer)
-			t += (double)g_wl.count[p] * egg_params[p].lanes * egg_type_size(egg_params[p].type);
+	for (int p = 0; p < g_prog->n_params; p++)
+		if (g_prog->params[p].is_pointer)
+			t += (double)g_wl.count[p] * g_prog->params[p].lanes * egg_type_size(g_prog->params[p].type);
 	return t;
 }
 
@@ -1218,7 +1221,7 @@ egg_probe_reference(int w, const char **why)
 		*why = "the reference writes outside its buffers or into its inputs there";
 		return 0;
 	}
-	for (int p = 0; p < EGG_N_PARAMS; p++) {
+	for (int p = 0; p < g_prog->n_params; p++) {
 		if (!g_buf[p].used || !egg_is_output(p))
 			continue;
 		double rtol, atol;
@@ -1239,19 +1242,19 @@ static int
 egg_check_probes(double max_named_bytes)
 {
 	g_probing = 1;
-	for (int k = 0; k < EGG_N_PROBES; k++) {
-		const int w = EGG_N_WORKLOADS + k;
+	for (int k = 0; k < g_prog->n_probes; k++) {
+		const int w = g_prog->n_workloads + k;
 		g_wl = egg_wl();
 		g_wl.rtol = g_wl.atol = -1;
-		egg_setup_workload(w, &g_wl);
+		g_prog->setup(w, &g_wl);
 		/* probe 1 (every size small) and each "value less one" probe run with
 		 * base pointers one element off the allocator's alignment */
 		g_offset_bases = k == 1 || (k >= 3 && k % 2 == 1);
 		char label[300];
 		egg_label(w, label, sizeof label);
 		int neg = 0;
-		for (int p = 0; p < EGG_N_PARAMS; p++)
-			neg |= egg_params[p].is_pointer && g_wl.count[p] < 0;
+		for (int p = 0; p < g_prog->n_params; p++)
+			neg |= g_prog->params[p].is_pointer && g_wl.count[p] < 0;
 		if (neg) {
 			egg_probe_skip(k, label, "an extent is negative there");
 			continue;
@@ -1331,7 +1334,7 @@ egg_time_once(int c, double *ev_ms, double *sync_ms)
 	/* inputs restored, outputs poisoned: the last timed call's outputs are judged
 	 * (egg_check_timed), so a call that skips its work when it sees the same
 	 * inputs again is caught */
-	for (int p = 0; c < 2 && p < EGG_N_PARAMS; p++) {
+	for (int p = 0; c < 2 && p < g_prog->n_params; p++) {
 		if (!g_buf[p].used)
 			continue;
 		if (egg_is_input(p))
@@ -1348,9 +1351,9 @@ egg_time_once(int c, double *ev_ms, double *sync_ms)
 	if (c == 0 && g_profile)
 		EGG_CK(cudaProfilerStart());
 	if (c == 0)
-		EGG_CAND_ENTRY(g_args[0], &g_wl.launch);
+		g_prog->cand(g_args[0], &g_wl.launch);
 	else if (c == 1)
-		EGG_REF_ENTRY(g_args[1], &g_wl.launch);
+		g_prog->ref(g_args[1], &g_wl.launch);
 	else
 		egg_noop_entry(NULL, &g_wl.launch);
 	cudaError_t e = cudaEventRecord(g_ev[1], 0);
@@ -1434,9 +1437,9 @@ egg_time_workload(int w)
 			t[c][r] = escaped[c] ? fmax(sync_raw[c][r] - overhead, 0) : evt[c][r];
 	}
 	double bytes = 0;
-	for (int p = 0; p < EGG_N_PARAMS; p++)
-		if (g_buf[p].used && egg_params[p].role != EGG_ROLE_TEMP)
-			bytes += (double)g_buf[p].bytes * (egg_params[p].role == EGG_ROLE_INOUT ? 2 : 1);
+	for (int p = 0; p < g_prog->n_params; p++)
+		if (g_buf[p].used && g_prog->params[p].role != EGG_ROLE_TEMP)
+			bytes += (double)g_buf[p].bytes * (g_prog->params[p].role == EGG_ROLE_INOUT ? 2 : 1);
 	if (g_n_timings++)
 		egg_add(&g_timings, ",");
 	egg_add(&g_timings, "{\"workload\":%d,\"reps\":%d,\"bytes\":%.0f,\"overhead_ms\":%.6g", w,
@@ -1468,7 +1471,7 @@ egg_time_workload(int w)
 static int
 egg_check_timed(int w)
 {
-	for (int p = 0; p < EGG_N_PARAMS; p++)
+	for (int p = 0; p < g_prog->n_params; p++)
 		for (int c = 0; c < 2; c++)
 			if (g_buf[p].snap[c])
 				EGG_CK(cudaMemcpy(g_buf[p].snap[c], g_buf[p].dev[c], g_buf[p].bytes,
@@ -1575,9 +1578,11 @@ egg_usage(void)
 	          "[--probe] [--ceilings] [--profile WORKLOAD]");
 }
 
+/* The program's main (main.cu, harness/gen.c) calls this with its bundle's half. */
 int
-main(int argc, char **argv)
+egg_runtime_main(int argc, char **argv, const egg_program *prog)
 {
+	g_prog = prog;
 	int trials = 3, timing = 1, probe = 0, ceilings = 0, profile = -1;
 	g_seed = 0x5EEDull;
 	for (int i = 1; i < argc; i++) {
@@ -1625,12 +1630,12 @@ main(int argc, char **argv)
 	EGG_CK(cudaMalloc(&g_scratch, 64));
 
 	if (profile >= 0) {
-		if (profile >= EGG_N_WORKLOADS)
+		if (profile >= g_prog->n_workloads)
 			egg_usage();
 		double ev, sy;
 		g_wl = egg_wl();
 		g_wl.rtol = g_wl.atol = -1;
-		egg_setup_workload(profile, &g_wl);
+		g_prog->setup(profile, &g_wl);
 		egg_alloc_workload();
 		if (!egg_check_trial(profile, 0))
 			egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");
@@ -1641,10 +1646,10 @@ main(int argc, char **argv)
 	}
 	int ok = 1;
 	double max_bytes = 0;
-	for (int w = 0; ok && w < EGG_N_WORKLOADS; w++) {
+	for (int w = 0; ok && w < g_prog->n_workloads; w++) {
 		g_wl = egg_wl();
 		g_wl.rtol = g_wl.atol = -1;
-		egg_setup_workload(w, &g_wl);
+		g_prog->setup(w, &g_wl);
 		if (egg_wl_bytes() > max_bytes)
 			max_bytes = egg_wl_bytes();
 		egg_alloc_workload();
@@ -1656,7 +1661,7 @@ main(int argc, char **argv)
 		}
 		egg_free_workload();
 	}
-	if (ok && !g_no_probes && EGG_N_PROBES > 0)
+	if (ok && !g_no_probes && g_prog->n_probes > 0)
 		ok = egg_check_probes(max_bytes);
 	if (!ok)
 		egg_finish(1, "wrong", g_why[0] ? g_why : "the outputs differ from the reference's");

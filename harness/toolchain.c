@@ -138,11 +138,25 @@ run_nvcc(struct run_ctx *c, struct strvec *args, const char *log_path, char **lo
 int
 run_compile(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, char **log)
 {
+	return run_compile_as(c, stem, arch_flag, deps, 0, log);
+}
+
+/* run_compile, or with host set as host C++ (nvcc -x c++, after the build's
+ * flags, the last -x being the one nvcc keeps): the host compiler alone, with
+ * the include paths and options nvcc gives it. */
+int
+run_compile_as(struct run_ctx *c, const char *stem, const char *arch_flag, int deps, int host,
+               char **log)
+{
 	struct strvec a = STRVEC_INIT;
 	strvec_pushv(&a, c->flags.v, c->flags.n);
 	strvec_push(&a, arch_flag);
 	strvec_push(&a, "-Xptxas");
 	strvec_push(&a, "-v");
+	if (host) {
+		strvec_push(&a, "-x");
+		strvec_push(&a, "c++");
+	}
 	strvec_push(&a, "-c");
 	strvec_push_owned(&a, egg_xasprintf("%s/%s.cu", c->dir, stem));
 	strvec_push(&a, "-o");
@@ -328,6 +342,7 @@ run_link(struct run_ctx *c, const char *stem, int self, char **log)
 	strvec_pushv(&a, c->flags.v, c->flags.n);
 	strvec_push_owned(&a, egg_xasprintf("-arch=%s", c->arch));
 	strvec_push_owned(&a, egg_xasprintf("%s/main.o", c->dir));
+	strvec_push_owned(&a, egg_xasprintf("%s/runtime.o", c->dir));
 	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
 	if (c->have_f64)
 		strvec_push_owned(&a, egg_xasprintf("%s/ref64.o", c->dir));

@@ -38,6 +38,7 @@ test_every_code_answer_compiles_for_sm_90_but_the_seed_with_the_typo() {
 	"$EGG" analyze "$DIR/softmax.cu" >bundles.json || fail "egg analyze failed"
 	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))[0], sys.stdout)' \
 		bundles.json >bundle.json
+	share_prepared_objects # the harness's runtime, compiled once for the run
 	PATH=$NVCC_DIR:$PATH run_cmd ev "$EGG" eval --local --compile-only --arch sm_90 \
 		bundle.json $(printf -- '--candidate code/%s ' $(ls code)) || fail "$(cat ev.err)"
 	python3 - ev.out >verdicts <<'PY' || fail "unreadable result: $(head -c 300 ev.out)"

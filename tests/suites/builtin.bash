@@ -772,6 +772,7 @@ test_first_version_cross_entropy_and_instance_norm_lift_and_are_correct_with_and
 	# and the harness's screen lets that code through (its own headers only)
 	if [ -x "$REAL_NVCC" ]; then
 		python3 -c "import json; open('xent0.cu', 'w').write(json.load(open('unseen_xent.json'))['candidates'][0]['source'])"
+		share_prepared_objects # the harness's runtime, compiled once for the run
 		run_cmd ev "$EGG" eval "$DATA/unseen_xent.json" --candidate xent0.cu --compile-only --arch sm_90 --nvcc "$REAL_NVCC"
 		expect_file_contains ev.out '"verdict":	"compiled"'
 	fi

@@ -226,6 +226,7 @@ test_the_harness_screen_lets_the_cp_async_and_mma_candidates_through() {
 	local k a m
 	a=$(index_of gemm_tf32 "$A128x128_8x16") || return 1
 	m=$(index_of gemm_tf32 'gemm tf32 mma') || return 1
+	share_prepared_objects # the harness's runtime, compiled once for the run
 	for k in "$a" "$m"; do
 		jq -r ".candidates[$k].source" gemm_tf32.json >c$k.cu
 		grep -q 'asm volatile("cp.async' c$k.cu || fail "candidate $k has no cp.async"

@@ -14,6 +14,12 @@ json() {
 	python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# the prepared objects (the runtime's for every bundle, a bundle's for the tests
+# that evaluate it) shared by the run's tests; the two tests that watch the
+# entries come and go keep their own (own_prepared_objects)
+suite_setup() { share_prepared_objects; }
+own_prepared_objects() { rm -f "$EGG_CACHE_DIR/gpu/prepared"; }
+
 has_gpu() {
 	command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1
 }
@@ -36,7 +42,6 @@ test_harness_for_every_example_bundle_compiles_for_sm_90() {
 }
 
 test_float64_twin_is_built_for_float_outputs_and_left_out_where_it_cannot_be() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	export PATH=$NVCC_DIR:$PATH
 	run_cmd scale "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --keep --workdir w1
 	expect_eq "$(json scale.out 'r["reference"]["float64"]')" compiled "scale: twin"
@@ -57,11 +62,13 @@ PY
 	json a.out 'r["reference"]["float64_compile_log"]' >twin.log
 	expect_file_contains twin.log "float is 32 bits"
 	expect_eq "$(json a.out 'r["candidates"][0]["verdict"]')" compiled "asserts: verdict"
-	expect_eq "$(nm w2/cand0.exe | grep -c ' w egg_entry_ref_.*_f64$')" 1 "asserts: twin weak and absent"
+	# main refers to the twin weakly, and the program holds none (harness_emu runs
+	# such a program: nothing calls the twin there)
+	expect_eq "$(nm w2/main.o | grep -c ' w egg_entry_ref_.*_f64$')" 1 "asserts: twin weak"
+	expect_eq "$(nm w2/cand0.exe | grep -c ' [Tt] egg_entry_ref_.*_f64$')" 0 "asserts: twin absent"
 }
 
 test_the_adversarial_candidates_only_a_gpu_can_judge_compile_and_pass_the_screen() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# They are meant to be caught on the GPU (a hang, a slow one), so nothing
 	# before it may stop them.  The others run through egg eval on the CPU
 	# stand-in (harness_emu.bash), screen included.
@@ -72,7 +79,6 @@ test_the_adversarial_candidates_only_a_gpu_can_judge_compile_and_pass_the_screen
 }
 
 test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# Builds run in one worker per core (worker w takes every jobs-th candidate);
 	# the result lists candidates as given.  (Three of the adversarial candidates
 	# in the middle: that every one compiles is the test above.)
@@ -92,7 +98,6 @@ test_candidates_compiled_in_parallel_keep_their_order_and_verdicts() {
 }
 
 test_screened_candidate_is_rejected_naming_the_call() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	cat >evil.cu <<'EOF'
 void scale(const float *x, float *y, int n)
 {
@@ -107,7 +112,6 @@ EOF
 }
 
 test_candidate_that_does_not_compile_keeps_its_log() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	printf 'void scale(const float *x, float *y, int n) { undeclared_thing(x); }\n' >broken.cu
 	run_cmd r "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --candidate broken.cu \
 		--candidate "$DATA/cand/good_scale_vec4.cu"
@@ -118,7 +122,6 @@ test_candidate_that_does_not_compile_keeps_its_log() {
 }
 
 test_candidate_cannot_link_against_the_reference() {
-	share_prepared_objects # scale.json's reference, compiled once for these tests
 	# Even without the screen's egg_ rule, the reference's entry is not callable:
 	# its name has a nonce and everything else of the reference is TU-local.
 	cat >sneaky.cu <<'EOF'
@@ -523,6 +526,7 @@ test_eval_flops_expression_reaches_the_program_per_workload() {
 # evaluates one bundle many times), under the same secret entry name; a changed
 # header or flag compiles them again.
 test_reference_objects_are_reused_until_a_header_or_a_flag_changes() {
+	own_prepared_objects
 	export PATH=$NVCC_DIR:$PATH
 	mkdir -p src
 	printf '#define SCALE_BY 2.0f\n' >src/defs.h
@@ -561,6 +565,65 @@ PY
 	expect_eq "$(objects 7)" reused "made again"
 }
 
+# The runtime (runtime.o: checks, timing, JSON; harness/runtime.cuh) depends on
+# no bundle: compiled once per nvcc, flags and architecture and linked into the
+# program of every bundle evaluated with them; another flag compiles it again,
+# and an entry that lost its object is made again.
+test_the_runtime_is_compiled_once_for_every_bundle_with_the_same_toolchain() {
+	own_prepared_objects
+	export PATH=$NVCC_DIR:$PATH
+	runtime() { # N BUNDLE [FLAGS...]: evaluates BUNDLE into wN, prints reference.runtime
+		local n=$1 b=$2
+		shift 2
+		run_cmd "e$n" "$EGG" eval "$b" --compile-only --arch sm_90 --keep --workdir "w$n" "$@"
+		expect_eq "$(json "e$n.out" 'r["status"]')" ok "evaluation $n ($(head -c 300 "e$n.err"))"
+		expect_eq "$(json "e$n.out" 'r["candidates"][0]["verdict"]')" compiled "evaluation $n: verdict"
+		json "e$n.out" 'r["reference"]["runtime"]'
+	}
+	expect_eq "$(runtime 1 "$DATA/scale.json")" compiled "first evaluation"
+	expect_eq "$(runtime 2 "$DATA/gather.json")" reused "another bundle, same toolchain"
+	expect_eq "$(json e2.out 'r["reference"]["objects"]')" compiled "the bundle's own objects"
+	# the program links the runtime's object: main has no runtime of its own
+	nm w2/main.o >main.syms && nm w2/cand0.exe >exe.syms || fail "nm failed"
+	grep -q ' U .*egg_runtime_main' main.syms || fail "main.o defines the runtime itself"
+	grep -q ' T .*egg_runtime_main' exe.syms || fail "the program lacks the runtime"
+	expect_eq "$(runtime 3 "$DATA/gather.json" --flag -DEGG_TEST_FLAG=1)" compiled "another flag"
+	rm -f "$EGG_CACHE_DIR"/gpu/prepared/*/runtime.o
+	expect_eq "$(runtime 4 "$DATA/scale.json")" compiled "an entry without its object"
+	expect_eq "$(runtime 5 "$DATA/gather.json")" reused "made again"
+}
+
+# main.cu (the bundle's half of the program: no device code) compiles as host
+# C++ where nothing it sees could tell host from CUDA compiles, and as CUDA where
+# it includes a header of the user's, where its closure tests __CUDACC__, or
+# where the host compile fails (a system-style header with a launch in it); the
+# program links and its candidate compiles every way.
+test_main_compiles_as_host_code_where_it_can_and_as_cuda_otherwise() {
+	export PATH=$NVCC_DIR:$PATH
+	mkdir -p inc
+	printf '#define SCALE_BY 2.0f\n' >inc/defs.h
+	printf 'static __global__ void cudaonly_k(int *p) { *p = 1; }\nstatic inline void cudaonly_go(int *p) { cudaonly_k<<<1, 1>>>(p); }\n' >inc/cudaonly.h
+	python3 - "$DATA/scale.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+def variant(name, includes=(), closure=""):
+    v = dict(b, includes=b["includes"] + list(includes), closure=b["closure"] + closure)
+    json.dump(v, open(name + ".json", "w"))
+variant("user_header", ['"defs.h"'])
+variant("tests_cudacc", closure="\n#ifdef __CUDACC__\n#define EGG_BLOCK 256\n#else\n#define EGG_BLOCK 128\n#endif\n")
+variant("launch_in_header", ["<cudaonly.h>"])
+PY
+	local n want
+	for n in scale user_header tests_cudacc launch_in_header; do
+		case $n in scale) want=host ;; *) want=cuda ;; esac
+		run_cmd "$n" "$EGG" eval "$([ $n = scale ] && echo "$DATA/scale.json" || echo $n.json)" \
+			--compile-only --arch sm_90 --flag "-I$PWD/inc" --keep --workdir "w_$n"
+		expect_eq "$(json "$n.out" 'r["status"]')" ok "$n ($(head -c 300 "$n.err"))"
+		expect_eq "$(json "$n.out" 'r["reference"]["main"]')" $want "$n: main.cu compiled as"
+		expect_eq "$(json "$n.out" 'r["candidates"][0]["verdict"]')" compiled "$n: verdict"
+	done
+}
+
 # eval_on_cpu BUNDLE CAND...: the evaluation program of BUNDLE with each
 # candidate, compiled with g++ against the CPU stand-in of the CUDA runtime
 # (builtin/tests/emu) and run without timing; its verdict in CAND.result
@@ -576,7 +639,7 @@ eval_on_cpu() {
 	done
 	wait
 	for c in "$@"; do
-		g++ gen/main.o gen/ref.o "gen/cand$k.o" -o "gen/prog$k" >"$c.link" 2>&1 ||
+		g++ gen/main.o gen/runtime.o gen/ref.o "gen/cand$k.o" -o "gen/prog$k" >"$c.link" 2>&1 ||
 			fail "cannot build $c: $(cat gen/*.log "$c.link" | grep -m3 error)"
 		"gen/prog$k" --no-timing --trials 2 >"$c.result" 2>"$c.err"
 		k=$((k + 1))

@@ -16,6 +16,9 @@ suite_probe() {
 	command -v jq >/dev/null || { echo "no jq"; return 1; }
 }
 
+# the runtime's object (the same for every bundle) compiled once for the run
+suite_setup() { share_prepared_objects; }
+
 HC_BENCH=$EGG_SRCDIR/bench/suite/cases
 HC_ANALYZER=$EGG_SRCDIR/tests/data/analyzer/cases
 HC_EXPECTED=$EGG_SRCDIR/tests/data/analyzer/expected

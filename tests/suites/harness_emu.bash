@@ -212,3 +212,40 @@ EOF
 	expect_file_contains w_o/cand0.out "escape write: done"
 	[ -e escaped ] && [ -e shell ] || fail "unconfined, the program did not get out: $(cat w_o/cand0.out)"
 }
+
+# A float output outside the tolerance is judged again against the reference's
+# float64 twin where it is linked (the program calls it), and against the float
+# reference alone where the twin does not compile (the program's weak reference
+# to it is NULL, and nothing calls it): a candidate off by 1e-3 is wrong both ways.
+test_a_float_result_off_the_tolerance_meets_the_float64_twin_only_where_it_links_on_the_cpu_stand_in() {
+	emu_setup
+	cat >off.cu <<'CU'
+__global__ void off_kernel(const float *x, float *y, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = 2.0f * x[i] + 1e-3f;
+}
+void scale(const float *x, float *y, int n)
+{
+	off_kernel<<<(n + 255) / 256, 256>>>(x, y, n);
+}
+CU
+	python3 - scale_small.json >asserts_small.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["closure"] += '\nstatic_assert(sizeof(float) == 4, "float is 32 bits");\n'
+print(json.dumps(b))
+PY
+	local out judged
+	for out in twin alone; do
+		emu_eval "$out" "$([ $out = twin ] && echo scale_small.json || echo asserts_small.json)" "$T/off.cu"
+		expect_verdict "$out" off.cu wrong ""
+		judged=$(json "$out.out" 'sorted({b["judged_against"] for c in r["candidates"] for k in c["run"]["checks"] for b in k["buffers"] if not k["pass"]})')
+		case $out in
+		twin) expect_eq "$judged" "['float64']" "with the twin linked" ;;
+		alone) expect_eq "$(json "$out.out" 'r["reference"]["float64"]')" "the float64 version does not compile" "asserts: twin"
+			expect_eq "$judged" "['reference']" "without the twin" ;;
+		esac
+	done
+}

@@ -83,10 +83,11 @@ SH
 	export EGG_CUDA_HOME=$(dirname "$(dirname "$(readlink -f "$REAL_NVCC")")")
 }
 
-# share_prepared_objects: the harness's prepared reference objects
-# (EGG_CACHE_DIR/gpu/prepared, harness/prepared.c: ref.o, ref64.o and main.o of a
-# bundle, keyed by their sources, nvcc and the flags) shared by the run's tests,
-# so that a bundle evaluated by several tests is compiled once.  Entries are
+# share_prepared_objects: the harness's prepared objects (EGG_CACHE_DIR/gpu/prepared,
+# harness/prepared.c: ref.o, ref64.o and main.o of a bundle, keyed by their
+# sources, nvcc and the flags; runtime.o, keyed by nvcc and the flags alone)
+# shared by the run's tests, so that a bundle evaluated by several tests is
+# compiled once, and the runtime once for all the bundles.  Entries are
 # renamed into place whole, so concurrent tests are safe; a test that watches
 # the entries come and go keeps its own (it does not call this).
 share_prepared_objects() {

@@ -122,6 +122,12 @@ gen_main_never_contains_reference_code(void **state)
 	assert_non_null(strstr(out.buf, "const int n = (int)(1 << 24);"));
 	assert_non_null(strstr(out.buf, "egg_x->count[0] = (long long)(n);"));
 	assert_non_null(strstr(out.buf, "\nmain(int argc, char **argv)"));
+	/* the runtime is a unit of its own, the same for every bundle */
+	assert_null(strstr(out.buf, "egg_runtime_main(int argc, char **argv, const egg_program *prog)\n{"));
+	struct strbuf rt = STRBUF_INIT;
+	gen_runtime(&rt);
+	assert_non_null(strstr(rt.buf, "egg_runtime_main(int argc, char **argv, const egg_program *prog)\n{"));
+	strbuf_release(&rt);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	bundle_free(b);
@@ -221,7 +227,9 @@ gen_main_declares_the_float64_twin_weak(void **state)
 	assert_int_equal(gen_main(b, "egg_entry_ref_abc", NULL, 0, &out, &err), 0);
 	assert_non_null(strstr(out.buf, "extern \"C\" void egg_entry_ref_abc_f64(void *const *, "
 	                                "const egg_launch *) __attribute__((weak));"));
-	assert_non_null(strstr(out.buf, "#define EGG_REF64_ENTRY egg_entry_ref_abc_f64"));
+	/* and hands it to the runtime as the twin: NULL where it is not linked */
+	assert_non_null(strstr(out.buf, "egg_setup_workload, egg_entry_ref_abc, " GEN_CAND_ENTRY
+	                                ", egg_entry_ref_abc_f64 };"));
 	strbuf_release(&out);
 	strbuf_release(&err);
 	bundle_free(b);
@@ -292,6 +300,15 @@ gen_refuses_bundles_it_cannot_evaluate(void **state)
 	free(b->launch_grid);
 	b->launch_grid = NULL;
 	expect_refusal(b, "no launch(GRID, BLOCK) clause");
+	bundle_free(b);
+
+	/* the runtime's tables hold GEN_MAX_PARAMS parameters */
+	b = load("scale");
+	size_t n0 = b->n_params;
+	b->params = egg_xrealloc(b->params, (GEN_MAX_PARAMS + 1) * sizeof *b->params);
+	memset(b->params + n0, 0, (GEN_MAX_PARAMS + 1 - n0) * sizeof *b->params);
+	b->n_params = GEN_MAX_PARAMS + 1;
+	expect_refusal(b, "scale has 257 parameters; the harness takes at most 256");
 	bundle_free(b);
 }
 
