@@ -28,7 +28,7 @@
 #include "common/bundle.h"
 #include "common/strbuf.h"
 
-#define BUILTIN_VERSION "builtin-34 (parse 2, lift 25, elementwise 7, rows 9, reduce 3, gemm 4, transpose 1, stencil 3, generic 5, scatter 3, scan 2, butterfly 3, refill 3, persist 1, narrow 1)"
+#define BUILTIN_VERSION "builtin-35 (parse 2, lift 25, elementwise 7, rows 9, reduce 4, gemm 4, transpose 1, stencil 3, generic 5, scatter 3, scan 2, butterfly 3, refill 3, persist 1, narrow 1)"
 
 struct builtin_candidate {
 	char *label;  /* recipe and parameter values, e.g. "elementwise tpb=256 vec=4 inflight=2" */

@@ -34,7 +34,7 @@ libeggbuiltin_a_SOURCES = \
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
 	builtin/templates/prelude.cu builtin/templates/stream.cu \
-	builtin/templates/rows.cu builtin/templates/reduce_final.cu \
+	builtin/templates/rows.cu builtin/templates/reduce_final.cu builtin/templates/reduce_last.cu \
 	builtin/templates/gemm.cu builtin/templates/gemm_helpers.cu builtin/templates/gemm_tf32.cu \
 	builtin/templates/gemm_async.cu builtin/templates/gemm_async_helpers.cu builtin/templates/gemm_mma.cu \
 	builtin/templates/gemm_split.cu \

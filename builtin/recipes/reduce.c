@@ -82,39 +82,35 @@ absorbs(const struct ir_program *p, size_t k, size_t pt)
 	return ok;
 }
 
-/* The one-launch epilogue: the block's partial out, a ticket, and the last
- * block's fold into dest. */
-static void
+/* The one-launch epilogue (templates/reduce_last.cu): the block's partial out,
+ * a ticket, and the last block's fold into dest.  0, or -1 with why set. */
+static int
 emit_last_block(struct recipe_job *job, const struct ir_stmt *acc, const char *p, const char *parts,
-                const char *ticket, const char *dest, int tpb, int absorbed, struct strbuf *epi)
+                const char *ticket, const char *dest, int tpb, int absorbed, struct strbuf *epi,
+                struct strbuf *why)
 {
 	const unsigned u = job->uniq++;
-	struct strbuf pb = STRBUF_INIT, cp = STRBUF_INIT, cd = STRBUF_INIT;
+	struct strbuf pb = STRBUF_INIT, cp = STRBUF_INIT, cd = STRBUF_INIT, red = STRBUF_INIT;
 	strbuf_addf(&pb, "((volatile %s *)%s)[egg_b]", acc->type, parts);
 	emit_combine(acc, p, pb.buf, &cp);
 	if (absorbed)
 		strbuf_addstr(&cd, p);
 	else
 		emit_combine(acc, dest, p, &cd);
-	strbuf_addf(epi, "\t__shared__ int egg_last%u;\n"
-	                 "\tif (threadIdx.x == 0) {\n"
-	                 "\t\t%s[blockIdx.x] = %s;\n"
-	                 "\t\t__threadfence();\n"
-	                 "\t\tegg_last%u = atomicAdd(&%s, 1u) == gridDim.x - 1;\n"
-	                 "\t}\n"
-	                 "\t__syncthreads();\n"
-	                 "\tif (!egg_last%u)\n"
-	                 "\t\treturn;\n"
-	                 "\t__threadfence();\n"
-	                 "\t%s = %s;\n"
-	                 "\tfor (unsigned egg_b = threadIdx.x; egg_b < gridDim.x; egg_b += %d)\n"
-	                 "\t\t%s = %s;\n",
-	            u, parts, p, u, ticket, u, p, emit_identity(acc->combine, acc->type), tpb, p, cp.buf);
-	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, epi);
-	strbuf_addf(epi, "\tif (threadIdx.x == 0) {\n\t\t%s = %s;\n\t\t%s = 0;\n\t}\n", dest, cd.buf, ticket);
+	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, &red);
+	char *us = egg_xasprintf("%u", u), *ts = egg_xasprintf("%d", tpb);
+	const char *keys[] = { "U", "PARTS", "P", "TICKET", "IDENTITY", "TPB", "COMBINE_PART",
+		               "REDUCE", "DEST", "COMBINE_DEST" };
+	const char *vals[] = { us, parts, p, ticket, emit_identity(acc->combine, acc->type), ts,
+		               cp.buf, red.buf, dest, cd.buf };
+	int rc = recipe_fill("reduce_last.cu", keys, vals, sizeof keys / sizeof *keys, epi, why);
+	free(us);
+	free(ts);
 	strbuf_release(&pb);
 	strbuf_release(&cp);
 	strbuf_release(&cd);
+	strbuf_release(&red);
+	return rc;
 }
 
 static int
@@ -147,18 +143,21 @@ emit_stage(struct recipe_job *job, size_t k, size_t pt, struct strbuf *why)
 		strbuf_addf(job->device, "__device__ unsigned %s; /* zero between calls */\n", ticket);
 	strbuf_addf(&pro, "\t%s %s = %s;\n", acc->type, p, emit_identity(acc->combine, acc->type));
 	emit_group_reduce(acc, p, tpb, "\t", job->uniq++, &epi);
+	int rc = 0;
 	if (atomic)
 		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s(&%s, %s);\n", emit_atomic_name(acc),
 		            dest.buf, p);
 	else if (one)
-		emit_last_block(job, acc, p, parts, ticket, dest.buf, tpb, absorbs(job->prog, k, pt), &epi);
+		rc = emit_last_block(job, acc, p, parts, ticket, dest.buf, tpb, absorbs(job->prog, k, pt),
+		                     &epi, why);
 	else
 		strbuf_addf(&epi, "\tif (threadIdx.x == 0)\n\t\t%s[blockIdx.x] = %s;\n", parts, p);
 	label(pt, &lab);
 	recipe_kernel_signature(job, name, tpb, &sig);
 	struct stream_spec sp = { lab.buf, sig.buf, st->n, &st->body, points[pt].vec,
 		                  points[pt].inflight, pro.buf, epi.buf, IR_I, 0, NULL, 0, NULL, 0 };
-	int rc = recipe_stream_kernel(job, &sp, job->device, why);
+	if (rc == 0)
+		rc = recipe_stream_kernel(job, &sp, job->device, why);
 	/* host: grid capped at one wave of resident blocks and at the partials' size */
 	char *units = egg_xasprintf("(%s) / %d", num.buf, recipe_units_vector(job->prog, IR_I, &st->body, points[pt].vec));
 	recipe_host_grid(job, units, (long)tpb * points[pt].inflight, tpb, MAX_PARTS);
