@@ -638,9 +638,9 @@ gen_runtime(struct strbuf *out)
 	strbuf_addstr(out, harness_runtime_text);
 }
 
-int
-gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
-         size_t n_flops, struct strbuf *out, struct strbuf *err)
+static int
+gen_main_text(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
+              size_t n_flops, int includes, struct strbuf *out, struct strbuf *err)
 {
 	if (gen_check_bundle(b, err) < 0)
 		return -1;
@@ -656,7 +656,8 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	gen_size_bindings(b, size);
 	size_t n_probes = gen_n_probes(b);
 	gen_prologue(b->name, b->n_params, n_workloads, n_probes, (int)b->precision, out);
-	gen_includes(b, out);
+	if (includes)
+		gen_includes(b, out);
 	/* The closure's macros and constants, for the clause expressions. */
 	strbuf_addstr(out, "namespace {\n#line 1 \"egg-closure\"\n");
 	gen_closure_decls(b->closure, out);
@@ -693,6 +694,21 @@ gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *f
 	gen_program_main(ref_entry, GEN_CAND_ENTRY, ref64, out);
 	free(ref64);
 	return 0;
+}
+
+int
+gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
+         size_t n_flops, struct strbuf *out, struct strbuf *err)
+{
+	return gen_main_text(b, ref_entry, flops, n_flops, 1, out, err);
+}
+
+int
+gen_main_without_includes(const struct egg_bundle *b, const char *ref_entry,
+                          const char *const *flops, size_t n_flops, struct strbuf *out,
+                          struct strbuf *err)
+{
+	return gen_main_text(b, ref_entry, flops, n_flops, 0, out, err);
 }
 
 void

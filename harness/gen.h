@@ -106,6 +106,12 @@ int gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *o
  * workload, more give one per workload.  Returns 0 or -1 with a sentence. */
 int gen_main(const struct egg_bundle *b, const char *ref_entry, const char *const *flops,
              size_t n_flops, struct strbuf *out, struct strbuf *err);
+/* The same main without the bundle's #includes: the closure's macros and
+ * constants alone (run.c tries it as host code where an include would make the
+ * compile a CUDA one; where the clauses need a header, it does not compile). */
+int gen_main_without_includes(const struct egg_bundle *b, const char *ref_entry,
+                              const char *const *flops, size_t n_flops, struct strbuf *out,
+                              struct strbuf *err);
 
 /* The validity domain's probe calls (gen.c, "probes"): marks in size[i] (one int per
  * binding of the first workload) the index of each size binding, -1 for the others,

@@ -579,18 +579,26 @@ run_gen_reference(struct run_ctx *c, const char *entry, struct strbuf *ref, stru
 }
 
 /* main.cu holds no device code, and its CUDA compile is nvcc's fixed cost
- * (~1.5 s: cudafe++, cicc and ptxas over an empty device side); as host C++
- * (nvcc -x c++) it takes ~0.15 s.  The two can differ only where the code tests
- * the compiler (__CUDACC__, __NVCC__, __CUDA_ARCH__ ...), so main.cu is first
- * compiled as host code where it includes no header of the user's (a quoted
- * #include, which might) and its text (the closure's macros and conditionals)
- * names no such macro; where that compile fails, or elsewhere, as CUDA.  The
- * reference's "main" says which.  A library's device-side headers (a path:
- * <cub/cub.cuh>, <cuda/pipeline>; a .cuh; cooperative groups) fail as host code
- * after seconds of parsing, so they go to CUDA at once; which headers do is only
- * a question of time, never of the outcome. */
+ * (~1.5 s: cudafe++, cicc and ptxas over an empty device side, and more with a
+ * library's headers: CUB's take ~15 s); as host C++ (nvcc -x c++) it takes
+ * ~0.15 s.  The two can differ only where the code tests the compiler
+ * (__CUDACC__, __NVCC__, __CUDA_ARCH__ ...), so main.cu is compiled as host code
+ * where its text (the closure's macros and conditionals) names no such macro:
+ *  - with the bundle's includes where they are all system headers of the host
+ *    kind (<math.h>, <cuda_fp16.h>);
+ *  - else, or where that fails (a header with device code), without them: a
+ *    user's header (a quoted #include) might test the compiler, and a library's
+ *    device-side headers (a path: <cub/cub.cuh>, <cuda/pipeline>; a .cuh;
+ *    cooperative groups) fail as host code after seconds of parsing.  main needs
+ *    a header only where a clause expression names something declared there and
+ *    not in the closure; then the compile fails at once (an undeclared name) and
+ *    main.cu is written again with its includes.
+ * Where the host compile fails, main.cu compiles as CUDA with its includes.  The
+ * reference's "main" says which ("host", "host without the bundle's includes",
+ * "cuda").  Which way compiles is a question of time: a clause's value cannot
+ * depend on it short of a header that redefines what the closure declares. */
 static int
-run_main_is_host_code(const struct egg_bundle *b, const char *mainsrc)
+run_includes_are_host_headers(const struct egg_bundle *b)
 {
 	for (size_t i = 0; i < b->n_includes; i++) {
 		const char *h = b->includes[i];
@@ -599,20 +607,53 @@ run_main_is_host_code(const struct egg_bundle *b, const char *mainsrc)
 		    egg_str_starts(h, "<cooperative_groups"))
 			return 0;
 	}
-	return !strstr(mainsrc, "__CUDA") && !strstr(mainsrc, "__NVCC");
+	return 1;
 }
 
 static int
-run_compile_main(struct run_ctx *c, const char *mainsrc, const char *arch_flag, int keep,
-                 cJSON *r, char **log)
+run_names_the_compiler(const char *src)
 {
-	if (run_main_is_host_code(c->b, mainsrc)) {
-		if (run_compile_as(c, "main", arch_flag, keep, 1, log) == 0) {
+	return strstr(src, "__CUDA") || strstr(src, "__NVCC");
+}
+
+static int
+run_compile_main(struct run_ctx *c, const char *entry, const char *mainsrc, const char *arch_flag,
+                 int keep, cJSON *r, char **log)
+{
+	if (!run_names_the_compiler(mainsrc)) {
+		struct strbuf bare = STRBUF_INIT, err = STRBUF_INIT;
+		char *path = egg_xasprintf("%s/main.cu", c->dir);
+		int bare_written = 0, ok = 0;
+		if (run_includes_are_host_headers(c->b) &&
+		    run_compile_as(c, "main", arch_flag, keep, 1, log) == 0) {
 			cJSON_AddStringToObject(r, "main", "host");
-			return 0;
+			ok = 1;
+		} else if (c->b->n_includes &&
+		           gen_main_without_includes(c->b, entry, c->opt->flops, c->opt->n_flops, &bare,
+		                                     &err) == 0 && !run_names_the_compiler(bare.buf) &&
+		           (bare_written = run_write(path, bare.buf, &err) == 0)) {
+			free(*log);
+			*log = NULL;
+			if (run_compile_as(c, "main", arch_flag, keep, 1, log) == 0) {
+				cJSON_AddStringToObject(r, "main", "host without the bundle's includes");
+				ok = 1;
+			}
 		}
-		free(*log);
-		*log = NULL;
+		if (!ok) {
+			free(*log);
+			*log = NULL;
+			/* back to the text with its includes, for the CUDA compile */
+			strbuf_reset(&err);
+			if (bare_written && run_write(path, mainsrc, &err) < 0) {
+				*log = egg_xstrdup(err.buf);
+				ok = -1;
+			}
+		}
+		strbuf_release(&bare);
+		strbuf_release(&err);
+		free(path);
+		if (ok)
+			return ok > 0 ? 0 : -1;
 	}
 	if (run_compile(c, "main", arch_flag, keep, log) < 0)
 		return -1;
@@ -724,7 +765,7 @@ run_prepare_reference(struct run_ctx *c)
 	}
 	free(log);
 	log = NULL;
-	if (!reused && run_compile_main(c, mainsrc.buf, arch_flag, keep, r, &log) < 0) {
+	if (!reused && run_compile_main(c, entry, mainsrc.buf, arch_flag, keep, r, &log) < 0) {
 		cJSON_AddStringToObject(r, "main_compile_log", log);
 		run_set_status(c, "error", "the bundle's clause expressions do not compile in the "
 		               "harness (see reference.main_compile_log)");

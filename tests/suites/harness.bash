@@ -603,26 +603,40 @@ test_the_runtime_is_compiled_once_for_every_bundle_with_the_same_toolchain() {
 test_main_compiles_as_host_code_where_it_can_and_as_cuda_otherwise() {
 	export PATH=$NVCC_DIR:$PATH
 	mkdir -p inc
-	printf '#define SCALE_BY 2.0f\n' >inc/defs.h
-	printf 'static __global__ void cudaonly_k(int *p) { *p = 1; }\nstatic inline void cudaonly_go(int *p) { cudaonly_k<<<1, 1>>>(p); }\n' >inc/cudaonly.h
+	printf '#define SCALE_BY 2.0f\n#define N_FROM_HEADER (1L << 12)\n' >inc/defs.h
+	printf 'static __global__ void cudaonly_k(int *p) { *p = 1; }\nstatic inline void cudaonly_go(int *p) { cudaonly_k<<<1, 1>>>(p); }\n#define N_FROM_CUDA_HEADER (1L << 13)\n' >inc/cudaonly.h
 	python3 - "$DATA/half.json" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))
-def variant(name, includes=(), closure=""):
+def variant(name, includes=(), closure="", n=None):
     v = dict(b, includes=b["includes"] + list(includes), closure=b["closure"] + closure)
+    if n:
+        v["workloads"] = [[{"name": "n", "value": n}]]
     json.dump(v, open(name + ".json", "w"))
 variant("user_header", ['"defs.h"'])
+variant("clause_needs_user_header", ['"defs.h"'], n="N_FROM_HEADER")
 variant("tests_cudacc", closure="\n#ifdef __CUDACC__\n#define EGG_BLOCK 256\n#else\n#define EGG_BLOCK 128\n#endif\n")
 variant("launch_in_header", ["<cudaonly.h>"])
+variant("clause_needs_launch_header", ["<cudaonly.h>"], n="N_FROM_CUDA_HEADER")
 PY
+	# what main.cu compiles as: without the includes where no clause needs them
+	# (a user's header, a header with device code), with them where one does (the
+	# compile without them fails and main.cu is written again)
 	local n want
-	for n in half user_header tests_cudacc launch_in_header; do
-		case $n in half) want=host ;; *) want=cuda ;; esac
+	for n in half:host user_header:bare clause_needs_user_header:cuda tests_cudacc:cuda \
+		launch_in_header:bare clause_needs_launch_header:cuda; do
+		IFS=: read -r n want <<<"$n"
+		[ "$want" != bare ] || want="host without the bundle's includes"
 		run_cmd "$n" "$EGG" eval "$([ $n = half ] && echo "$DATA/half.json" || echo $n.json)" \
 			--compile-only --arch sm_90 --flag "-I$PWD/inc" --keep --workdir "w_$n"
 		expect_eq "$(json "$n.out" 'r["status"]')" ok "$n ($(head -c 300 "$n.err"))"
-		expect_eq "$(json "$n.out" 'r["reference"]["main"]')" $want "$n: main.cu compiled as"
+		expect_eq "$(json "$n.out" 'r["reference"]["main"]')" "$want" "$n: main.cu compiled as"
 		expect_eq "$(json "$n.out" 'r["candidates"][0]["verdict"]')" compiled "$n: verdict"
+		# the kept main.cu is the text that was compiled
+		case $want in
+		"host without the bundle's includes") ! grep -q '^#include <cuda_fp16.h>' "w_$n/main.cu" || fail "$n: main.cu kept its includes" ;;
+		*) grep -q '^#include <cuda_fp16.h>' "w_$n/main.cu" || fail "$n: main.cu lost its includes" ;;
+		esac
 	done
 }
 
