@@ -100,6 +100,20 @@ int gen_unit(const struct egg_bundle *b, const char *code, const char *entry,
 int gen_unit_f64(const struct egg_bundle *b, const char *entry, struct strbuf *out,
                  struct strbuf *why);
 
+/* The namespace the appended twin lives in (gen_unit_f64_appended). */
+#define GEN_F64_NAMESPACE "egg_f64"
+
+/* Appends the same twin to the reference's own unit (after gen_unit's text):
+ * its closure and code inside namespace GEN_F64_NAMESPACE, after the float64
+ * macros, so that one nvcc compile (one parse of the headers) makes both.  Where
+ * the closure cannot stand twice in one unit (an extern "C" function, a
+ * specialization in namespace std) the compile fails and the harness compiles
+ * the two units apart (run.c).  A closure that names its own file-scope
+ * declarations with :: reaches the float reference's from inside the twin.
+ * Returns -1 with a sentence as gen_unit_f64. */
+int gen_unit_f64_appended(const struct egg_bundle *b, const char *entry, struct strbuf *out,
+                          struct strbuf *why);
+
 /* Appends main.cu: calls ref_entry as the reference and GEN_CAND_ENTRY as the
  * candidate.  flops (n_flops of them, may be 0): the FLOPs of one call, as C
  * expressions over the scalar parameters like an extent; one applies to every

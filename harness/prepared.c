@@ -56,6 +56,8 @@
 
 static const char *const prepared_files[] = { "ref.o", "ref.log", "main.o", "main.log", NULL };
 static const char *const prepared_f64_files[] = { "ref64.o", "ref64.log", NULL };
+/* the twin compiled into ref.o (run.c, run_compile_with_twin): its mark */
+static const char *const prepared_f64_mark[] = { "ref64.in-ref", NULL };
 static const char *const prepared_stems[] = { "ref", "main", "ref64", NULL };
 static const char *const runtime_files[] = { "runtime.o", "runtime.log", NULL };
 static const char *const runtime_stems[] = { "runtime", NULL };
@@ -331,10 +333,14 @@ prepared_fetch(struct prepared *p, const char *dir, int *have_f64)
 	if (copy_files(p->entry, dir, p->files) < 0)
 		return -1;
 	if (have_f64) {
-		char *mark = fs_join(p->entry, "ref64.o");
-		*have_f64 = access(mark, R_OK) == 0;
+		char *obj = fs_join(p->entry, "ref64.o"), *mark = fs_join(p->entry, prepared_f64_mark[0]);
+		*have_f64 = access(obj, R_OK) == 0 ? PREPARED_F64_OBJECT
+		            : access(mark, R_OK) == 0 ? PREPARED_F64_IN_REF : PREPARED_F64_NONE;
+		free(obj);
 		free(mark);
-		if (*have_f64 && copy_files(p->entry, dir, prepared_f64_files) < 0)
+		if (*have_f64 != PREPARED_F64_NONE &&
+		    copy_files(p->entry, dir, *have_f64 == PREPARED_F64_OBJECT ? prepared_f64_files
+		                                                               : prepared_f64_mark) < 0)
 			return -1;
 	}
 	/* the entry was used: the least recently used go first */
@@ -403,7 +409,9 @@ prepared_store(struct prepared *p, const char *dir, int have_f64)
 	char *mpath = fs_join(tmp, "deps");
 	int ok = prepared_manifest(p, dir, &m) == 0 && fs_write_atomic(mpath, m.buf, m.len) == 0 &&
 	         copy_files(dir, tmp, p->files) == 0 &&
-	         (!have_f64 || copy_files(dir, tmp, prepared_f64_files) == 0);
+	         (have_f64 == PREPARED_F64_NONE ||
+	          copy_files(dir, tmp, have_f64 == PREPARED_F64_OBJECT ? prepared_f64_files
+	                                                               : prepared_f64_mark) == 0);
 	free(mpath);
 	strbuf_release(&m);
 	if (ok && rename(tmp, p->entry) == 0) {

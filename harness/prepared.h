@@ -38,11 +38,16 @@ int prepared_begin_runtime(struct prepared *p, const char *cache, const char *nv
 /* 1 a complete entry whose included files are unchanged, 0 none (store one
  * after compiling). */
 int prepared_lookup(struct prepared *p);
-/* Copies the entry's objects and logs into dir; *have_f64 says whether the
- * twin compiled (a bundle's entry).  0, or -1 (compile them then). */
+/* Where a bundle's float64 twin is: none (it does not compile, or the bundle
+ * has none), ref64.o, or compiled into ref.o (the file ref64.in-ref marks it). */
+enum { PREPARED_F64_NONE, PREPARED_F64_OBJECT, PREPARED_F64_IN_REF };
+
+/* Copies the entry's objects and logs into dir; *have_f64 (PREPARED_F64_*) says
+ * where the twin is (a bundle's entry).  0, or -1 (compile them then). */
 int prepared_fetch(struct prepared *p, const char *dir, int *have_f64);
-/* Keeps dir's ref.o, main.o (and ref64.o when have_f64) with their logs and
- * the files their .d files name; nothing where those cannot be read. */
+/* Keeps dir's ref.o, main.o (and, as have_f64 says, ref64.o or the mark) with
+ * their logs and the files their .d files name; nothing where those cannot be
+ * read. */
 void prepared_store(struct prepared *p, const char *dir, int have_f64);
 void prepared_release(struct prepared *p);
 

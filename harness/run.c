@@ -698,6 +698,52 @@ out:
 	return rc;
 }
 
+/* The reference and its float64 twin in one unit (gen_unit_f64_appended): one
+ * nvcc run instead of two (its fixed cost, ~1.5 s, is the headers' parse and
+ * the host compile, paid once).  ref.cu holds both where that compiles, and
+ * "ref64.in-ref" says so (prepared.c keeps it with the objects); else ref.cu is
+ * written back alone and the caller compiles the two apart.  0 or -1. */
+static int
+run_compile_with_twin(struct run_ctx *c, const char *entry, const char *refsrc,
+                      const char *arch_flag, int keep, char **log)
+{
+	struct strbuf both = STRBUF_INIT, why = STRBUF_INIT;
+	char *entry64 = egg_xasprintf("%s" GEN_F64_SUFFIX, entry);
+	char *refp = egg_xasprintf("%s/ref.cu", c->dir), *mark = egg_xasprintf("%s/ref64.in-ref", c->dir);
+	int rc = -1;
+	strbuf_addstr(&both, refsrc);
+	if (gen_unit_f64_appended(c->b, entry64, &both, &why) == 0 &&
+	    run_write(refp, both.buf, &why) == 0) {
+		rc = run_compile(c, "ref", arch_flag, keep, log);
+		if (rc == 0)
+			rc = run_write(mark, "the float64 twin is compiled into ref.o\n", &why);
+		if (rc < 0) {
+			free(*log);
+			*log = NULL;
+			if (run_write(refp, refsrc, &why) < 0)
+				*log = egg_xstrdup(why.buf);
+		}
+	}
+	strbuf_release(&both);
+	strbuf_release(&why);
+	free(entry64);
+	free(refp);
+	free(mark);
+	return rc;
+}
+
+/* The twin's kernels, compiled into ref.o with the reference's, are not the
+ * reference's resources. */
+static void
+run_drop_twin_resources(cJSON *res)
+{
+	for (int i = cJSON_GetArraySize(res) - 1; i >= 0; i--) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(res, i), "function");
+		if (cJSON_IsString(f) && strstr(f->valuestring, "7" GEN_F64_NAMESPACE))
+			cJSON_DeleteItemFromArray(res, i);
+	}
+}
+
 /* Generates and compiles ref.cu, ref64.cu and main.cu, or takes their objects
  * from an earlier evaluation of the same bundle (prepared.h).  The twin's failure
  * only leaves it out, and the reference's "float64" says what came of it.  0, or
@@ -712,7 +758,7 @@ run_prepare_reference(struct run_ctx *c)
 	char *f64p = egg_xasprintf("%s/ref64.cu", c->dir);
 	char *arch_flag = egg_xasprintf("-arch=%s", c->arch);
 	char *log = NULL, *nonce = NULL, *entry = NULL;
-	int rc = -1, f64_ok = 0, keep = 0, reused = 0;
+	int rc = -1, f64_ok = 0, keep = 0, reused = 0, twin_in_ref = 0;
 	/* the sources under a placeholder name give the key, the key the real name */
 	if (run_gen_reference(c, "egg_entry_ref_0000000000000000", &ref, &mainsrc, &f64, &why,
 	                      &f64_ok, &err) < 0) {
@@ -737,7 +783,9 @@ run_prepare_reference(struct run_ctx *c)
 		char *lp = egg_xasprintf("%s/ref.log", c->dir);
 		log = run_read_tail(lp, RUN_LOG_MAX);
 		free(lp);
-	} else if (run_compile(c, "ref", arch_flag, keep, &log) < 0) {
+	} else if (!(twin_in_ref = f64_ok && run_compile_with_twin(c, entry, ref.buf, arch_flag,
+	                                                           keep, &log) == 0) &&
+	           run_compile(c, "ref", arch_flag, keep, &log) < 0) {
 		cJSON_AddStringToObject(r, "compile_log", log);
 		run_set_status(c, "error", "the reference does not compile in the harness "
 		               "(see reference.compile_log)");
@@ -745,6 +793,7 @@ run_prepare_reference(struct run_ctx *c)
 	}
 	cJSON_AddStringToObject(r, "compile_log", log ? log : "");
 	cJSON *res = run_parse_ptxas(log ? log : "");
+	run_drop_twin_resources(res);
 	run_demangle(c, res);
 	cJSON_AddItemToObject(r, "resources", res);
 	free(log);
@@ -755,12 +804,15 @@ run_prepare_reference(struct run_ctx *c)
 	} else if (reused) {
 		cJSON_AddStringToObject(r, "float64", c->have_f64 ? "compiled"
 		                        : "the float64 version does not compile");
+	} else if (twin_in_ref) {
+		c->have_f64 = PREPARED_F64_IN_REF;
+		cJSON_AddStringToObject(r, "float64", "compiled");
 	} else if (run_compile(c, "ref64", arch_flag, keep, &log) < 0) {
-		c->have_f64 = 0;
+		c->have_f64 = PREPARED_F64_NONE;
 		cJSON_AddStringToObject(r, "float64", "the float64 version does not compile");
 		cJSON_AddStringToObject(r, "float64_compile_log", log ? log : "");
 	} else {
-		c->have_f64 = 1;
+		c->have_f64 = PREPARED_F64_OBJECT;
 		cJSON_AddStringToObject(r, "float64", "compiled");
 	}
 	free(log);

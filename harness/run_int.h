@@ -33,7 +33,7 @@ struct run_ctx {
 	} gpus[RUN_MAX_GPUS];     /* the GPUs of one architecture the programs may use */
 	int n_gpus;
 	cJSON *result, *ceilings;
-	int have_f64;             /* ref64.o (the reference's float64 twin) compiled */
+	int have_f64;             /* the reference's float64 twin: PREPARED_F64_* */
 	unsigned short tcp_port, tcp_ports; /* TCP ports a confined program may use
 					       (compute-sanitizer's, while it runs; then
 					       /proc is writable too: run_contain) */

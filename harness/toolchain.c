@@ -7,6 +7,7 @@
 #include "config.h"
 #include "harness/run_int.h"
 #include "harness/gen.h"
+#include "harness/prepared.h"
 #include "harness/sandbox.h"
 #include "common/fsutil.h"
 #include "common/util.h"
@@ -344,7 +345,7 @@ run_link(struct run_ctx *c, const char *stem, int self, char **log)
 	strvec_push_owned(&a, egg_xasprintf("%s/main.o", c->dir));
 	strvec_push_owned(&a, egg_xasprintf("%s/runtime.o", c->dir));
 	strvec_push_owned(&a, egg_xasprintf("%s/ref.o", c->dir));
-	if (c->have_f64)
+	if (c->have_f64 == PREPARED_F64_OBJECT)
 		strvec_push_owned(&a, egg_xasprintf("%s/ref64.o", c->dir));
 	if (!self) /* a self-check: ref.o's weak candidate entry is the reference */
 		strvec_push_owned(&a, egg_xasprintf("%s/%s.o", c->dir, stem));

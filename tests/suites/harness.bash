@@ -46,6 +46,29 @@ test_float64_twin_is_built_for_float_outputs_and_left_out_where_it_cannot_be() {
 	run_cmd scale "$EGG" eval "$DATA/scale.json" --compile-only --arch sm_90 --keep --workdir w1
 	expect_eq "$(json scale.out 'r["reference"]["float64"]')" compiled "scale: twin"
 	expect_eq "$(nm w1/cand0.exe | grep -c ' T egg_entry_ref_.*_f64$')" 1 "scale: twin linked"
+	# compiled with the reference, in one unit (one nvcc run); the twin's kernels
+	# are not among the reference's resources
+	expect_eq "$(nm w1/ref.o | grep -c ' T egg_entry_ref_.*_f64$')" 1 "scale: twin in ref.o"
+	[ -f w1/ref64.in-ref ] && [ ! -f w1/ref64.o ] || fail "scale: the twin was compiled apart"
+	expect_eq "$(json scale.out 'len(r["reference"]["resources"])')" 1 "scale: the reference's kernels"
+	# a closure that names its own declaration from file scope (::egg_twice):
+	# inside the appended twin that is the float reference's, a float function
+	# where the twin's pointer takes doubles, and the one unit does not compile;
+	# the two compile apart (where ::egg_twice is the twin's own), and the twin is
+	# linked all the same
+	python3 - "$DATA/scale.json" >qualified.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["closure"] += ('\nstatic float egg_twice(float v) { return 2 * v; }\n'
+                 'float (*const egg_pick)(float) = ::egg_twice;\n')
+print(json.dumps(b))
+PY
+	run_cmd q "$EGG" eval qualified.json --compile-only --arch sm_90 --keep --workdir w3
+	expect_eq "$(json q.out 'r["reference"]["float64"]')" compiled "qualified name: twin ($(head -c 300 q.err))"
+	[ -f w3/ref64.o ] && [ ! -f w3/ref64.in-ref ] || fail "qualified name: the twin is not its own object"
+	expect_eq "$(nm w3/ref.o | grep -c ' T egg_entry_ref_.*_f64$')" 0 "qualified name: ref.o holds the reference alone"
+	expect_eq "$(nm w3/cand0.exe | grep -c ' T egg_entry_ref_.*_f64$')" 1 "qualified name: twin linked"
+	expect_eq "$(json q.out 'r["candidates"][0]["verdict"]')" compiled "qualified name: verdict"
 	run_cmd half "$EGG" eval "$DATA/half.json" --compile-only --arch sm_90
 	expect_eq "$(json half.out 'r["reference"]["float64"]')" "no float output" "half: no twin"
 	# A reference that asserts float's size compiles, its twin does not: the
@@ -549,6 +572,7 @@ PY
 	expect_eq "$(objects 1)" compiled "first evaluation"
 	expect_eq "$(objects 2)" reused "same bundle, same toolchain"
 	expect_eq "$(json e2.out 'r["reference"]["float64"]')" compiled "the twin comes back with them"
+	expect_eq "$(nm w2/cand0.exe | grep -c ' T egg_entry_ref_.*_f64$')" 1 "and is linked"
 	# the same secret entry, not the placeholder the key is computed with
 	nm w1/cand0.exe | grep -o ' T egg_entry_ref_[0-9a-f]*$' >n1
 	nm w2/cand0.exe | grep -o ' T egg_entry_ref_[0-9a-f]*$' >n2
