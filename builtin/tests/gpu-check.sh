@@ -86,6 +86,7 @@ ls "$programs"/*.cu | xargs -P "$jobs" -I{} bash -c '
 	fi'
 status=0
 : >"$out/checks.txt"
+: >"$out/compiled.txt"
 for src in "$programs"/*.cu; do
 	n=$(basename "$src" .cu)
 	if [ -e "$out/$n.compile-failed" ]; then
@@ -105,7 +106,7 @@ for src in "$programs"/*.cu; do
 done
 if [ $no_gpu -eq 1 ]; then
 	cat "$out/checks.txt"
-	echo "gpu-check: compiled $(wc -l <"$out/compiled.txt" 2>/dev/null || echo 0) programs for $arch (no GPU: not run)"
+	echo "gpu-check: compiled $(wc -l <"$out/compiled.txt") programs for $arch (no GPU: not run)"
 	exit $status
 fi
 {
