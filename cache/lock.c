@@ -85,7 +85,9 @@ cache_lock_acquire(const char *dir, const char *key, long timeout_ms, struct cac
 			free(path);
 			return CACHE_LOCK_ERROR;
 		}
-		if (now_ms() >= deadline) {
+		/* past it: the clock read in whole milliseconds, ">=" could end up to
+		 * 1 ms before timeout_ms had passed */
+		if (now_ms() > deadline) {
 			free(path);
 			return CACHE_LOCK_TIMEOUT;
 		}
